@@ -1,1 +1,80 @@
-fn main() {}
+//! The `pagesight` command line: one snapshot, a JSON-lines session, a capture to a file, or a
+//! health check. Every subcommand is a thin front end over the engine's command API.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+
+#[derive(Parser, Debug)]
+#[command(name = "pagesight", version, about = "Eyes and hands for LLM browser agents on a live Chromium page")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Load a page (URL or file path) and print one snapshot.
+    Snapshot(commands::SnapshotArgs),
+    /// A session: JSON-lines commands on stdin (or FILE), one JSON-line response each.
+    Run {
+        /// Read commands from this file instead of stdin.
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        browser: commands::BrowserArgs,
+    },
+    /// Save everything a snapshot needs to FILE (gzip JSON); render it later with
+    /// `snapshot --from-capture FILE`.
+    Capture {
+        /// URL or file path of the page.
+        page: String,
+        /// Where to write the capture.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        #[arg(long, value_parser = commands::parse_viewport, default_value = "1280x800")]
+        viewport: (u32, u32),
+        #[command(flatten)]
+        browser: commands::BrowserArgs,
+    },
+    /// Find and launch Chromium; report its version and anything pagesight needs that it lacks.
+    Doctor,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("pagesight: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Cmd::Snapshot(args) => commands::snapshot(args).await,
+            Cmd::Run { file, browser } => commands::run(file, browser).await,
+            Cmd::Capture {
+                page,
+                output,
+                viewport,
+                browser,
+            } => commands::capture(page, output, viewport, browser).await,
+            Cmd::Doctor => commands::doctor().await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let text = e.to_string();
+            eprintln!("pagesight: {}", text.replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -5,6 +5,16 @@
 //! with `browser` launching or connecting to Chromium and managing pages.
 
 pub mod error;
+pub mod transport;
+pub mod browser;
+pub mod doctor;
+pub mod identity;
+pub mod capture;
+pub mod model;
+pub mod analysis;
+pub mod render;
+pub mod snapshot;
+pub mod session;
 
 pub use error::{Error, ErrorCode, Result};
 pub use pagesight_cdp as cdp;

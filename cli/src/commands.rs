@@ -1,0 +1,207 @@
+//! The subcommands: argument types and the glue from the command line to the engine.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
+use pagesight::capture::capture_page;
+use pagesight::session::{normalize_url, Session, SessionOptions};
+use pagesight::snapshot::{render_capture, SnapshotOptions};
+use pagesight::{Error, Result};
+
+/// Where the browser comes from (default: launch a headless Chromium of our own).
+#[derive(Args, Debug, Clone, Default)]
+pub struct BrowserArgs {
+    /// Connect to a running browser (`ws://…` or `http://host:port`) instead of launching one.
+    #[arg(long = "browser", value_name = "ENDPOINT")]
+    pub browser: Option<String>,
+    /// Attach to this existing page target instead of opening a new page.
+    #[arg(long = "target", value_name = "TARGET_ID")]
+    pub target: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// URL or file path of the page (not needed with --from-capture).
+    #[arg(required_unless_present = "from_capture")]
+    page: Option<String>,
+    /// a11y (the accessibility view) or dom (the indexed interactive list).
+    #[arg(long, default_value = "a11y", value_parser = ["a11y", "dom"])]
+    mode: String,
+    /// text or json.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+    /// Viewport size as WIDTHxHEIGHT in CSS px.
+    #[arg(long, value_parser = parse_viewport, default_value = "1280x800")]
+    viewport: (u32, u32),
+    /// Also show what lies this many px beyond the viewport, or `all` for the whole page.
+    #[arg(long, default_value = "0")]
+    expand: String,
+    /// a11y mode: print the full accessibility tree.
+    #[arg(long)]
+    verbose: bool,
+    /// Render a capture saved by `pagesight capture` instead of loading a page (no browser).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["page", "browser", "target"])]
+    from_capture: Option<PathBuf>,
+    #[command(flatten)]
+    browser: BrowserArgs,
+}
+
+/// Parses `WIDTHxHEIGHT`.
+pub fn parse_viewport(text: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("viewport must look like 1280x800, not {text:?}");
+    let (w, h) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err(format!("viewport sides must be 1 to 16384 px, not {text:?}"));
+    }
+    Ok((w, h))
+}
+
+fn snapshot_options(args: &SnapshotArgs) -> Result<SnapshotOptions> {
+    Ok(SnapshotOptions {
+        mode: SnapshotOptions::parse_mode(&args.mode)?,
+        format: SnapshotOptions::parse_format(&args.format)?,
+        expand: SnapshotOptions::parse_expand(&args.expand)?,
+        verbose: args.verbose,
+    })
+}
+
+fn session_options(browser: &BrowserArgs, viewport: (u32, u32)) -> SessionOptions {
+    SessionOptions {
+        browser: browser.browser.clone(),
+        target: browser.target.clone(),
+        viewport: Viewport {
+            width: viewport.0,
+            height: viewport.1,
+            device_scale_factor: 1.0,
+        },
+        load_timeout: None,
+    }
+}
+
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        })
+        .and_then(|_| out.flush())
+        .map_err(|e| Error::invalid_argument(format!("cannot write to standard output: {e}")))
+}
+
+/// Opens `page` in the session (unless attached to an existing target without a page argument),
+/// warning on stderr when it did not finish loading.
+async fn open_in(session: &mut Session, page: Option<&str>, attached: bool) -> Result<()> {
+    let Some(page) = page else {
+        if attached {
+            return Ok(());
+        }
+        return Err(Error::invalid_argument("give a URL or a file path to load"));
+    };
+    let loaded = session.open(page).await?;
+    if let Some(warning) = loaded.get("warning").and_then(|w| w.as_str()) {
+        eprintln!("pagesight: {warning}");
+    }
+    Ok(())
+}
+
+pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
+    let options = snapshot_options(&args)?;
+    if let Some(file) = &args.from_capture {
+        let bytes = std::fs::read(file).map_err(|e| {
+            Error::invalid_argument(format!("cannot read the capture {}: {e}", file.display()))
+        })?;
+        return print(&render_capture(&bytes, &options)?);
+    }
+    exit_on_signals_with_cleanup()?;
+    // Check a file path before starting a browser, so a typo fails fast.
+    if let Some(page) = &args.page {
+        normalize_url(page)?;
+    }
+    let mut session = Session::start(session_options(&args.browser, args.viewport)).await?;
+    let result = async {
+        open_in(&mut session, args.page.as_deref(), args.browser.target.is_some()).await?;
+        session.snapshot_text(&options).await
+    }
+    .await;
+    let closed = session.shutdown().await;
+    print(&result?)?;
+    closed
+}
+
+pub async fn run(file: Option<PathBuf>, browser: BrowserArgs) -> Result<()> {
+    exit_on_signals_with_cleanup()?;
+    let input: Box<dyn BufRead + Send> = match &file {
+        Some(path) => Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(
+            |e| Error::invalid_argument(format!("cannot read {}: {e}", path.display())),
+        )?)),
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
+    };
+    let mut session = Session::start(session_options(&browser, (1280, 800))).await?;
+    let mut lines = input.lines();
+    let result = loop {
+        // Reading stdin blocks; it is the only input of this process, so that is fine here.
+        let line = match lines.next() {
+            None => break Ok(()),
+            Some(Ok(line)) => line,
+            Some(Err(e)) => {
+                break Err(Error::invalid_argument(format!(
+                    "cannot read the commands: {e}"
+                )))
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let response = session.execute_line(&line).await;
+        if let Err(e) = print(&response) {
+            break Err(e);
+        }
+    };
+    let closed = session.shutdown().await;
+    result.and(closed)
+}
+
+pub async fn capture(
+    page: String,
+    output: PathBuf,
+    viewport: (u32, u32),
+    browser: BrowserArgs,
+) -> Result<()> {
+    exit_on_signals_with_cleanup()?;
+    normalize_url(&page)?;
+    let mut session = Session::start(session_options(&browser, viewport)).await?;
+    let result = async {
+        open_in(&mut session, Some(&page), false).await?;
+        let page = session
+            .current_page()
+            .ok_or_else(|| Error::invalid_argument("no page is open"))?;
+        let capture = capture_page(page).await?;
+        let file = std::fs::File::create(&output).map_err(|e| {
+            Error::invalid_argument(format!("cannot create {}: {e}", output.display()))
+        })?;
+        capture.to_writer(std::io::BufWriter::new(file))
+    }
+    .await;
+    let closed = session.shutdown().await;
+    result.and(closed)
+}
+
+pub async fn doctor() -> Result<()> {
+    let report = pagesight::doctor::doctor(Default::default()).await?;
+    print(&report.to_string())?;
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(
+            "the browser lacks something pagesight uses (see above); install a current Chromium",
+        ))
+    }
+}

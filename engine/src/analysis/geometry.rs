@@ -1,0 +1,290 @@
+//! Geometry: from the snapshot's document coordinates to top-level viewport CSS px, and the clip
+//! rectangle every box is painted (and hit) through.
+//!
+//! Why (FACTS items 1, 3 and 5):
+//! - `layout.bounds` and `textBoxes` are CSS px in the coordinates of the node's *own* document:
+//!   viewport position plus that document's integer `scrollOffsetX/Y`. They do not change with the
+//!   device pixel ratio, so no division is needed; the ratio is only reported.
+//! - A same-process child document's viewport starts at its owner `<iframe>`'s content box. So a
+//!   document's offset is the owner's content-box origin (in viewport coordinates) minus the child's
+//!   own scroll; offsets compose down nested iframes.
+//! - Overflow other than `visible` clips descendants to the padding box (`clientRects` give
+//!   `clientLeft/Top/Width/Height`) — but only descendants whose containing-block chain passes
+//!   through the clipping box: an absolutely positioned box escapes non-positioned overflow
+//!   ancestors, a fixed one escapes all (unless an ancestor is transformed). The root element's
+//!   overflow (and `<body>`'s, when it propagates) applies to the viewport, not to a box.
+//! - The legacy `clip: rect()` applies to absolutely positioned boxes and clips the box itself and
+//!   its descendants.
+//! - `content-visibility: hidden` skips painting the element's contents.
+
+use super::Viewport;
+use crate::model::{DocId, Model, NodeId, Position, Rect, Style};
+
+/// Where each document sits in the viewport and what each box is clipped by.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    /// The top-level viewport.
+    pub viewport: Viewport,
+    /// Per document: add to document coordinates to get top-level viewport coordinates.
+    pub doc_offsets: Vec<(f64, f64)>,
+    /// Per document: the part of the page the document can paint into (the content boxes of all
+    /// enclosing iframes, intersected with their clips), viewport coordinates.
+    /// [`Rect::infinite`] for the top-level document; empty when the owner iframe is not rendered.
+    pub doc_clips: Vec<Rect>,
+    /// Per node: the clip rectangle that applies to the node's own box, in its document's
+    /// coordinates ([`Rect::infinite`] when nothing clips it; zero-sized when clipped away).
+    pub clips: Vec<Rect>,
+}
+
+/// The padding box of a box, document coordinates: border box inset by `clientLeft/Top`, sized
+/// `clientWidth/Height` (scrollbars excluded). Without DOM rects, the border box.
+pub fn padding_box(model: &Model, node: NodeId) -> Option<Rect> {
+    let l = model.layout_of(node)?;
+    Some(match l.client_rect {
+        Some(c) if c.width > 0.0 || c.height > 0.0 => {
+            Rect::new(l.bounds.x + c.x, l.bounds.y + c.y, c.width, c.height)
+        }
+        _ => l.bounds,
+    })
+}
+
+/// The content box of an `<iframe>` owner, document coordinates: the padding box without the
+/// padding. The snapshot has no padding widths, so the padding is estimated from the child
+/// document's viewport size (the owner's padding box minus the child's layout viewport, split
+/// evenly); it is 0 for the usual iframe.
+pub fn iframe_content_box(model: &Model, owner: NodeId, child: DocId) -> Option<Rect> {
+    let pad = padding_box(model, owner)?;
+    let mut pad_x = 0.0;
+    let mut pad_y = 0.0;
+    if let Some(root) = model.document_element(child) {
+        if let Some(c) = model.layout_of(root).and_then(|l| l.client_rect) {
+            let scrollbar = |extra: f64| if extra >= 14.5 { extra - 15.0 } else { extra };
+            // The child's root client size excludes its own scrollbars.
+            let doc = model.doc(child);
+            let dx = pad.width - c.width;
+            let dy = pad.height - c.height;
+            let dx = if doc.content_height > c.height + 0.5 {
+                scrollbar(dx)
+            } else {
+                dx
+            };
+            let dy = if doc.content_width > c.width + 0.5 {
+                scrollbar(dy)
+            } else {
+                dy
+            };
+            if dx > 0.5 {
+                pad_x = (dx / 2.0).floor();
+            }
+            if dy > 0.5 {
+                pad_y = (dy / 2.0).floor();
+            }
+        }
+    }
+    Some(Rect::new(
+        pad.x + pad_x,
+        pad.y + pad_y,
+        (pad.width - 2.0 * pad_x).max(0.0),
+        (pad.height - 2.0 * pad_y).max(0.0),
+    ))
+}
+
+/// Whether the element's overflow clips (root element and propagated `<body>` overflow do not:
+/// they apply to the viewport).
+fn clips_own_overflow(model: &Model, node: NodeId, style: &Style) -> bool {
+    if !style.clips_overflow() {
+        return false;
+    }
+    let n = model.node(node);
+    if !n.is_element() {
+        return false;
+    }
+    let Some(parent) = n.parent else {
+        return true;
+    };
+    let pn = model.node(parent);
+    if !pn.is_element() && pn.doc == n.doc {
+        // The document element: its overflow is the viewport's.
+        return false;
+    }
+    if model.is_tag(node, "body") && model.is_tag(parent, "html") {
+        // `<body>`'s overflow propagates to the viewport when `<html>`'s is `visible`.
+        let html_clips = model.style_of(parent).is_some_and(|s| s.clips_overflow());
+        return html_clips;
+    }
+    true
+}
+
+impl Geometry {
+    /// Computes document offsets and per-node clips. Linear in the number of nodes.
+    pub fn new(model: &Model) -> Geometry {
+        let m = &model.metrics;
+        let top = model.docs.first();
+        let viewport = Viewport {
+            width: if m.viewport_width > 0.0 {
+                m.viewport_width
+            } else {
+                top.map(|d| d.content_width).unwrap_or(0.0)
+            },
+            height: if m.viewport_height > 0.0 {
+                m.viewport_height
+            } else {
+                top.map(|d| d.content_height).unwrap_or(0.0)
+            },
+            scroll_x: top.map(|d| d.scroll_x).unwrap_or(m.scroll_x),
+            scroll_y: top.map(|d| d.scroll_y).unwrap_or(m.scroll_y),
+            content_width: if m.content_width > 0.0 {
+                m.content_width
+            } else {
+                top.map(|d| d.content_width).unwrap_or(0.0)
+            },
+            content_height: if m.content_height > 0.0 {
+                m.content_height
+            } else {
+                top.map(|d| d.content_height).unwrap_or(0.0)
+            },
+            device_pixel_ratio: m.device_pixel_ratio,
+        };
+
+        let n = model.nodes.len();
+        let mut clips = vec![Rect::infinite(); n];
+        // Clip for in-flow children, for absolutely positioned descendants, for fixed ones.
+        let mut inner = vec![Rect::infinite(); n];
+        let mut abs_inner = vec![Rect::infinite(); n];
+        let mut fixed_inner = vec![Rect::infinite(); n];
+        let empty = Rect::new(0.0, 0.0, 0.0, 0.0);
+
+        for i in 0..n {
+            let id = NodeId(i as u32);
+            let node = &model.nodes[i];
+            let parent = node.parent.filter(|p| model.node(*p).doc == node.doc);
+            let Some(p) = parent else {
+                // A document root: nothing clips it in its own coordinates.
+                continue;
+            };
+            let p = p.index();
+            let Some(l) = node.layout.map(|l| model.layout(l)) else {
+                // No box (display:contents, text without a box, ...): pass everything through.
+                clips[i] = inner[p];
+                inner[i] = inner[p];
+                abs_inner[i] = abs_inner[p];
+                fixed_inner[i] = fixed_inner[p];
+                continue;
+            };
+            let style = &l.style;
+            let mut clip = match style.position {
+                Position::Absolute if node.is_element() => abs_inner[p],
+                Position::Fixed if node.is_element() => fixed_inner[p],
+                _ => inner[p],
+            };
+            if node.is_element() && style.position.is_out_of_flow() {
+                if let Some(c) = style.clip {
+                    let b = l.bounds;
+                    let r = Rect::from_edges(
+                        b.x + c.left.unwrap_or(0.0),
+                        b.y + c.top.unwrap_or(0.0),
+                        c.right.map(|r| b.x + r).unwrap_or(b.right()),
+                        c.bottom.map(|v| b.y + v).unwrap_or(b.bottom()),
+                    );
+                    clip = clip.clip_to(&r);
+                }
+            }
+            clips[i] = clip;
+            let mut own_inner = clip;
+            if clips_own_overflow(model, id, style) {
+                if let Some(pb) = padding_box(model, id) {
+                    let mut r = Rect::infinite();
+                    if style.overflow_x.clips() {
+                        r.x = pb.x;
+                        r.width = pb.width;
+                    }
+                    if style.overflow_y.clips() {
+                        r.y = pb.y;
+                        r.height = pb.height;
+                    }
+                    own_inner = own_inner.clip_to(&r);
+                }
+            }
+            if node.is_element()
+                && style.content_visibility == crate::model::ContentVisibility::Hidden
+            {
+                own_inner = empty;
+            }
+            inner[i] = own_inner;
+            abs_inner[i] = if style.position.is_positioned() || style.transformed {
+                own_inner
+            } else {
+                abs_inner[p]
+            };
+            fixed_inner[i] = if style.transformed {
+                own_inner
+            } else {
+                fixed_inner[p]
+            };
+        }
+
+        // Documents, in pre-order of their roots (a parent document comes first).
+        let mut doc_offsets = vec![(0.0, 0.0); model.docs.len()];
+        let mut doc_clips = vec![Rect::infinite(); model.docs.len()];
+        let mut docs: Vec<usize> = (0..model.docs.len()).collect();
+        docs.sort_by_key(|&d| model.docs[d].root);
+        for d in docs {
+            let doc = &model.docs[d];
+            let Some(owner) = doc.owner else {
+                doc_offsets[d] = (-doc.scroll_x, -doc.scroll_y);
+                continue;
+            };
+            let od = model.node(owner).doc.index();
+            let (ox, oy) = doc_offsets[od];
+            match iframe_content_box(model, owner, DocId(d as u32)) {
+                Some(cb) => {
+                    doc_offsets[d] = (cb.x + ox - doc.scroll_x, cb.y + oy - doc.scroll_y);
+                    let owner_clip = clips[owner.index()];
+                    let visible = cb.clip_to(&owner_clip).translate(ox, oy);
+                    doc_clips[d] = visible.clip_to(&doc_clips[od]);
+                }
+                None => {
+                    doc_offsets[d] = (ox - doc.scroll_x, oy - doc.scroll_y);
+                    doc_clips[d] = empty;
+                }
+            }
+        }
+
+        Geometry {
+            viewport,
+            doc_offsets,
+            doc_clips,
+            clips,
+        }
+    }
+
+    /// A rectangle in `doc`'s coordinates, in top-level viewport coordinates.
+    #[inline]
+    pub fn to_viewport(&self, doc: DocId, r: Rect) -> Rect {
+        let (dx, dy) = self.doc_offsets[doc.index()];
+        r.translate(dx, dy)
+    }
+
+    /// A viewport point in `doc`'s coordinates.
+    #[inline]
+    pub fn from_viewport(&self, doc: DocId, x: f64, y: f64) -> (f64, f64) {
+        let (dx, dy) = self.doc_offsets[doc.index()];
+        (x - dx, y - dy)
+    }
+
+    /// The node's border box (first layout box) in viewport coordinates.
+    pub fn border_box(&self, model: &Model, node: NodeId) -> Option<Rect> {
+        let l = model.layout_of(node)?;
+        Some(self.to_viewport(model.node(node).doc, l.bounds))
+    }
+
+    /// The part of a document-coordinate rectangle of `node` that survives the node's clip and
+    /// its document's clip, in viewport coordinates (not limited to the top-level viewport unless
+    /// the document is a child document).
+    pub fn clipped(&self, model: &Model, node: NodeId, r: Rect) -> Option<Rect> {
+        let doc = model.node(node).doc;
+        let local = r.intersect(&self.clips[node.index()])?;
+        self.to_viewport(doc, local)
+            .intersect(&self.doc_clips[doc.index()])
+    }
+}

@@ -1,0 +1,337 @@
+//! Interactivity: which elements an agent should be offered, and which of them are disabled.
+//!
+//! Signals, strongest first:
+//! - native controls: `a[href]`, `area[href]`, `button`, `input` (not `type=hidden`), `select`,
+//!   `textarea`, `summary`, media with `controls`, `[contenteditable]` (not
+//!   `"false"`, where editing starts), `[tabindex >= 0]`, a `label` wrapping a control or with `for`;
+//! - ARIA widget roles (from the `role` attribute or the AX tree) and AX states (checked, expanded,
+//!   pressed, editable where editing starts, focusable);
+//! - `onclick`-style attributes;
+//! - Chromium's `isClickable` (which includes JavaScript listeners) and `cursor: pointer` where it
+//!   starts (the parent is not `cursor: pointer` too).
+//!
+//! The weak signals (`isClickable`, `cursor`, AX focusable) are inherited in practice: the `<span>`
+//! inside a link is `isClickable` and `cursor: pointer` only because of the link. So an element
+//! whose only signals are weak ones and that sits inside an interactive element is not
+//! interactive separately. AX focusable alone is not a reason either (`tabindex=-1` and scroll
+//! containers are focusable). An `<iframe>` element is a container, not a control, and `<details>`
+//! is acted on through its `<summary>`.
+//!
+//! Interactivity does not depend on visibility: a hidden control is still a control (the renderer
+//! decides what to show); whether a click can reach it is the click point's business. Disabled
+//! controls stay interactive and are flagged `disabled`.
+
+use super::NodeFacts;
+use crate::model::{AxProp, Cursor, Model, NodeId};
+
+/// Why an element is interactive: a set of reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Interaction(pub u32);
+
+impl Interaction {
+    /// A native control (`a[href]`, `button`, `input`, `select`, `textarea`, `summary`, ...).
+    pub const NATIVE: Interaction = Interaction(1);
+    /// An ARIA widget role.
+    pub const ROLE: Interaction = Interaction(1 << 1);
+    /// `tabindex >= 0`.
+    pub const TABINDEX: Interaction = Interaction(1 << 2);
+    /// `contenteditable` (or AX editable) where editing starts.
+    pub const EDITABLE: Interaction = Interaction(1 << 3);
+    /// An `onclick`-style attribute.
+    pub const HANDLER: Interaction = Interaction(1 << 4);
+    /// AX state of a widget: checked, expanded, pressed.
+    pub const STATE: Interaction = Interaction(1 << 5);
+    /// A label for a control.
+    pub const LABEL: Interaction = Interaction(1 << 6);
+    /// AX focusable (recorded, but never a reason on its own).
+    pub const FOCUSABLE: Interaction = Interaction(1 << 7);
+    /// Chromium's `isClickable` (weak).
+    pub const CLICKABLE: Interaction = Interaction(1 << 8);
+    /// `cursor: pointer` starts here (weak).
+    pub const POINTER: Interaction = Interaction(1 << 9);
+
+    const STRONG: u32 = (1 << 7) - 1;
+
+    /// No reason at all.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Whether every reason of `other` is present.
+    pub fn contains(self, other: Interaction) -> bool {
+        self.0 & other.0 == other.0 && other.0 != 0
+    }
+    /// Whether at least one strong reason is present.
+    pub fn is_strong(self) -> bool {
+        self.0 & Self::STRONG != 0
+    }
+    /// Short names of the reasons (`native`, `role`, ...).
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        const NAMES: [&str; 10] = [
+            "native",
+            "role",
+            "tabindex",
+            "editable",
+            "handler",
+            "state",
+            "label",
+            "focusable",
+            "clickable",
+            "pointer",
+        ];
+        NAMES
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, n)| *n)
+    }
+}
+
+impl std::ops::BitOr for Interaction {
+    type Output = Interaction;
+    fn bitor(self, rhs: Interaction) -> Interaction {
+        Interaction(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Interaction {
+    fn bitor_assign(&mut self, rhs: Interaction) {
+        self.0 |= rhs.0;
+    }
+}
+
+/// ARIA roles of widgets an agent acts on.
+pub fn is_widget_role(role: &str) -> bool {
+    matches!(
+        role,
+        "button"
+            | "link"
+            | "checkbox"
+            | "radio"
+            | "switch"
+            | "tab"
+            | "menuitem"
+            | "menuitemcheckbox"
+            | "menuitemradio"
+            | "option"
+            | "combobox"
+            | "textbox"
+            | "searchbox"
+            | "slider"
+            | "spinbutton"
+            | "treeitem"
+            | "listbox"
+            | "scrollbar"
+            | "textField"
+            | "TextField"
+            | "PopUpButton"
+            | "ToggleButton"
+            | "ComboBoxMenuButton"
+            | "ComboBoxGrouping"
+    )
+}
+
+const HANDLER_ATTRS: &[&str] = &[
+    "onclick",
+    "onmousedown",
+    "onmouseup",
+    "onpointerdown",
+    "onpointerup",
+    "ondblclick",
+    "ontouchstart",
+];
+
+fn is_form_control(model: &Model, id: NodeId) -> bool {
+    match model.tag(id) {
+        Some("button" | "select" | "textarea" | "meter" | "output" | "progress") => true,
+        Some("input") => !model
+            .attr(id, "type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("hidden")),
+        _ => false,
+    }
+}
+
+fn editable_value(v: Option<&str>) -> bool {
+    match v {
+        None => false,
+        Some(v) => !v.trim().eq_ignore_ascii_case("false"),
+    }
+}
+
+/// The reasons an element is interactive, ignoring its ancestors.
+pub fn reasons(model: &Model, id: NodeId) -> Interaction {
+    let n = model.node(id);
+    let mut r = Interaction::default();
+    if !n.is_element() || n.pseudo.is_some() {
+        return r;
+    }
+    let tag = model.str(n.tag);
+    match tag {
+        "a" | "area" if model.has_attr(id, "href") => r |= Interaction::NATIVE,
+        "button" | "select" | "textarea" | "summary" => {
+            r |= Interaction::NATIVE
+        }
+        "input"
+            if !model
+                .attr(id, "type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("hidden")) =>
+        {
+            r |= Interaction::NATIVE
+        }
+        "video" | "audio" if model.has_attr(id, "controls") => r |= Interaction::NATIVE,
+        "label"
+            if model.has_attr(id, "for")
+                || (id.0 + 1..n.subtree_end.0).any(|c| is_form_control(model, NodeId(c))) =>
+        {
+            r |= Interaction::LABEL;
+        }
+        _ => {}
+    }
+    if editable_value(model.attr(id, "contenteditable")) {
+        let parent_editable = model
+            .parent_element(id)
+            .is_some_and(|p| editable_value(model.attr(p, "contenteditable")));
+        if !parent_editable {
+            r |= Interaction::EDITABLE;
+        }
+    }
+    if let Some(t) = model.attr(id, "tabindex") {
+        if t.trim().parse::<i64>().is_ok_and(|v| v >= 0) {
+            r |= Interaction::TABINDEX;
+        }
+    }
+    if let Some(role) = model.attr(id, "role") {
+        if role
+            .split_ascii_whitespace()
+            .next()
+            .is_some_and(is_widget_role)
+        {
+            r |= Interaction::ROLE;
+        }
+    }
+    for h in HANDLER_ATTRS {
+        if model.has_attr(id, h) {
+            r |= Interaction::HANDLER;
+            break;
+        }
+    }
+    if let Some(ax) = n.ax {
+        let a = model.ax(ax);
+        if !a.ignored {
+            let role = model.ax_role(ax).unwrap_or("");
+            let document = matches!(
+                role,
+                "RootWebArea" | "WebArea" | "Iframe" | "IframePresentational"
+            );
+            if is_widget_role(role) {
+                r |= Interaction::ROLE;
+            }
+            if !document {
+                for p in model.ax_props(ax) {
+                    match p.name {
+                        AxProp::Checked | AxProp::Pressed | AxProp::Expanded => {
+                            r |= Interaction::STATE
+                        }
+                        AxProp::Editable
+                            if p.value.is_truthy()
+                                || matches!(p.value, crate::model::AxValue::Str(_)) =>
+                        {
+                            let parent_editable = model
+                                .parent_element(id)
+                                .and_then(|pe| model.node(pe).ax)
+                                .is_some_and(|pa| model.ax_prop(pa, AxProp::Editable).is_some());
+                            if !parent_editable {
+                                r |= Interaction::EDITABLE;
+                            }
+                        }
+                        AxProp::Focusable if p.value.is_truthy() => r |= Interaction::FOCUSABLE,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    if n.is_clickable {
+        r |= Interaction::CLICKABLE;
+    }
+    if let Some(l) = n.layout.map(|l| model.layout(l)) {
+        if l.style.cursor == Cursor::Pointer {
+            let parent_pointer = model
+                .ancestors(id)
+                .find(|a| model.node(*a).layout.is_some())
+                .and_then(|a| model.style_of(a))
+                .is_some_and(|s| s.cursor == Cursor::Pointer);
+            if !parent_pointer {
+                r |= Interaction::POINTER;
+            }
+        }
+    }
+    r
+}
+
+fn disabled_attr_applies(tag: &str) -> bool {
+    matches!(
+        tag,
+        "button" | "input" | "select" | "textarea" | "option" | "optgroup" | "fieldset"
+    )
+}
+
+/// Fills `interactive`, `interaction` and `disabled`.
+pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
+    let n = model.nodes.len();
+    // Nearest interactive ancestor (inclusive), disabled fieldset ancestor.
+    let mut interactive_anc = vec![false; n];
+    let mut in_disabled_fieldset = vec![false; n];
+    for i in 0..n {
+        let id = NodeId(i as u32);
+        let node = &model.nodes[i];
+        let parent = node.parent.map(|p| p.index());
+        let anc_interactive = parent.is_some_and(|p| interactive_anc[p]);
+        let mut fieldset_disabled = parent.is_some_and(|p| in_disabled_fieldset[p]);
+        if fieldset_disabled && model.is_tag(id, "legend") {
+            // The first legend of a disabled fieldset is not disabled.
+            if let Some(p) = node.parent {
+                if model.is_tag(p, "fieldset")
+                    && model.children(p).find(|c| model.is_tag(*c, "legend")) == Some(id)
+                {
+                    fieldset_disabled = parent.is_some_and(|pp| {
+                        model.nodes[pp]
+                            .parent
+                            .is_some_and(|g| in_disabled_fieldset[g.index()])
+                    });
+                }
+            }
+        }
+        let mut r = reasons(model, id);
+        let tag = model.tag(id).unwrap_or("");
+        if matches!(tag, "html" | "body") && !r.is_strong() {
+            r = Interaction::default();
+        }
+        if anc_interactive && !r.is_strong() {
+            r = Interaction::default();
+        }
+        if r == Interaction::FOCUSABLE {
+            r = Interaction::default();
+        }
+        let f = &mut facts[i];
+        let interactive = !r.is_empty();
+        f.interactive = interactive;
+        f.interaction = if interactive {
+            r
+        } else {
+            Interaction::default()
+        };
+        interactive_anc[i] = anc_interactive || interactive;
+        if node.is_element() {
+            let own_disabled = disabled_attr_applies(tag) && model.has_attr(id, "disabled");
+            let ax_disabled = node.ax.is_some_and(|a| model.ax_flag(a, AxProp::Disabled));
+            if interactive {
+                f.disabled = own_disabled
+                    || ax_disabled
+                    || (fieldset_disabled && is_form_control(model, id));
+            }
+            in_disabled_fieldset[i] = fieldset_disabled || (tag == "fieldset" && own_disabled);
+        } else {
+            in_disabled_fieldset[i] = fieldset_disabled;
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Analysis: what a person sees, what receives a click, and what can be interacted with, decided
+//! from the [`Model`] alone (no browser, no JavaScript).
+//!
+//! The stages, each in its own module:
+//! - [`geometry`]: every box in top-level viewport CSS px (document coordinates minus the
+//!   document's scroll, plus the content-box offset of every enclosing iframe), and the clip
+//!   rectangle overflow ancestors and `clip: rect()` impose on it.
+//! - [`visibility`]: "can a person see it" — display, visibility, opacity, size, clipping,
+//!   `content-visibility`, and whether it is in the (expanded) viewport.
+//! - [`hit_test`]: "what receives a click at (x, y)" — the [`HitTester`], built once per model.
+//!   Opacity 0 *is* hit; `visibility:hidden` and `pointer-events:none` are not.
+//! - [`interactivity`]: which elements are worth offering to an agent, and which are disabled.
+//! - here: click points and occlusion (hit-testing sample points inside each interactive
+//!   element's visible box), scroll containers, and [`analyze`] tying it all together.
+//!
+//! Every number the analysis reports is a CSS px coordinate in the top-level viewport: what
+//! `Input.dispatchMouseEvent` takes.
+
+pub mod geometry;
+pub mod hit_test;
+pub mod interactivity;
+pub mod visibility;
+
+mod click;
+mod scroll;
+
+pub use geometry::Geometry;
+pub use hit_test::{HitResult, HitTester};
+pub use interactivity::Interaction;
+
+use crate::model::{Model, NodeId};
+pub use crate::model::{Point, Rect};
+
+/// How far beyond the viewport an element still counts as "in the viewport".
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Expand {
+    /// Only the viewport itself.
+    #[default]
+    Viewport,
+    /// The viewport grown by this many CSS px on every side.
+    Pixels(f64),
+    /// The whole page.
+    All,
+}
+
+/// Options of [`analyze`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AnalysisOptions {
+    /// What counts as "in the viewport".
+    pub expand: Expand,
+}
+
+/// The top-level viewport, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Viewport {
+    /// Layout viewport size, without scrollbars.
+    pub width: f64,
+    pub height: f64,
+    /// How far the top-level document is scrolled.
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+    /// Size of the top-level document.
+    pub content_width: f64,
+    pub content_height: f64,
+    /// Device px per CSS px.
+    pub device_pixel_ratio: f64,
+}
+
+impl Viewport {
+    /// The viewport as a rectangle in its own coordinates (`0, 0, width, height`).
+    pub fn rect(&self) -> Rect {
+        Rect::new(0.0, 0.0, self.width, self.height)
+    }
+}
+
+/// How a box scrolls: its scroll position, scrollable size and visible size, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ScrollInfo {
+    /// Scrolled by this much from the left / top.
+    pub left: f64,
+    pub top: f64,
+    /// Size of the scrollable content.
+    pub width: f64,
+    pub height: f64,
+    /// Size of the visible part (the padding box without scrollbars).
+    pub client_width: f64,
+    pub client_height: f64,
+}
+
+impl ScrollInfo {
+    /// Pixels of content above the visible part.
+    pub fn above(&self) -> f64 {
+        self.top.max(0.0)
+    }
+    /// Pixels of content below the visible part.
+    pub fn below(&self) -> f64 {
+        (self.height - self.top - self.client_height).max(0.0)
+    }
+    /// Pixels of content left of the visible part.
+    pub fn left_of(&self) -> f64 {
+        self.left.max(0.0)
+    }
+    /// Pixels of content right of the visible part.
+    pub fn right_of(&self) -> f64 {
+        (self.width - self.left - self.client_width).max(0.0)
+    }
+    /// Whether there is anything to scroll vertically.
+    pub fn scrolls_vertically(&self) -> bool {
+        self.height > self.client_height + 0.5
+    }
+    /// Whether there is anything to scroll horizontally.
+    pub fn scrolls_horizontally(&self) -> bool {
+        self.width > self.client_width + 0.5
+    }
+}
+
+/// What the analysis decided about one node.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NodeFacts {
+    /// Border box in top-level viewport CSS px, unclipped. For a node without a box of its own
+    /// (`display:contents`, text without fragments, a zero-size wrapper) the union of its
+    /// descendants' boxes. `None` when nothing of it is rendered.
+    pub bounds: Option<Rect>,
+    /// The part of `bounds` not clipped away by overflow ancestors, `clip: rect()` or iframes
+    /// (not limited to the viewport). `None` when nothing of it can be seen.
+    pub visible_rect: Option<Rect>,
+    /// A person can see it (or something inside it): rendered, not `visibility:hidden`, not
+    /// fully transparent, with some area left after clipping.
+    pub visible: bool,
+    /// The part that can receive clicks (rendered, not `visibility:hidden`, not
+    /// `pointer-events:none`, not clipped away — but possibly transparent), viewport CSS px,
+    /// including descendants. `None` when no part of it can be hit.
+    pub hittable_rect: Option<Rect>,
+    /// `hittable_rect` is not `None`: it (or something inside it) can receive clicks, even if a
+    /// person cannot see it (`opacity: 0`).
+    pub hittable: bool,
+    /// Visible and intersecting the viewport grown by [`AnalysisOptions::expand`].
+    pub in_viewport: bool,
+    /// Offered to an agent as something to act on.
+    pub interactive: bool,
+    /// Why it is interactive (empty when it is not).
+    pub interaction: Interaction,
+    /// Interactive but disabled (`disabled` attribute, inside a disabled `<fieldset>`, or AX
+    /// disabled).
+    pub disabled: bool,
+    /// Interactive and in the viewport, but no sample point inside it hits the element: something
+    /// else is on top.
+    pub occluded: bool,
+    /// What is on top of an occluded element (the node hit at its centre).
+    pub covered_by: Option<NodeId>,
+    /// Where a click lands on the element itself (viewport CSS px); `None` when it is not in the
+    /// viewport, not interactive, or occluded.
+    pub click_point: Option<Point>,
+    /// The click point lies where the snapshot alone cannot be sure (near an edge, SVG, 3-D
+    /// transform): confirm with one `DOM.getNodeForLocation` before relying on it.
+    pub click_point_unsure: bool,
+    /// For scroll containers (and each document's `#document` node): how it is scrolled.
+    pub scroll: Option<ScrollInfo>,
+}
+
+/// The result of [`analyze`].
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The top-level viewport.
+    pub viewport: Viewport,
+    /// Per-node facts, indexed by [`NodeId`].
+    pub nodes: Vec<NodeFacts>,
+    /// Geometry of every node (viewport offsets of documents, clip rectangles).
+    pub geometry: Geometry,
+    /// The hit tester, for callers that need more points (actions, live oracle tests).
+    pub hit_tester: HitTester,
+    /// The options the analysis ran with.
+    pub options: AnalysisOptions,
+}
+
+impl Analysis {
+    /// The facts of one node.
+    #[inline]
+    pub fn facts(&self, id: NodeId) -> &NodeFacts {
+        &self.nodes[id.index()]
+    }
+
+    /// Which node receives a click at viewport point `(x, y)`.
+    pub fn hit_test(&self, x: f64, y: f64) -> Option<HitResult> {
+        self.hit_tester.hit_test(x, y)
+    }
+
+    /// Scroll state of the top-level document.
+    pub fn page_scroll(&self) -> ScrollInfo {
+        ScrollInfo {
+            left: self.viewport.scroll_x,
+            top: self.viewport.scroll_y,
+            width: self.viewport.content_width,
+            height: self.viewport.content_height,
+            client_width: self.viewport.width,
+            client_height: self.viewport.height,
+        }
+    }
+
+    /// Ids of the interactive nodes, in document order.
+    pub fn interactive_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.interactive)
+            .map(|(i, _)| NodeId(i as u32))
+    }
+}
+
+/// Analyses a model: geometry, visibility, hit-testing, interactivity, click points, scrolling.
+pub fn analyze(model: &Model, options: &AnalysisOptions) -> Analysis {
+    let geometry = Geometry::new(model);
+    let viewport = geometry.viewport;
+    let mut nodes = vec![NodeFacts::default(); model.nodes.len()];
+    visibility::compute(model, &geometry, options.expand, &mut nodes);
+    let hit_tester = HitTester::new(model, &geometry);
+    interactivity::compute(model, &mut nodes);
+    scroll::compute(model, &geometry, &mut nodes);
+    click::compute(model, &geometry, &hit_tester, &mut nodes);
+    Analysis {
+        viewport,
+        nodes,
+        geometry,
+        hit_tester,
+        options: *options,
+    }
+}

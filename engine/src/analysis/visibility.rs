@@ -1,0 +1,152 @@
+//! Visibility: can a person see the node (or something inside it), and is it in the viewport?
+//!
+//! This answers "visible to a person", which is *not* "receives the click" (see [`super::hit_test`]):
+//! an `opacity:0` overlay is invisible yet intercepts clicks (FACTS item 4). The rules:
+//! - no layout box (`display:none`, `<head>`, inside a skipped `content-visibility` subtree): the
+//!   node's own box is not visible;
+//! - `visibility: hidden | collapse`: the box is not visible, but the property is inherited and a
+//!   descendant with `visibility: visible` is visible again — the computed style already says so;
+//! - `opacity: 0` on the element or any ancestor hides the whole subtree;
+//! - a box with no area is not visible itself, but its overflowing children may be: the node is
+//!   then visible *through* them and its bounds are theirs;
+//! - clipping (overflow ancestors on the containing-block chain, `clip: rect()`,
+//!   `content-visibility: hidden`, enclosing iframes; see [`super::geometry`]) can leave nothing;
+//! - text is visible through its fragments (`textBoxes`), not its layout box.
+//!
+//! "In the viewport" is then a plain intersection with the viewport grown by [`Expand`].
+
+use super::geometry::Geometry;
+use super::{Expand, NodeFacts};
+use crate::model::{Model, NodeId, PointerEvents, Rect};
+
+fn union(a: Option<Rect>, b: Option<Rect>) -> Option<Rect> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.union(&b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// The node's own visible area in viewport coordinates, ignoring descendants: `None` when the
+/// node's own box cannot be seen.
+pub fn own_visible_rect(
+    model: &Model,
+    geometry: &Geometry,
+    node: NodeId,
+    transparent: bool,
+) -> Option<Rect> {
+    if transparent {
+        return None;
+    }
+    let n = model.node(node);
+    let lid = n.layout?;
+    let l = model.layout(lid);
+    if l.style.visibility.is_hidden() {
+        return None;
+    }
+    if n.is_text() {
+        let mut acc = None;
+        let mut b = Some(lid);
+        while let Some(id) = b {
+            for t in model.text_boxes_of(id) {
+                acc = union(acc, geometry.clipped(model, node, t.bounds));
+            }
+            b = model.layout(id).next_for_node;
+        }
+        return acc;
+    }
+    if l.bounds.is_empty() {
+        return None;
+    }
+    geometry.clipped(model, node, l.bounds)
+}
+
+/// The node's own bounds in viewport coordinates (unclipped): its border box, or for text the
+/// union of its fragments.
+pub fn own_bounds(model: &Model, geometry: &Geometry, node: NodeId) -> Option<Rect> {
+    let n = model.node(node);
+    let lid = n.layout?;
+    let doc = n.doc;
+    if n.is_text() {
+        let mut acc = None;
+        let mut b = Some(lid);
+        while let Some(id) = b {
+            for t in model.text_boxes_of(id) {
+                acc = union(acc, Some(geometry.to_viewport(doc, t.bounds)));
+            }
+            b = model.layout(id).next_for_node;
+        }
+        return acc;
+    }
+    let r = model.layout(lid).bounds;
+    (!r.is_empty()).then(|| geometry.to_viewport(doc, r))
+}
+
+/// The rectangle "in the viewport" tests against.
+pub fn expanded_viewport(geometry: &Geometry, expand: Expand) -> Option<Rect> {
+    let v = geometry.viewport.rect();
+    match expand {
+        Expand::Viewport => Some(v),
+        Expand::Pixels(p) if p.is_finite() => Some(v.inflate(p.max(0.0))),
+        Expand::Pixels(_) | Expand::All => None,
+    }
+}
+
+/// Fills `bounds`, `visible_rect`, `visible` and `in_viewport` of every node.
+pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [NodeFacts]) {
+    let n = model.nodes.len();
+    let mut transparent = vec![false; n];
+    // Top-down: opacity 0 anywhere above hides the subtree.
+    for i in 0..n {
+        let node = &model.nodes[i];
+        let inherited = node.parent.is_some_and(|p| transparent[p.index()]);
+        let own = node
+            .layout
+            .is_some_and(|l| node.is_element() && model.layout(l).style.opacity <= 0.0);
+        transparent[i] = inherited || own;
+        let id = NodeId(i as u32);
+        // Opacity hides from a person but not from the mouse; pointer-events the reverse.
+        let own = own_visible_rect(model, geometry, id, false);
+        facts[i].hittable_rect = own.filter(|_| {
+            node.layout
+                .is_some_and(|l| model.layout(l).style.pointer_events != PointerEvents::None)
+        });
+        facts[i].visible_rect = if transparent[i] { None } else { own };
+        facts[i].bounds = own_bounds(model, geometry, id);
+    }
+    // Bottom-up: a node is visible through its descendants; a box-less node's bounds are theirs.
+    let mut desc_visible: Vec<Option<Rect>> = vec![None; n];
+    let mut desc_bounds: Vec<Option<Rect>> = vec![None; n];
+    let mut desc_hittable: Vec<Option<Rect>> = vec![None; n];
+    for i in (0..n).rev() {
+        let own_vis = facts[i].visible_rect;
+        let own_bounds = facts[i].bounds;
+        let own_hit = facts[i].hittable_rect;
+        let hit = union(own_hit, desc_hittable[i]);
+        facts[i].hittable_rect = hit;
+        let vis = union(own_vis, desc_visible[i]);
+        let bounds = own_bounds.or(desc_bounds[i]);
+        if own_vis.is_none() {
+            facts[i].visible_rect = desc_visible[i];
+        }
+        if own_bounds.is_none() {
+            facts[i].bounds = desc_bounds[i];
+        }
+        if let Some(p) = model.nodes[i].parent {
+            let p = p.index();
+            desc_visible[p] = union(desc_visible[p], vis);
+            desc_bounds[p] = union(desc_bounds[p], bounds);
+            desc_hittable[p] = union(desc_hittable[p], hit);
+        }
+    }
+    let vp = expanded_viewport(geometry, expand);
+    for f in facts.iter_mut() {
+        f.visible = f.visible_rect.is_some();
+        f.hittable = f.hittable_rect.is_some();
+        f.in_viewport = match (&f.visible_rect, &vp) {
+            (Some(r), Some(v)) => r.intersect(v).is_some(),
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+    }
+}

@@ -1,0 +1,239 @@
+//! One page (tab) of the browser, driven over its own flattened CDP session.
+//!
+//! Why a page owns so little: everything the engine does to a page is a CDP command on the
+//! page's session, so a `Page` is just (connection, session, target) plus the two operations
+//! every front end needs in the same way — navigate-and-wait-for-load and close.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::cdp::{emulation, page, target, Command, Event};
+use crate::error::{Error, ErrorCode, Result};
+use crate::transport::{Connection, SessionId, Subscription};
+
+use super::Viewport;
+
+/// What [`Page::navigate`] observed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadOutcome {
+    /// The frame that navigated (the main frame); `None` if `Page.navigate` itself timed out.
+    pub frame_id: Option<String>,
+    /// The new document's loader id; `None` for a same-document navigation (e.g. `#fragment`),
+    /// a download, or when `Page.navigate` timed out.
+    pub loader_id: Option<String>,
+    /// The `load` event did not arrive in time. The page is still usable: it may still be
+    /// loading (a slow subresource) — snapshot it anyway or wait longer.
+    pub timed_out: bool,
+}
+
+/// A page target attached over a flattened session.
+#[derive(Debug, Clone)]
+pub struct Page {
+    connection: Connection,
+    session_id: SessionId,
+    target_id: String,
+}
+
+impl Page {
+    /// Attaches to `target_id` (flattened), enables the `Page` domain and lifecycle events,
+    /// and sets the viewport if one is given.
+    pub(crate) async fn attach(
+        connection: &Connection,
+        target_id: &str,
+        viewport: Option<Viewport>,
+    ) -> Result<Page> {
+        let attached = connection
+            .send(
+                None,
+                &target::AttachToTargetParams {
+                    target_id: target_id.to_owned(),
+                    flatten: Some(true),
+                },
+            )
+            .await
+            .map_err(|e| match e.code() {
+                ErrorCode::ProtocolError => Error::invalid_argument(format!(
+                    "could not attach to target {target_id}: {}; list the pages and pick an \
+                     existing page target id",
+                    e.message()
+                )),
+                _ => e,
+            })?;
+        let page = Page {
+            connection: connection.clone(),
+            session_id: SessionId::from(attached.session_id),
+            target_id: target_id.to_owned(),
+        };
+        // Pipelined: one round trip for all three.
+        let enable_params = page::EnableParams::default();
+        let lifecycle_params = page::SetLifecycleEventsEnabledParams { enabled: true };
+        let enable = page.send(&enable_params);
+        let lifecycle = page.send(&lifecycle_params);
+        let metrics = async {
+            match viewport {
+                Some(viewport) => page.set_viewport(viewport).await,
+                None => Ok(()),
+            }
+        };
+        let (enable, lifecycle, metrics) = tokio::join!(enable, lifecycle, metrics);
+        enable?;
+        lifecycle?;
+        metrics?;
+        Ok(page)
+    }
+
+    /// The connection the page's session runs on.
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// The page's flattened session id.
+    pub fn session_id(&self) -> &SessionId {
+        &self.session_id
+    }
+
+    /// The page's target id (what `--target` takes).
+    pub fn target_id(&self) -> &str {
+        &self.target_id
+    }
+
+    /// Sends a typed command on the page's session (the connection's default timeout).
+    pub async fn send<C: Command>(&self, params: &C) -> Result<C::Response> {
+        self.connection.send(Some(&self.session_id), params).await
+    }
+
+    /// Subscribes to a typed event of the page's session.
+    pub fn subscribe<E: Event>(&self) -> Subscription<E> {
+        self.connection.subscribe(Some(&self.session_id))
+    }
+
+    /// Sets the viewport (`Emulation.setDeviceMetricsOverride`).
+    pub async fn set_viewport(&self, viewport: Viewport) -> Result<()> {
+        if viewport.width == 0 || viewport.height == 0 || viewport.device_scale_factor <= 0.0 {
+            return Err(Error::invalid_argument(format!(
+                "invalid viewport {}x{} at device pixel ratio {}; use positive sizes, e.g. \
+                 1280x800 at 1",
+                viewport.width, viewport.height, viewport.device_scale_factor
+            )));
+        }
+        self.send(&emulation::SetDeviceMetricsOverrideParams {
+            width: i64::from(viewport.width),
+            height: i64::from(viewport.height),
+            device_scale_factor: viewport.device_scale_factor,
+            mobile: false,
+            scale: None,
+            screen_width: None,
+            screen_height: None,
+            position_x: None,
+            position_y: None,
+            dont_set_visible_size: None,
+            screen_orientation: None,
+            viewport: None,
+            display_feature: None,
+            device_posture: None,
+            scrollbar_type: None,
+            screen_orientation_lock_emulation: None,
+            viewport_meta: None,
+            text_layout_mode: None,
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// Navigates the page to `url` and waits, up to `timeout` in all, for the main frame's
+    /// `load` lifecycle event of *this* navigation.
+    ///
+    /// Fails with `NAVIGATION_FAILED` when Chromium reports an error (e.g.
+    /// `net::ERR_CONNECTION_REFUSED`, an invalid URL). A missing `load` event is not an error:
+    /// the outcome says `timed_out` and the page stays usable.
+    pub async fn navigate(&self, url: &str, timeout: Duration) -> Result<LoadOutcome> {
+        let deadline = Instant::now() + timeout;
+        // Subscribe first: the load event may arrive before the reply to Page.navigate.
+        let mut lifecycle = self.subscribe::<page::LifecycleEventEvent>();
+        let navigated = self
+            .connection
+            .send_with_timeout(
+                Some(&self.session_id),
+                &page::NavigateParams {
+                    url: url.to_owned(),
+                    referrer: None,
+                    transition_type: None,
+                    frame_id: None,
+                    referrer_policy: None,
+                },
+                timeout,
+            )
+            .await;
+        let navigated = match navigated {
+            Ok(navigated) => navigated,
+            Err(e) if e.code() == ErrorCode::Timeout => {
+                return Ok(LoadOutcome {
+                    frame_id: None,
+                    loader_id: None,
+                    timed_out: true,
+                })
+            }
+            Err(e) if e.code() == ErrorCode::ProtocolError => {
+                return Err(Error::new(
+                    ErrorCode::NavigationFailed,
+                    format!("navigation to {url} failed: {}; check the URL", e.message()),
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(error_text) = navigated.error_text.filter(|t| !t.is_empty()) {
+            return Err(Error::new(
+                ErrorCode::NavigationFailed,
+                format!(
+                    "navigation to {url} failed: {error_text}; check the URL and that the \
+                     server is reachable"
+                ),
+            ));
+        }
+        let frame_id = navigated.frame_id;
+        let Some(loader_id) = navigated.loader_id else {
+            return Ok(LoadOutcome {
+                frame_id: Some(frame_id),
+                loader_id: None,
+                timed_out: false,
+            });
+        };
+        loop {
+            let event = match tokio::time::timeout_at(deadline, lifecycle.next()).await {
+                Err(_) => {
+                    return Ok(LoadOutcome {
+                        frame_id: Some(frame_id),
+                        loader_id: Some(loader_id),
+                        timed_out: true,
+                    })
+                }
+                Ok(None) => return Err(Error::browser_closed()),
+                Ok(Some(Err(e))) if e.code() == ErrorCode::BrowserClosed => return Err(e),
+                // Dropped events (a lagging queue) or one that did not parse: keep waiting.
+                Ok(Some(Err(_))) => continue,
+                Ok(Some(Ok(event))) => event,
+            };
+            if event.name == "load" && event.frame_id == frame_id && event.loader_id == loader_id {
+                return Ok(LoadOutcome {
+                    frame_id: Some(frame_id),
+                    loader_id: Some(loader_id),
+                    timed_out: false,
+                });
+            }
+        }
+    }
+
+    /// Closes the page (`Target.closeTarget`).
+    pub async fn close(self) -> Result<()> {
+        self.connection
+            .send(
+                None,
+                &target::CloseTargetParams {
+                    target_id: self.target_id.clone(),
+                },
+            )
+            .await
+            .map(|_| ())
+    }
+}

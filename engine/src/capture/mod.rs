@@ -1,0 +1,332 @@
+//! The capture file format: everything a snapshot needs, recorded from a live page, so the model,
+//! the analysis and the renderer can run offline (tests, benchmarks, `snapshot --from-capture`).
+//!
+//! A capture is gzip'd JSON (plain JSON is read too) holding the raw CDP results, typed with the
+//! generated bindings so a newer Chromium's extra fields or enum values never break reading:
+//!
+//! | key | what |
+//! |---|---|
+//! | `format` | [`FORMAT_VERSION`]; a file from a newer format is refused with a message saying so |
+//! | `url`, `title` | the page |
+//! | `targetId` | the page's CDP target, when known |
+//! | `computedStyles` | the style names requested, in order: `layout.styles[i][k]` is the value of `computedStyles[k]` |
+//! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
+//! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
+//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includeDOMRects`, `includePaintOrder`) |
+//! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame |
+//! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
+//!
+//! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is
+//! asked for, because every requested style costs Chromium time on every layout box (about 12 ms
+//! per style on a 36k-node page).
+
+use crate::cdp::accessibility::AXNode;
+use crate::cdp::dom_snapshot::CaptureSnapshotReturns;
+use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+
+mod live;
+pub use live::capture_page;
+
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The computed styles a live capture requests, in this order.
+///
+/// - `display`: `none`/`contents`, inline vs. block vs. atomic boxes (hit-test paint phases).
+/// - `visibility`: hidden boxes are neither seen nor hit (their visible descendants are both).
+/// - `opacity`: `0` hides from a person but still receives clicks.
+/// - `overflow-x`, `overflow-y`: clipping ancestors and scroll containers.
+/// - `cursor`: `pointer` marks clickable elements that have no other sign.
+/// - `pointer-events`: `none` boxes are skipped by the hit test.
+/// - `position`: containing-block chain for clipping, `clip` applicability, stacking.
+/// - `z-index`: negative-z layers paint below their stacking context's content.
+/// - `clip`: the legacy `clip: rect()` used to hide inputs visually.
+/// - `content-visibility`: `hidden` subtrees are neither painted nor hit.
+/// - `float`: floats paint (and hit) between block backgrounds and inline content.
+/// - `background-color`: a decorated inline box is hit at its own rectangle.
+/// - `transform`: rotated / 3-D boxes make hit-test answers near them unsure.
+pub const COMPUTED_STYLES: &[&str] = &[
+    "display",
+    "visibility",
+    "opacity",
+    "overflow-x",
+    "overflow-y",
+    "cursor",
+    "pointer-events",
+    "position",
+    "z-index",
+    "clip",
+    "content-visibility",
+    "float",
+    "background-color",
+    "transform",
+];
+
+/// The accessibility tree of one frame.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AxTreeCapture {
+    /// The frame the tree was asked for.
+    pub frame_id: String,
+    /// `Accessibility.getFullAXTree().nodes`.
+    pub nodes: Vec<AXNode>,
+}
+
+/// An out-of-process iframe: a separate renderer target with its own snapshot and AX tree.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OopifCapture {
+    /// The iframe's CDP target id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<String>,
+    /// The frame shown in the iframe.
+    pub frame_id: String,
+    /// Where the owner `<iframe>` element lives: 0 = the page's own target, `k` = `oopifs[k-1]`.
+    pub owner_target: u32,
+    /// The owner `<iframe>`'s `backendNodeId` in that target (`DOM.getFrameOwner`).
+    pub owner_backend_node_id: i64,
+    /// The style names requested for this snapshot, in order.
+    pub computed_styles: Vec<String>,
+    /// `DOMSnapshot.captureSnapshot` of the iframe target.
+    pub dom_snapshot: CaptureSnapshotReturns,
+    /// Its accessibility trees.
+    #[serde(default)]
+    pub ax_trees: Vec<AxTreeCapture>,
+}
+
+/// Everything one snapshot needs, as recorded from a live page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capture {
+    /// [`FORMAT_VERSION`].
+    pub format: u32,
+    /// The page URL.
+    pub url: String,
+    /// The page title.
+    #[serde(default)]
+    pub title: String,
+    /// The page's CDP target id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<String>,
+    /// The computed style names requested, in order.
+    pub computed_styles: Vec<String>,
+    /// `Page.getFrameTree().frameTree`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_tree: Option<FrameTree>,
+    /// `Page.getLayoutMetrics()`.
+    pub layout_metrics: GetLayoutMetricsReturns,
+    /// `DOMSnapshot.captureSnapshot()` of the page's own target.
+    pub dom_snapshot: CaptureSnapshotReturns,
+    /// `Accessibility.getFullAXTree()` per frame of the page's own target.
+    #[serde(default)]
+    pub ax_trees: Vec<AxTreeCapture>,
+    /// Out-of-process iframes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub oopifs: Vec<OopifCapture>,
+}
+
+impl Capture {
+    /// Writes the capture as gzip'd JSON.
+    pub fn to_writer<W: Write>(&self, writer: W) -> Result<()> {
+        let mut gz = flate2::write::GzEncoder::new(writer, flate2::Compression::default());
+        serde_json::to_writer(&mut gz, self)
+            .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))?;
+        gz.finish()
+            .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))?;
+        Ok(())
+    }
+
+    /// The capture as gzip'd JSON bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.to_writer(&mut out)?;
+        Ok(out)
+    }
+
+    /// Reads a capture (gzip'd or plain JSON) from a reader.
+    pub fn from_reader<R: Read>(mut reader: R) -> Result<Capture> {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::invalid_argument(format!("cannot read the capture: {e}")))?;
+        Capture::from_bytes(&bytes)
+    }
+
+    /// Reads a capture from bytes: gzip'd JSON (recognised by its magic number) or plain JSON.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Capture> {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            let mut json = Vec::with_capacity(bytes.len() * 8);
+            flate2::read::MultiGzDecoder::new(bytes)
+                .read_to_end(&mut json)
+                .map_err(|e| {
+                    Error::invalid_argument(format!(
+                        "the capture is not valid gzip (corrupt or truncated?): {e}"
+                    ))
+                })?;
+            Capture::from_json(&json)
+        } else {
+            Capture::from_json(bytes)
+        }
+    }
+
+    fn from_json(json: &[u8]) -> Result<Capture> {
+        // Chromium sends lone UTF-16 surrogates (from page text) as `\ud800` escapes, which a
+        // strict JSON decoder rejects; they become U+FFFD instead of failing the whole capture.
+        let mut owned;
+        let json = if has_surrogate_escape(json) {
+            owned = json.to_vec();
+            replace_lone_surrogates(&mut owned);
+            &owned[..]
+        } else {
+            json
+        };
+        // Look at the version first, so a newer format is reported as such rather than as
+        // whatever field it renamed.
+        #[derive(Deserialize)]
+        struct Header {
+            format: Option<serde_json::Value>,
+        }
+        let header: Header = serde_json::from_slice(json).map_err(|e| {
+            Error::invalid_argument(format!(
+                "not a pagesight capture (expected a JSON object with \"format\": {FORMAT_VERSION}): {e}"
+            ))
+        })?;
+        match header.format.as_ref().and_then(|v| v.as_u64()) {
+            Some(v) if v == u64::from(FORMAT_VERSION) => {}
+            Some(v) => return Err(Error::invalid_argument(format!(
+                "capture format {v} is not supported (this build reads format {FORMAT_VERSION}); \
+                     record the capture again with this version"
+            ))),
+            None => {
+                return Err(Error::invalid_argument(format!(
+                    "not a pagesight capture: no \"format\": {FORMAT_VERSION} field"
+                )))
+            }
+        }
+        serde_json::from_slice(json)
+            .map_err(|e| Error::invalid_argument(format!("the capture is malformed: {e}")))
+    }
+}
+
+fn has_surrogate_escape(json: &[u8]) -> bool {
+    json.windows(3)
+        .any(|w| w[0] == b'\\' && (w[1] == b'u' || w[1] == b'U') && matches!(w[2], b'd' | b'D'))
+}
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    if b.len() < 4 {
+        return None;
+    }
+    let s = std::str::from_utf8(&b[..4]).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// Rewrites `\uXXXX` escapes of unpaired surrogates as `\ufffd` (same length, in place).
+pub(crate) fn replace_lone_surrogates(json: &mut [u8]) {
+    let mut i = 0;
+    let n = json.len();
+    while i < n {
+        if json[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if i + 1 >= n {
+            break;
+        }
+        if json[i + 1] != b'u' {
+            // Any other escape: skip the escaped character (this also handles `\\`).
+            i += 2;
+            continue;
+        }
+        let Some(cp) = hex4(&json[i + 2..]) else {
+            i += 2;
+            continue;
+        };
+        if (0xD800..0xDC00).contains(&cp) {
+            let next_low = i + 12 <= n
+                && json[i + 6] == b'\\'
+                && json[i + 7] == b'u'
+                && hex4(&json[i + 8..]).is_some_and(|c| (0xDC00..0xE000).contains(&c));
+            if next_low {
+                i += 12;
+                continue;
+            }
+            json[i + 2..i + 6].copy_from_slice(b"fffd");
+        } else if (0xDC00..0xE000).contains(&cp) {
+            json[i + 2..i + 6].copy_from_slice(b"fffd");
+        }
+        i += 6;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    fn minimal_json() -> String {
+        r#"{"format":1,"url":"about:blank","title":"t","computedStyles":["display"],
+            "layoutMetrics":{
+              "layoutViewport":{"pageX":0,"pageY":0,"clientWidth":800,"clientHeight":600},
+              "visualViewport":{"offsetX":0,"offsetY":0,"pageX":0,"pageY":0,"clientWidth":800,"clientHeight":600,"scale":1},
+              "contentSize":{"x":0,"y":0,"width":800,"height":600},
+              "cssLayoutViewport":{"pageX":0,"pageY":0,"clientWidth":800,"clientHeight":600},
+              "cssVisualViewport":{"offsetX":0,"offsetY":0,"pageX":0,"pageY":0,"clientWidth":800,"clientHeight":600,"scale":1},
+              "cssContentSize":{"x":0,"y":0,"width":800,"height":600}},
+            "domSnapshot":{"documents":[],"strings":[]},
+            "axTrees":[]}"#
+            .to_string()
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let mut j = br#"["a\ud800b", "\udc00", "\ud83d\ude00", "\\ud800", "\ud800\u0041"]"#.to_vec();
+        replace_lone_surrogates(&mut j);
+        let v: Vec<String> = serde_json::from_slice(&j).unwrap();
+        assert_eq!(v[0], "a\u{fffd}b");
+        assert_eq!(v[1], "\u{fffd}");
+        assert_eq!(v[2], "\u{1f600}");
+        assert_eq!(v[3], "\\ud800");
+        assert_eq!(v[4], "\u{fffd}A");
+    }
+
+    #[test]
+    fn round_trips_through_gzip() {
+        let c = Capture::from_bytes(minimal_json().as_bytes()).unwrap();
+        let bytes = c.to_bytes().unwrap();
+        assert_eq!(&bytes[..2], &[0x1f, 0x8b]);
+        let back = Capture::from_bytes(&bytes).unwrap();
+        assert_eq!(back.url, "about:blank");
+        assert_eq!(back.format, FORMAT_VERSION);
+    }
+
+    #[test]
+    fn rejects_foreign_truncated_and_newer_files() {
+        for (bytes, needle) in [
+            (b"hello".to_vec(), "not a pagesight capture"),
+            (br#"{"a":1}"#.to_vec(), "no \"format\""),
+            (
+                minimal_json()
+                    .replace("\"format\":1", "\"format\":9")
+                    .into_bytes(),
+                "format 9 is not supported",
+            ),
+            (
+                minimal_json().replace("\"url\"", "\"uri\"").into_bytes(),
+                "malformed",
+            ),
+        ] {
+            let e = Capture::from_bytes(&bytes).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+            assert!(e.message().contains(needle), "{}", e.message());
+        }
+        let c = Capture::from_bytes(minimal_json().as_bytes()).unwrap();
+        let bytes = c.to_bytes().unwrap();
+        let e = Capture::from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message().contains("gzip"), "{}", e.message());
+    }
+}

@@ -1,0 +1,1008 @@
+//! Building a [`Model`] from a [`Capture`]: stitching documents into one flat pre-order arena,
+//! parsing layout and styles, and linking the accessibility tree.
+//!
+//! Everything the page controls is checked: an index out of range, a cycle in `parentIndex` or in
+//! `contentDocumentIndex` is an `INVALID_ARGUMENT` error naming the document and the field, never
+//! a panic. Arrays shorter than `parentIndex` are tolerated (missing entries read as "absent").
+
+use super::style::{StyleField, StylesPresent};
+use super::{
+    Attr, AxId, AxNode, AxProp, AxProperty, AxValue, DocId, Document, LayoutBox, LayoutId, Model,
+    Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
+};
+use crate::capture::{AxTreeCapture, Capture};
+use crate::cdp::accessibility::{AXPropertyName, AXValue, AXValueType};
+use crate::cdp::dom_snapshot::{
+    CaptureSnapshotReturns, DocumentSnapshot, RareBooleanData, RareStringData,
+};
+use crate::cdp::page::FrameTree;
+use crate::{Error, Result};
+use rustc_hash::FxHashMap;
+
+/// Limits that keep a hostile capture from making the model unreasonably large.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelLimits {
+    /// Most nodes over all documents.
+    pub max_nodes: usize,
+}
+
+impl Default for ModelLimits {
+    fn default() -> Self {
+        ModelLimits {
+            max_nodes: u32::MAX as usize / 2,
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// One renderer target's share of the capture (the page itself, or an out-of-process iframe).
+struct TargetInput {
+    snapshot: CaptureSnapshotReturns,
+    styles: Vec<StyleField>,
+    ax_trees: Vec<AxTreeCapture>,
+    /// For out-of-process iframes: (owner target, owner backendNodeId).
+    owner: Option<(u32, i64)>,
+    frame_id: Option<String>,
+    /// Offset of this target's strings in the model's string table.
+    str_base: u32,
+}
+
+/// Per-document scratch data while building.
+struct DocScratch {
+    target: u32,
+    index: usize,
+    /// Local node index -> model node id (NONE until reached).
+    map: Vec<u32>,
+    /// CSR children lists.
+    child_start: Vec<u32>,
+    children: Vec<u32>,
+    /// Local node -> child document (index into the scratch list), same-process or out-of-process.
+    content_docs: FxHashMap<u32, u32>,
+    /// Nodes without a parent (normally just `#document`).
+    roots: Vec<u32>,
+    global: Option<DocId>,
+}
+
+impl Model {
+    /// Builds the model of a capture, moving its data rather than copying it.
+    pub fn from_capture(capture: Capture) -> Result<Model> {
+        Model::from_capture_with_limits(capture, ModelLimits::default())
+    }
+
+    /// [`Model::from_capture`] with explicit limits.
+    pub fn from_capture_with_limits(capture: Capture, limits: ModelLimits) -> Result<Model> {
+        let Capture {
+            url,
+            title,
+            computed_styles,
+            frame_tree,
+            layout_metrics,
+            dom_snapshot,
+            ax_trees,
+            oopifs,
+            ..
+        } = capture;
+
+        let mut model = Model {
+            url,
+            title,
+            ..Model::default()
+        };
+        model.metrics = page_metrics(&layout_metrics);
+
+        // Frame tree: frame id -> loader id.
+        let mut loaders: FxHashMap<String, String> = FxHashMap::default();
+        if let Some(tree) = &frame_tree {
+            collect_loaders(tree, &mut loaders, 0);
+        }
+
+        // Targets and their string tables.
+        let mut targets = Vec::with_capacity(1 + oopifs.len());
+        let styles_of = |names: &[String], present: &mut StylesPresent| -> Vec<StyleField> {
+            names
+                .iter()
+                .map(|n| {
+                    let f = StyleField::from_name(n);
+                    present.mark(f);
+                    f
+                })
+                .collect()
+        };
+        let mut present = StylesPresent::default();
+        targets.push(TargetInput {
+            styles: styles_of(&computed_styles, &mut present),
+            snapshot: dom_snapshot,
+            ax_trees,
+            owner: None,
+            frame_id: None,
+            str_base: 0,
+        });
+        for o in oopifs {
+            targets.push(TargetInput {
+                styles: styles_of(&o.computed_styles, &mut present),
+                snapshot: o.dom_snapshot,
+                ax_trees: o.ax_trees,
+                owner: Some((o.owner_target, o.owner_backend_node_id)),
+                frame_id: Some(o.frame_id),
+                str_base: 0,
+            });
+        }
+        model.styles_present = present;
+        let mut total_strings = 0usize;
+        for t in &targets {
+            total_strings += t.snapshot.strings.len();
+        }
+        if total_strings >= NONE as usize {
+            return Err(Error::invalid_argument("the capture has too many strings"));
+        }
+        model.strings.reserve(total_strings + 64);
+        for t in &mut targets {
+            t.str_base = model.strings.len() as u32;
+            let strings = std::mem::take(&mut t.snapshot.strings);
+            if model.strings.is_empty() {
+                model.strings = strings;
+            } else {
+                model.strings.extend(strings);
+            }
+        }
+
+        if targets[0].snapshot.documents.is_empty() {
+            return Err(Error::invalid_argument(
+                "the capture holds no document (domSnapshot.documents is empty)",
+            ));
+        }
+
+        // Scratch per document, in (target, index) order.
+        let mut scratch: Vec<DocScratch> = Vec::new();
+        let mut first_doc_of_target = Vec::with_capacity(targets.len());
+        let mut total_nodes = 0usize;
+        for (ti, t) in targets.iter().enumerate() {
+            first_doc_of_target.push(scratch.len() as u32);
+            for (di, d) in t.snapshot.documents.iter().enumerate() {
+                let s = doc_scratch(ti as u32, di, d)?;
+                total_nodes += s.map.len();
+                scratch.push(s);
+            }
+        }
+        if total_nodes > limits.max_nodes {
+            return Err(Error::invalid_argument(format!(
+                "the capture has {total_nodes} nodes, more than the limit of {}",
+                limits.max_nodes
+            )));
+        }
+        // Same-process child documents.
+        for sc in scratch.iter_mut() {
+            let (ti, di) = (sc.target as usize, sc.index);
+            let d = &targets[ti].snapshot.documents[di];
+            let ndocs = targets[ti].snapshot.documents.len();
+            if let Some(cdi) = &d.nodes.content_document_index {
+                for (k, &node) in cdi.index.iter().enumerate() {
+                    let Some(&child) = cdi.value.get(k) else {
+                        break;
+                    };
+                    if node < 0 || node as usize >= sc.map.len() {
+                        return Err(bad(di, "nodes.contentDocumentIndex.index", node));
+                    }
+                    if child < 0 || child as usize >= ndocs || child as usize == di {
+                        return Err(bad(di, "nodes.contentDocumentIndex.value", child));
+                    }
+                    let child_scratch = first_doc_of_target[ti] + child as u32;
+                    sc.content_docs.insert(node as u32, child_scratch);
+                }
+            }
+        }
+        // Out-of-process iframes: their first document goes under the owner element.
+        for (ti, t) in targets.iter().enumerate().skip(1) {
+            let Some((owner_target, owner_backend)) = t.owner else {
+                continue;
+            };
+            if t.snapshot.documents.is_empty()
+                || owner_target as usize >= targets.len()
+                || owner_target as usize == ti
+            {
+                continue;
+            }
+            let ot = &targets[owner_target as usize];
+            'docs: for (di, d) in ot.snapshot.documents.iter().enumerate() {
+                if let Some(ids) = &d.nodes.backend_node_id {
+                    if let Some(pos) = ids.iter().position(|&b| b == owner_backend) {
+                        let si = (first_doc_of_target[owner_target as usize] as usize) + di;
+                        scratch[si]
+                            .content_docs
+                            .insert(pos as u32, first_doc_of_target[ti]);
+                        break 'docs;
+                    }
+                }
+            }
+        }
+
+        // Pre-order walk over the stitched tree.
+        model.nodes.reserve(total_nodes);
+        let mut order: Vec<u32> = Vec::with_capacity(scratch.len()); // scratch docs in visit order
+        let mut stack: Vec<(u32, u32, u32, u32)> = Vec::new(); // (scratch doc, local node, parent, depth)
+        let mut doc_visited = vec![false; scratch.len()];
+        for start in 0..scratch.len() as u32 {
+            if doc_visited[start as usize] {
+                continue;
+            }
+            // Roots of a document: nodes without a parent, normally just `#document`.
+            push_doc_roots(&scratch[start as usize], start, NONE, 0, &mut stack);
+            doc_visited[start as usize] = true;
+            order.push(start);
+            scratch[start as usize].global = Some(DocId(order.len() as u32 - 1));
+            while let Some((sd, local, parent, depth)) = stack.pop() {
+                let id = model.nodes.len() as u32;
+                let s = &mut scratch[sd as usize];
+                if s.map[local as usize] != NONE {
+                    return Err(Error::invalid_argument(format!(
+                        "document {} of the capture: node {local} is reached twice (cycle in nodes.parentIndex)",
+                        s.index
+                    )));
+                }
+                s.map[local as usize] = id;
+                let doc = s.global.unwrap_or_default();
+                model.nodes.push(Node {
+                    kind: NodeKind::Other,
+                    doc,
+                    parent: (parent != NONE).then_some(NodeId(parent)),
+                    subtree_end: NodeId(id + 1),
+                    depth,
+                    backend_node_id: 0,
+                    name: StrId(0),
+                    tag: StrId(0),
+                    value: None,
+                    attrs_start: 0,
+                    attrs_end: 0,
+                    layout: None,
+                    pseudo: None,
+                    shadow_root_type: None,
+                    input_value: None,
+                    text_value: None,
+                    input_checked: false,
+                    option_selected: false,
+                    is_clickable: false,
+                    content_document: None,
+                    current_source_url: None,
+                    ax: None,
+                });
+                // Children are pushed in reverse so they pop in order; a child document comes
+                // after the owner's own children.
+                if let Some(&child_doc) = s.content_docs.get(&local) {
+                    if !doc_visited[child_doc as usize] {
+                        doc_visited[child_doc as usize] = true;
+                        order.push(child_doc);
+                        let g = DocId(order.len() as u32 - 1);
+                        scratch[child_doc as usize].global = Some(g);
+                        model.nodes[id as usize].content_document = Some(g);
+                        push_doc_roots(
+                            &scratch[child_doc as usize],
+                            child_doc,
+                            id,
+                            depth + 1,
+                            &mut stack,
+                        );
+                    }
+                }
+                let s = &scratch[sd as usize];
+                let (a, b) = (
+                    s.child_start[local as usize] as usize,
+                    s.child_start[local as usize + 1] as usize,
+                );
+                for &c in s.children[a..b].iter().rev() {
+                    stack.push((sd, c, id, depth + 1));
+                }
+            }
+        }
+        for s in &scratch {
+            if let Some(local) = s.map.iter().position(|&m| m == NONE) {
+                return Err(Error::invalid_argument(format!(
+                    "document {} of the capture: node {local} is not reachable from a root (cycle in nodes.parentIndex)",
+                    s.index
+                )));
+            }
+        }
+        // Subtree ends.
+        for i in (0..model.nodes.len()).rev() {
+            if let Some(p) = model.nodes[i].parent {
+                let end = model.nodes[i].subtree_end;
+                let pe = &mut model.nodes[p.index()].subtree_end;
+                if end > *pe {
+                    *pe = end;
+                }
+            }
+        }
+
+        let empty = push_string(&mut model, String::new());
+        // Node data, documents, layout.
+        let mut lower_tags: FxHashMap<u32, StrId> = FxHashMap::default();
+        let mut raw_layouts: Vec<LayoutBox> = Vec::new();
+        let mut raw_text_boxes: Vec<TextBox> = Vec::new(); // layout = index into raw_layouts
+        model.docs = Vec::with_capacity(order.len());
+        for &sd in &order {
+            let s = &scratch[sd as usize];
+            let t = &targets[s.target as usize];
+            let d = &t.snapshot.documents[s.index];
+            let doc_id = DocId(model.docs.len() as u32);
+            let ctx = Ctx {
+                strings: t.str_base,
+                nstrings: model.strings.len() as u32,
+                doc: s.index,
+            };
+            fill_nodes(&mut model, s, d, &ctx, &mut lower_tags, empty)?;
+            let root = NodeId(s.map.first().copied().unwrap_or(0));
+            let owner = model.nodes[root.index()].parent;
+            let frame_id = ctx.opt_str(d.frame_id)?.or_else(|| {
+                // An out-of-process frame's snapshot may not name its frame.
+                t.frame_id.as_ref().map(|f| intern(&mut model, f))
+            });
+            let loader_id = frame_id
+                .and_then(|f| loaders.get(model.str(f)).cloned())
+                .map(|l| push_string(&mut model, l));
+            model.docs.push(Document {
+                root,
+                owner,
+                frame_id,
+                url: ctx.opt_str(d.document_url)?,
+                base_url: ctx.opt_str(d.base_url)?,
+                title: ctx.opt_str(d.title)?,
+                loader_id,
+                target: s.target,
+                scroll_x: finite(d.scroll_offset_x.unwrap_or(0.0)),
+                scroll_y: finite(d.scroll_offset_y.unwrap_or(0.0)),
+                content_width: finite(d.content_width.unwrap_or(0.0)),
+                content_height: finite(d.content_height.unwrap_or(0.0)),
+            });
+            let _ = doc_id;
+            fill_layout(
+                &mut raw_layouts,
+                &mut raw_text_boxes,
+                s,
+                d,
+                &t.styles,
+                &ctx,
+                &model.strings,
+            )?;
+        }
+        sort_layouts(&mut model, raw_layouts, raw_text_boxes);
+
+        // Backend ids.
+        let mut by_backend =
+            FxHashMap::with_capacity_and_hasher(model.nodes.len(), Default::default());
+        for (i, n) in model.nodes.iter().enumerate() {
+            let target = model.docs[n.doc.index()].target;
+            by_backend
+                .entry((target, n.backend_node_id))
+                .or_insert(NodeId(i as u32));
+        }
+        *model.by_backend_mut() = by_backend;
+
+        // Accessibility.
+        for (ti, t) in targets.iter_mut().enumerate() {
+            let trees = std::mem::take(&mut t.ax_trees);
+            for tree in trees {
+                add_ax_tree(&mut model, ti as u32, tree);
+            }
+        }
+        Ok(model)
+    }
+}
+
+fn finite(v: f64) -> f64 {
+    if v.is_finite() {
+        v
+    } else {
+        0.0
+    }
+}
+
+fn bad(doc: usize, field: &str, value: i64) -> Error {
+    Error::invalid_argument(format!(
+        "document {doc} of the capture: {field} holds {value}, which is out of range"
+    ))
+}
+
+fn collect_loaders(tree: &FrameTree, out: &mut FxHashMap<String, String>, depth: usize) {
+    if depth > 1000 {
+        return;
+    }
+    out.insert(tree.frame.id.clone(), tree.frame.loader_id.clone());
+    if let Some(children) = &tree.child_frames {
+        for c in children {
+            collect_loaders(c, out, depth + 1);
+        }
+    }
+}
+
+fn page_metrics(m: &crate::cdp::page::GetLayoutMetricsReturns) -> PageMetrics {
+    let css_vv = &m.css_visual_viewport;
+    let css_lv = &m.css_layout_viewport;
+    let ratio = |device: f64, css: f64| (device > 0.0 && css > 0.0).then(|| device / css);
+    let dpr = ratio(m.visual_viewport.client_width, css_vv.client_width)
+        .or_else(|| ratio(m.content_size.width, m.css_content_size.width))
+        .or(css_vv.zoom)
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .map(|d| (d * 1000.0).round() / 1000.0)
+        .unwrap_or(1.0);
+    PageMetrics {
+        viewport_width: css_lv.client_width as f64,
+        viewport_height: css_lv.client_height as f64,
+        scroll_x: css_lv.page_x as f64,
+        scroll_y: css_lv.page_y as f64,
+        visual_offset_x: finite(css_vv.offset_x),
+        visual_offset_y: finite(css_vv.offset_y),
+        visual_scale: if css_vv.scale.is_finite() && css_vv.scale > 0.0 {
+            css_vv.scale
+        } else {
+            1.0
+        },
+        content_width: finite(m.css_content_size.width),
+        content_height: finite(m.css_content_size.height),
+        device_pixel_ratio: dpr,
+    }
+}
+
+fn doc_scratch(target: u32, index: usize, d: &DocumentSnapshot) -> Result<DocScratch> {
+    let parents: &[i64] = d.nodes.parent_index.as_deref().unwrap_or(&[]);
+    let n = parents.len();
+    if n >= NONE as usize / 2 {
+        return Err(Error::invalid_argument("a document has too many nodes"));
+    }
+    let mut child_start = vec![0u32; n + 1];
+    for (i, &p) in parents.iter().enumerate() {
+        if p >= 0 {
+            if p as usize >= n || p as usize == i {
+                return Err(bad(index, "nodes.parentIndex", p));
+            }
+            child_start[p as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        child_start[i + 1] += child_start[i];
+    }
+    let roots = (0..n as u32).filter(|&i| parents[i as usize] < 0).collect();
+    let mut fill = child_start.clone();
+    let mut children = vec![0u32; child_start[n] as usize];
+    for (i, &p) in parents.iter().enumerate() {
+        if p >= 0 {
+            let slot = &mut fill[p as usize];
+            children[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+    }
+    Ok(DocScratch {
+        target,
+        index,
+        map: vec![NONE; n],
+        child_start,
+        children,
+        content_docs: FxHashMap::default(),
+        roots,
+        global: None,
+    })
+}
+
+fn push_doc_roots(
+    s: &DocScratch,
+    sd: u32,
+    parent: u32,
+    depth: u32,
+    stack: &mut Vec<(u32, u32, u32, u32)>,
+) {
+    // Pushed in reverse so the first root pops first.
+    for &r in s.roots.iter().rev() {
+        stack.push((sd, r, parent, depth));
+    }
+}
+
+/// String-index helpers for one document.
+struct Ctx {
+    strings: u32,
+    nstrings: u32,
+    doc: usize,
+}
+
+impl Ctx {
+    fn str(&self, i: i64) -> Result<StrId> {
+        let v = i64::from(self.strings) + i;
+        if i < 0 || v >= i64::from(self.nstrings) {
+            return Err(Error::invalid_argument(format!(
+                "document {} of the capture: string index {i} is out of range",
+                self.doc
+            )));
+        }
+        Ok(StrId(v as u32))
+    }
+
+    fn opt_str(&self, i: i64) -> Result<Option<StrId>> {
+        if i < 0 {
+            Ok(None)
+        } else {
+            self.str(i).map(Some)
+        }
+    }
+}
+
+fn push_string(model: &mut Model, s: String) -> StrId {
+    model.strings.push(s);
+    StrId(model.strings.len() as u32 - 1)
+}
+
+fn intern(model: &mut Model, s: &str) -> StrId {
+    push_string(model, s.to_string())
+}
+
+fn rare_strings(
+    r: &Option<RareStringData>,
+    s: &DocScratch,
+    ctx: &Ctx,
+    field: &str,
+    mut f: impl FnMut(usize, StrId),
+) -> Result<()> {
+    if let Some(r) = r {
+        for (&i, &v) in r.index.iter().zip(r.value.iter()) {
+            let m = local_to_model(s, i, ctx.doc, field)?;
+            if let Some(v) = ctx.opt_str(v)? {
+                f(m, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn rare_bools(
+    r: &Option<RareBooleanData>,
+    s: &DocScratch,
+    ctx: &Ctx,
+    field: &str,
+    mut f: impl FnMut(usize),
+) -> Result<()> {
+    if let Some(r) = r {
+        for &i in &r.index {
+            f(local_to_model(s, i, ctx.doc, field)?);
+        }
+    }
+    Ok(())
+}
+
+fn local_to_model(s: &DocScratch, i: i64, doc: usize, field: &str) -> Result<usize> {
+    if i < 0 || i as usize >= s.map.len() {
+        return Err(bad(doc, field, i));
+    }
+    Ok(s.map[i as usize] as usize)
+}
+
+fn fill_nodes(
+    model: &mut Model,
+    s: &DocScratch,
+    d: &DocumentSnapshot,
+    ctx: &Ctx,
+    lower_tags: &mut FxHashMap<u32, StrId>,
+    empty: StrId,
+) -> Result<()> {
+    let nd = &d.nodes;
+    let types = nd.node_type.as_deref().unwrap_or(&[]);
+    let names = nd.node_name.as_deref().unwrap_or(&[]);
+    let values = nd.node_value.as_deref().unwrap_or(&[]);
+    let backend = nd.backend_node_id.as_deref().unwrap_or(&[]);
+    let attrs = nd.attributes.as_deref().unwrap_or(&[]);
+    for (local, &m) in s.map.iter().enumerate() {
+        let m = m as usize;
+        let kind = NodeKind::from_node_type(types.get(local).copied().unwrap_or(0));
+        let name = match names.get(local) {
+            Some(&i) if i >= 0 => ctx.str(i)?,
+            _ => StrId(0),
+        };
+        let tag = if kind == NodeKind::Element {
+            match lower_tags.get(&name.0) {
+                Some(&t) => t,
+                None => {
+                    let orig = model.str(name);
+                    let t = if orig.bytes().any(|b| b.is_ascii_uppercase()) {
+                        let lower = orig.to_ascii_lowercase();
+                        push_string(model, lower)
+                    } else {
+                        name
+                    };
+                    lower_tags.insert(name.0, t);
+                    t
+                }
+            }
+        } else {
+            name
+        };
+        let value = match values.get(local) {
+            Some(&i) => ctx.opt_str(i)?,
+            None => None,
+        };
+        let attrs_start = model.attrs.len() as u32;
+        if let Some(list) = attrs.get(local) {
+            for pair in list.chunks_exact(2) {
+                model.attrs.push(Attr {
+                    name: ctx.str(pair[0])?,
+                    // A value-less attribute may come as -1.
+                    value: ctx.opt_str(pair[1])?.unwrap_or(empty),
+                });
+            }
+        }
+        let attrs_end = model.attrs.len() as u32;
+        let n = &mut model.nodes[m];
+        n.kind = kind;
+        n.backend_node_id = backend.get(local).copied().unwrap_or(0);
+        n.name = name;
+        n.tag = tag;
+        n.value = value;
+        n.attrs_start = attrs_start;
+        n.attrs_end = attrs_end;
+    }
+    let nodes = &mut model.nodes;
+    rare_strings(&nd.input_value, s, ctx, "nodes.inputValue", |m, v| {
+        nodes[m].input_value = Some(v)
+    })?;
+    rare_strings(&nd.text_value, s, ctx, "nodes.textValue", |m, v| {
+        nodes[m].text_value = Some(v)
+    })?;
+    rare_strings(
+        &nd.current_source_url,
+        s,
+        ctx,
+        "nodes.currentSourceURL",
+        |m, v| nodes[m].current_source_url = Some(v),
+    )?;
+    rare_strings(
+        &nd.shadow_root_type,
+        s,
+        ctx,
+        "nodes.shadowRootType",
+        |m, v| nodes[m].shadow_root_type = Some(v),
+    )?;
+    let mut pseudo: Vec<(usize, StrId)> = Vec::new();
+    rare_strings(&nd.pseudo_type, s, ctx, "nodes.pseudoType", |m, v| {
+        pseudo.push((m, v))
+    })?;
+    for (m, v) in pseudo {
+        nodes[m].pseudo = Some(PseudoKind::from_name(&model.strings[v.index()]));
+    }
+    rare_bools(&nd.input_checked, s, ctx, "nodes.inputChecked", |m| {
+        nodes[m].input_checked = true
+    })?;
+    rare_bools(&nd.option_selected, s, ctx, "nodes.optionSelected", |m| {
+        nodes[m].option_selected = true
+    })?;
+    rare_bools(&nd.is_clickable, s, ctx, "nodes.isClickable", |m| {
+        nodes[m].is_clickable = true
+    })?;
+    Ok(())
+}
+
+fn rect_of(v: Option<&Vec<f64>>) -> Option<Rect> {
+    let v = v?;
+    if v.len() < 4 || v.iter().take(4).any(|x| !x.is_finite()) {
+        return None;
+    }
+    Some(Rect::new(v[0], v[1], v[2], v[3]))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fill_layout(
+    layouts: &mut Vec<LayoutBox>,
+    text_boxes: &mut Vec<TextBox>,
+    s: &DocScratch,
+    d: &DocumentSnapshot,
+    styles: &[StyleField],
+    ctx: &Ctx,
+    strings: &[String],
+) -> Result<()> {
+    let l = &d.layout;
+    let base = layouts.len();
+    let mut stacking = vec![false; l.node_index.len()];
+    for &i in &l.stacking_contexts.index {
+        if i >= 0 && (i as usize) < stacking.len() {
+            stacking[i as usize] = true;
+        }
+    }
+    for (k, &ni) in l.node_index.iter().enumerate() {
+        let node = local_to_model(s, ni, ctx.doc, "layout.nodeIndex")?;
+        let mut style = Style::default();
+        if let Some(vals) = l.styles.get(k) {
+            for (f, &v) in styles.iter().zip(vals.iter()) {
+                if *f != StyleField::Ignored && v >= 0 {
+                    let sid = ctx.str(v)?;
+                    f.apply(&mut style, &strings[sid.index()]);
+                }
+            }
+        }
+        let bounds = rect_of(l.bounds.get(k)).unwrap_or_default();
+        let text = match l.text.get(k) {
+            Some(&t) => ctx.opt_str(t)?,
+            None => None,
+        };
+        layouts.push(LayoutBox {
+            node: NodeId(node as u32),
+            bounds,
+            paint_order: l
+                .paint_orders
+                .as_ref()
+                .and_then(|p| p.get(k).copied())
+                .unwrap_or(0),
+            stacking_context: stacking[k],
+            style,
+            text,
+            offset_rect: rect_of(l.offset_rects.as_ref().and_then(|r| r.get(k))),
+            client_rect: rect_of(l.client_rects.as_ref().and_then(|r| r.get(k))),
+            scroll_rect: rect_of(l.scroll_rects.as_ref().and_then(|r| r.get(k))),
+            text_boxes_start: 0,
+            text_boxes_end: 0,
+            next_for_node: None,
+        });
+    }
+    let tb = &d.text_boxes;
+    for (k, &li) in tb.layout_index.iter().enumerate() {
+        if li < 0 || li as usize >= l.node_index.len() {
+            return Err(bad(ctx.doc, "textBoxes.layoutIndex", li));
+        }
+        let Some(bounds) = rect_of(tb.bounds.get(k)) else {
+            continue;
+        };
+        text_boxes.push(TextBox {
+            layout: LayoutId((base + li as usize) as u32),
+            bounds,
+            start: tb
+                .start
+                .get(k)
+                .copied()
+                .unwrap_or(0)
+                .clamp(0, u32::MAX as i64) as u32,
+            length: tb
+                .length
+                .get(k)
+                .copied()
+                .unwrap_or(0)
+                .clamp(0, u32::MAX as i64) as u32,
+        });
+    }
+    Ok(())
+}
+
+/// Orders layout boxes by node (pre-order), so walking nodes walks boxes sequentially, and groups
+/// text boxes by layout box.
+fn sort_layouts(model: &mut Model, mut layouts: Vec<LayoutBox>, mut text_boxes: Vec<TextBox>) {
+    let mut order: Vec<u32> = (0..layouts.len() as u32).collect();
+    order.sort_by_key(|&i| (layouts[i as usize].node, i));
+    let mut remap = vec![0u32; layouts.len()];
+    for (new, &old) in order.iter().enumerate() {
+        remap[old as usize] = new as u32;
+    }
+    for t in &mut text_boxes {
+        t.layout = LayoutId(remap[t.layout.index()]);
+    }
+    text_boxes.sort_by_key(|t| t.layout);
+    let mut sorted: Vec<LayoutBox> = Vec::with_capacity(layouts.len());
+    // Move boxes out in the new order without cloning.
+    let mut slots: Vec<Option<LayoutBox>> = layouts.drain(..).map(Some).collect();
+    for &old in &order {
+        if let Some(b) = slots[old as usize].take() {
+            sorted.push(b);
+        }
+    }
+    let mut k = 0usize;
+    for (i, b) in sorted.iter_mut().enumerate() {
+        b.text_boxes_start = k as u32;
+        while k < text_boxes.len() && text_boxes[k].layout.index() == i {
+            k += 1;
+        }
+        b.text_boxes_end = k as u32;
+    }
+    for i in 0..sorted.len() {
+        let node = sorted[i].node;
+        let n = &mut model.nodes[node.index()];
+        if n.layout.is_none() {
+            n.layout = Some(LayoutId(i as u32));
+        }
+        if i + 1 < sorted.len() && sorted[i + 1].node == node {
+            sorted[i].next_for_node = Some(LayoutId(i as u32 + 1));
+        }
+    }
+    model.layouts = sorted;
+    model.text_boxes = text_boxes;
+}
+
+fn ax_prop_name(name: &AXPropertyName) -> Option<AxProp> {
+    Some(match name {
+        AXPropertyName::Busy => AxProp::Busy,
+        AXPropertyName::Disabled => AxProp::Disabled,
+        AXPropertyName::Editable => AxProp::Editable,
+        AXPropertyName::Focusable => AxProp::Focusable,
+        AXPropertyName::Focused => AxProp::Focused,
+        AXPropertyName::Hidden => AxProp::Hidden,
+        AXPropertyName::HiddenRoot => AxProp::HiddenRoot,
+        AXPropertyName::Invalid => AxProp::Invalid,
+        AXPropertyName::Keyshortcuts => AxProp::Keyshortcuts,
+        AXPropertyName::Settable => AxProp::Settable,
+        AXPropertyName::Roledescription => AxProp::Roledescription,
+        AXPropertyName::Live => AxProp::Live,
+        AXPropertyName::Atomic => AxProp::Atomic,
+        AXPropertyName::Relevant => AxProp::Relevant,
+        AXPropertyName::Root => AxProp::Root,
+        AXPropertyName::Autocomplete => AxProp::Autocomplete,
+        AXPropertyName::HasPopup => AxProp::HasPopup,
+        AXPropertyName::Level => AxProp::Level,
+        AXPropertyName::Multiselectable => AxProp::Multiselectable,
+        AXPropertyName::Orientation => AxProp::Orientation,
+        AXPropertyName::Multiline => AxProp::Multiline,
+        AXPropertyName::Readonly => AxProp::Readonly,
+        AXPropertyName::Required => AxProp::Required,
+        AXPropertyName::Valuemin => AxProp::Valuemin,
+        AXPropertyName::Valuemax => AxProp::Valuemax,
+        AXPropertyName::Valuetext => AxProp::Valuetext,
+        AXPropertyName::Checked => AxProp::Checked,
+        AXPropertyName::Expanded => AxProp::Expanded,
+        AXPropertyName::Modal => AxProp::Modal,
+        AXPropertyName::Pressed => AxProp::Pressed,
+        AXPropertyName::Selected => AxProp::Selected,
+        AXPropertyName::Activedescendant => AxProp::Activedescendant,
+        AXPropertyName::Controls => AxProp::Controls,
+        AXPropertyName::Describedby => AxProp::Describedby,
+        AXPropertyName::Details => AxProp::Details,
+        AXPropertyName::Errormessage => AxProp::Errormessage,
+        AXPropertyName::Flowto => AxProp::Flowto,
+        AXPropertyName::Labelledby => AxProp::Labelledby,
+        AXPropertyName::Owns => AxProp::Owns,
+        AXPropertyName::Url => AxProp::Url,
+        _ => return None,
+    })
+}
+
+/// Interns short, repetitive strings (roles, tokens, property names) added by the AX tree.
+struct Interner {
+    map: FxHashMap<String, StrId>,
+}
+
+impl Interner {
+    fn get(&mut self, model: &mut Model, s: &str) -> StrId {
+        if let Some(&id) = self.map.get(s) {
+            return id;
+        }
+        let id = push_string(model, s.to_string());
+        self.map.insert(s.to_string(), id);
+        id
+    }
+}
+
+fn ax_value(model: &mut Model, interner: &mut Interner, v: AXValue, intern_it: bool) -> AxValue {
+    use serde_json::Value;
+    let AXValue { type_, value, .. } = v;
+    match (type_, value) {
+        (AXValueType::Tristate, Some(Value::String(s))) => match s.as_str() {
+            "true" => AxValue::Bool(true),
+            "false" => AxValue::Bool(false),
+            "mixed" => AxValue::Mixed,
+            _ => AxValue::Other,
+        },
+        (_, Some(Value::Bool(b))) => AxValue::Bool(b),
+        (_, Some(Value::Number(n))) => n.as_f64().map(AxValue::Number).unwrap_or(AxValue::Other),
+        (
+            AXValueType::Idref
+            | AXValueType::IdrefList
+            | AXValueType::Node
+            | AXValueType::NodeList
+            | AXValueType::DomRelation,
+            _,
+        ) => AxValue::Other,
+        (_, Some(Value::String(s))) => {
+            if intern_it {
+                AxValue::Str(interner.get(model, &s))
+            } else {
+                AxValue::Str(push_string(model, s))
+            }
+        }
+        _ => AxValue::Other,
+    }
+}
+
+fn ax_string(
+    model: &mut Model,
+    interner: &mut Interner,
+    v: Option<AXValue>,
+    intern_it: bool,
+) -> Option<StrId> {
+    let v = v?;
+    match v.value {
+        Some(serde_json::Value::String(s)) => Some(if intern_it {
+            interner.get(model, &s)
+        } else {
+            push_string(model, s)
+        }),
+        Some(serde_json::Value::Number(n)) => Some(push_string(model, n.to_string())),
+        _ => None,
+    }
+}
+
+fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
+    let AxTreeCapture { frame_id, nodes } = tree;
+    let mut interner = Interner {
+        map: FxHashMap::default(),
+    };
+    let frame = Some(interner.get(model, &frame_id));
+    let base = model.ax_nodes.len() as u32;
+    let mut ids: FxHashMap<String, AxId> =
+        FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
+    let mut links: Vec<(Option<String>, Option<Vec<String>>)> = Vec::with_capacity(nodes.len());
+    for (k, mut n) in nodes.into_iter().enumerate() {
+        let id = AxId(base + k as u32);
+        let role = ax_string(model, &mut interner, n.role.take(), true);
+        let name = ax_string(model, &mut interner, n.name.take(), false)
+            .filter(|s| !model.str(*s).is_empty());
+        let description = ax_string(model, &mut interner, n.description.take(), false)
+            .filter(|s| !model.str(*s).is_empty());
+        let value = n
+            .value
+            .take()
+            .map(|v| ax_value(model, &mut interner, v, false));
+        let props_start = model.ax_props.len() as u32;
+        for p in n.properties.take().unwrap_or_default() {
+            let name = match ax_prop_name(&p.name) {
+                Some(name) => name,
+                None => AxProp::Other(interner.get(model, p.name.as_str())),
+            };
+            let value = ax_value(model, &mut interner, p.value, true);
+            model.ax_props.push(AxProperty { name, value });
+        }
+        let props_end = model.ax_props.len() as u32;
+        let node = n
+            .backend_dom_node_id
+            .and_then(|b| model.node_by_target_backend_id(target, b));
+        let ax_node_id = push_string(model, std::mem::take(&mut n.node_id));
+        ids.insert(model.str(ax_node_id).to_string(), id);
+        let frame_id = n
+            .frame_id
+            .as_deref()
+            .map(|f| interner.get(model, f))
+            .or(frame);
+        model.ax_nodes.push(AxNode {
+            ax_node_id,
+            ignored: n.ignored,
+            role,
+            name,
+            description,
+            value,
+            props_start,
+            props_end,
+            parent: None,
+            children_start: 0,
+            children_end: 0,
+            node,
+            backend_dom_node_id: n.backend_dom_node_id,
+            frame_id,
+        });
+        links.push((n.parent_id.take(), n.child_ids.take()));
+        if let Some(dom) = node {
+            let dn = &model.nodes[dom.index()];
+            let replace = match dn.ax {
+                None => true,
+                Some(prev) => model.ax_nodes[prev.index()].ignored && !n.ignored,
+            };
+            if replace {
+                model.nodes[dom.index()].ax = Some(id);
+            }
+        }
+    }
+    for (k, (parent, children)) in links.into_iter().enumerate() {
+        let idx = base as usize + k;
+        let parent = parent.and_then(|p| ids.get(&p).copied());
+        model.ax_nodes[idx].parent = parent;
+        let start = model.ax_children.len() as u32;
+        for c in children.unwrap_or_default() {
+            if let Some(&cid) = ids.get(&c) {
+                if cid.index() != idx {
+                    model.ax_children.push(cid);
+                }
+            }
+        }
+        model.ax_nodes[idx].children_start = start;
+        model.ax_nodes[idx].children_end = model.ax_children.len() as u32;
+        if parent.is_none() {
+            model.ax_roots.push(AxId(idx as u32));
+        }
+    }
+}

@@ -1,0 +1,925 @@
+//! The page model: one arena holding the DOM of every document of a capture, their layout boxes
+//! and the accessibility tree, merged by `backendNodeId`.
+//!
+//! Why it looks like this:
+//! - **One flat arena in flat-tree pre-order.** Same-process iframe documents are stitched under
+//!   their `<iframe>` owner (the snapshot's `contentDocumentIndex`), so every node's subtree is the
+//!   contiguous range `id..subtree_end`. Walking a subtree is a loop over indices, "is a descendant
+//!   of" is two comparisons, and no node owns a `Vec` of children.
+//! - **Strings stay in the snapshot's string table.** `DOMSnapshot.captureSnapshot` already
+//!   deduplicates every string; the model keeps that table (moved, not copied) and refers to it by
+//!   [`StrId`]. Strings the model adds (lower-cased tag names, AX roles and names) are appended.
+//! - **Computed styles are parsed once** into small enums and numbers ([`Style`]), so the analysis
+//!   never compares strings in its hot loops.
+//! - **Typed ids** ([`NodeId`], [`LayoutId`], [`AxId`], [`DocId`], [`StrId`]) instead of bare
+//!   integers, so an index of one arena cannot be used in another by mistake.
+//!
+//! Coordinates in the model are those of the snapshot: CSS px in the *document* coordinates of the
+//! node's own document (viewport position plus that document's scroll offset). The analysis turns
+//! them into top-level viewport coordinates.
+
+mod build;
+mod style;
+
+pub use build::ModelLimits;
+pub use style::{
+    ClipRect, ContentVisibility, Cursor, Display, Float, Overflow, PointerEvents, Position, Style,
+    Visibility,
+};
+
+use std::fmt;
+
+/// Index of a DOM node in [`Model::nodes`] (flat-tree pre-order over all stitched documents).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct NodeId(pub u32);
+
+/// Index of a layout box in [`Model::layouts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct LayoutId(pub u32);
+
+/// Index of an accessibility node in [`Model::ax_nodes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct AxId(pub u32);
+
+/// Index of a document in [`Model::docs`]; document 0 is the top-level document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct DocId(pub u32);
+
+/// Index of a string in [`Model::strings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct StrId(pub u32);
+
+macro_rules! id_index {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// The id as a `usize` index into its arena.
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+    )*};
+}
+id_index!(NodeId, LayoutId, AxId, DocId, StrId);
+
+/// An axis-aligned rectangle in CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// A point in CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl Rect {
+    pub const fn new(x: f64, y: f64, width: f64, height: f64) -> Self {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    /// A rectangle from its edges.
+    pub fn from_edges(left: f64, top: f64, right: f64, bottom: f64) -> Self {
+        Rect::new(left, top, right - left, bottom - top)
+    }
+
+    /// The rectangle that clips nothing (a huge finite one, so edges stay finite).
+    pub const fn infinite() -> Self {
+        Rect::new(-1e12, -1e12, 2e12, 2e12)
+    }
+
+    #[inline]
+    pub fn right(&self) -> f64 {
+        self.x + self.width
+    }
+
+    #[inline]
+    pub fn bottom(&self) -> f64 {
+        self.y + self.height
+    }
+
+    /// No area (zero or negative width or height, or NaN).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        !(self.width > 0.0 && self.height > 0.0)
+    }
+
+    /// The common part, or `None` when the rectangles do not overlap with a positive area.
+    pub fn intersect(&self, other: &Rect) -> Option<Rect> {
+        let left = self.x.max(other.x);
+        let top = self.y.max(other.y);
+        let right = self.right().min(other.right());
+        let bottom = self.bottom().min(other.bottom());
+        if right > left && bottom > top {
+            Some(Rect::from_edges(left, top, right, bottom))
+        } else {
+            None
+        }
+    }
+
+    /// The common part; an empty rectangle (zero size) when they do not overlap.
+    pub fn clip_to(&self, other: &Rect) -> Rect {
+        self.intersect(other)
+            .unwrap_or(Rect::new(self.x, self.y, 0.0, 0.0))
+    }
+
+    /// The smallest rectangle holding both.
+    pub fn union(&self, other: &Rect) -> Rect {
+        Rect::from_edges(
+            self.x.min(other.x),
+            self.y.min(other.y),
+            self.right().max(other.right()),
+            self.bottom().max(other.bottom()),
+        )
+    }
+
+    /// Moved by `(dx, dy)`.
+    #[inline]
+    pub fn translate(&self, dx: f64, dy: f64) -> Rect {
+        Rect::new(self.x + dx, self.y + dy, self.width, self.height)
+    }
+
+    /// Whether the point lies inside (left/top edges inclusive, right/bottom exclusive).
+    #[inline]
+    pub fn contains(&self, p: Point) -> bool {
+        p.x >= self.x && p.x < self.right() && p.y >= self.y && p.y < self.bottom()
+    }
+
+    /// The centre point.
+    pub fn center(&self) -> Point {
+        Point {
+            x: self.x + self.width / 2.0,
+            y: self.y + self.height / 2.0,
+        }
+    }
+
+    /// Grown by `d` on every side (shrunk for negative `d`).
+    pub fn inflate(&self, d: f64) -> Rect {
+        Rect::new(
+            self.x - d,
+            self.y - d,
+            self.width + 2.0 * d,
+            self.height + 2.0 * d,
+        )
+    }
+}
+
+/// The DOM node type (`nodeType` of the snapshot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    Element,
+    Attribute,
+    Text,
+    CData,
+    ProcessingInstruction,
+    Comment,
+    Document,
+    DocumentType,
+    DocumentFragment,
+    /// A node type this model does not know.
+    Other,
+}
+
+impl NodeKind {
+    /// From the DOM `nodeType` number.
+    pub fn from_node_type(t: i64) -> Self {
+        match t {
+            1 => NodeKind::Element,
+            2 => NodeKind::Attribute,
+            3 => NodeKind::Text,
+            4 => NodeKind::CData,
+            7 => NodeKind::ProcessingInstruction,
+            8 => NodeKind::Comment,
+            9 => NodeKind::Document,
+            10 => NodeKind::DocumentType,
+            11 => NodeKind::DocumentFragment,
+            _ => NodeKind::Other,
+        }
+    }
+}
+
+/// Which pseudo-element a node is (`pseudoType` of the snapshot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PseudoKind {
+    Before,
+    After,
+    Marker,
+    FirstLetter,
+    Backdrop,
+    /// Any other pseudo-element (`::selection`, `::scroll-marker`, view transitions, ...).
+    Other,
+}
+
+impl PseudoKind {
+    /// From the protocol's pseudo type name (`"before"`, `"after"`, `"marker"`, ...).
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "before" => PseudoKind::Before,
+            "after" => PseudoKind::After,
+            "marker" => PseudoKind::Marker,
+            "first-letter" => PseudoKind::FirstLetter,
+            "backdrop" => PseudoKind::Backdrop,
+            _ => PseudoKind::Other,
+        }
+    }
+}
+
+/// One DOM node.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The DOM node type.
+    pub kind: NodeKind,
+    /// The document the node belongs to.
+    pub doc: DocId,
+    /// The parent in the stitched flat tree; a child document's `#document` has its `<iframe>`
+    /// owner as parent. `None` only for roots.
+    pub parent: Option<NodeId>,
+    /// One past the last node of this node's subtree: the subtree is `self..subtree_end`.
+    pub subtree_end: NodeId,
+    /// Depth in the stitched tree (0 for the top-level `#document`).
+    pub depth: u32,
+    /// The `backendNodeId` (unique per renderer process; stable while the node lives).
+    pub backend_node_id: i64,
+    /// `nodeName` as the snapshot gives it (`DIV`, `#text`, `::before`, `svg`).
+    pub name: StrId,
+    /// Lower-cased `nodeName` for elements (`div`, `svg`, `::before`); equal to `name` otherwise.
+    pub tag: StrId,
+    /// `nodeValue` (text of text and comment nodes).
+    pub value: Option<StrId>,
+    /// This node's attributes: `Model::attrs[attrs_start..attrs_end]`.
+    pub attrs_start: u32,
+    pub attrs_end: u32,
+    /// The node's first (usually only) layout box; `None` = not rendered (`display:none`,
+    /// `display:contents`, inside a skipped `content-visibility` subtree, `<head>`, ...).
+    pub layout: Option<LayoutId>,
+    /// Set for pseudo-elements (`::before`, `::after`, `::marker`, ...).
+    pub pseudo: Option<PseudoKind>,
+    /// `shadowRootType` of the snapshot (`user-agent`, `open`, `closed`) when present.
+    pub shadow_root_type: Option<StrId>,
+    /// The current value of `<input>` / `<textarea>` / `<select>` (`inputValue`).
+    pub input_value: Option<StrId>,
+    /// `textValue`: the text of a `<textarea>`.
+    pub text_value: Option<StrId>,
+    /// `inputChecked`: a checked checkbox or radio button.
+    pub input_checked: bool,
+    /// `optionSelected`: a selected `<option>`.
+    pub option_selected: bool,
+    /// `isClickable`: Chromium thinks the node reacts to clicks (listeners included).
+    pub is_clickable: bool,
+    /// For an `<iframe>`/`<frame>`/`<object>`: the same-process child document.
+    pub content_document: Option<DocId>,
+    /// `currentSourceURL` of images and media.
+    pub current_source_url: Option<StrId>,
+    /// The accessibility node of this DOM node, if the AX tree has one.
+    pub ax: Option<AxId>,
+}
+
+impl Node {
+    #[inline]
+    pub fn is_element(&self) -> bool {
+        self.kind == NodeKind::Element
+    }
+
+    #[inline]
+    pub fn is_text(&self) -> bool {
+        self.kind == NodeKind::Text || self.kind == NodeKind::CData
+    }
+}
+
+/// An attribute of an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attr {
+    pub name: StrId,
+    pub value: StrId,
+}
+
+/// One layout box (an entry of the snapshot's `layout` table).
+#[derive(Debug, Clone)]
+pub struct LayoutBox {
+    /// The DOM node the box belongs to.
+    pub node: NodeId,
+    /// Border box, document coordinates of the node's own document, CSS px.
+    pub bounds: Rect,
+    /// `paintOrders`: the number of the paint layer the box paints in (see FACTS item 7).
+    pub paint_order: i64,
+    /// `stackingContexts`: the box's layer is a stacking context.
+    pub stacking_context: bool,
+    /// Parsed computed style.
+    pub style: Style,
+    /// `text` of the box: the rendered text of text boxes and pseudo-element text.
+    pub text: Option<StrId>,
+    /// `offsetRects` (`offsetLeft/Top/Width/Height`), when DOM rects were captured.
+    pub offset_rect: Option<Rect>,
+    /// `clientRects` (`clientLeft/Top/Width/Height`: the padding box, without scrollbars,
+    /// relative to the border box), when DOM rects were captured.
+    pub client_rect: Option<Rect>,
+    /// `scrollRects` (`scrollLeft/Top/Width/Height`), when DOM rects were captured.
+    pub scroll_rect: Option<Rect>,
+    /// The box's text fragments: `Model::text_boxes[text_boxes_start..text_boxes_end]`.
+    pub text_boxes_start: u32,
+    pub text_boxes_end: u32,
+    /// Another layout box of the same node (rare: continuations), if any.
+    pub next_for_node: Option<LayoutId>,
+}
+
+/// One text fragment (an entry of the snapshot's `textBoxes`): one line's worth of a text box.
+#[derive(Debug, Clone, Copy)]
+pub struct TextBox {
+    /// The layout box the fragment belongs to.
+    pub layout: LayoutId,
+    /// Document coordinates, CSS px, as tall as the font.
+    pub bounds: Rect,
+    /// Offset and length of the fragment in the layout box's `text`, in UTF-16 code units.
+    pub start: u32,
+    pub length: u32,
+}
+
+/// One document (the top-level one or a same-process iframe's).
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The `#document` node.
+    pub root: NodeId,
+    /// The `<iframe>` (or `<frame>`, `<object>`) element that owns this document.
+    pub owner: Option<NodeId>,
+    /// The frame id (from the snapshot, else the frame tree).
+    pub frame_id: Option<StrId>,
+    /// `documentURL`.
+    pub url: Option<StrId>,
+    /// `baseURL`.
+    pub base_url: Option<StrId>,
+    /// `title`.
+    pub title: Option<StrId>,
+    /// The frame's `loaderId` from the frame tree: changes when the frame navigates.
+    pub loader_id: Option<StrId>,
+    /// The renderer target this document was captured from (0 = the page's own target).
+    pub target: u32,
+    /// `scrollOffsetX/Y`: integer CSS px the document is scrolled by.
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+    /// `contentWidth/Height`: the document's scrollable size, CSS px.
+    pub content_width: f64,
+    pub content_height: f64,
+}
+
+/// An accessibility property name (the protocol's `AXPropertyName`), as a small enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AxProp {
+    Busy,
+    Disabled,
+    Editable,
+    Focusable,
+    Focused,
+    Hidden,
+    HiddenRoot,
+    Invalid,
+    Keyshortcuts,
+    Settable,
+    Roledescription,
+    Live,
+    Atomic,
+    Relevant,
+    Root,
+    Autocomplete,
+    HasPopup,
+    Level,
+    Multiselectable,
+    Orientation,
+    Multiline,
+    Readonly,
+    Required,
+    Valuemin,
+    Valuemax,
+    Valuetext,
+    Checked,
+    Expanded,
+    Modal,
+    Pressed,
+    Selected,
+    Activedescendant,
+    Controls,
+    Describedby,
+    Details,
+    Errormessage,
+    Flowto,
+    Labelledby,
+    Owns,
+    Url,
+    /// Any other property; its protocol name is in the string table.
+    Other(StrId),
+}
+
+/// A parsed accessibility value (the protocol's `AXValue`, reduced to what callers use).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AxValue {
+    /// Boolean, tristate `"true"`/`"false"`, booleanOrUndefined.
+    Bool(bool),
+    /// Tristate `"mixed"` (a half-checked checkbox, a half-pressed toggle).
+    Mixed,
+    /// Integer or number.
+    Number(f64),
+    /// String, computed string, token, role, ...
+    Str(StrId),
+    /// A reference to other nodes (idref, idrefList, nodeList), or a value with no content.
+    Other,
+}
+
+impl AxValue {
+    /// `true` for `Bool(true)` and `Mixed`.
+    pub fn is_truthy(&self) -> bool {
+        matches!(self, AxValue::Bool(true) | AxValue::Mixed)
+    }
+}
+
+/// An accessibility property of an [`AxNode`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxProperty {
+    pub name: AxProp,
+    pub value: AxValue,
+}
+
+/// One node of the accessibility tree.
+#[derive(Debug, Clone)]
+pub struct AxNode {
+    /// The AX tree's own `nodeId` (a string in the protocol).
+    pub ax_node_id: StrId,
+    /// `ignored`: not exposed to assistive technology (layout-only wrappers, hidden nodes).
+    pub ignored: bool,
+    /// `role.value` (`button`, `link`, `generic`, `StaticText`, `RootWebArea`, ...).
+    pub role: Option<StrId>,
+    /// `name.value`: the accessible name.
+    pub name: Option<StrId>,
+    /// `description.value`.
+    pub description: Option<StrId>,
+    /// `value.value` (text fields, sliders, ...).
+    pub value: Option<AxValue>,
+    /// `Model::ax_props[props_start..props_end]`.
+    pub props_start: u32,
+    pub props_end: u32,
+    /// The parent AX node.
+    pub parent: Option<AxId>,
+    /// `Model::ax_children[children_start..children_end]`.
+    pub children_start: u32,
+    pub children_end: u32,
+    /// The DOM node (`backendDOMNodeId`), when it is in the snapshot.
+    pub node: Option<NodeId>,
+    /// `backendDOMNodeId` as sent, even when the DOM node is not in the snapshot.
+    pub backend_dom_node_id: Option<i64>,
+    /// The frame whose AX tree this node came from.
+    pub frame_id: Option<StrId>,
+}
+
+/// Page-level metrics from `Page.getLayoutMetrics` (CSS px).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PageMetrics {
+    /// Layout viewport size (without scrollbars).
+    pub viewport_width: f64,
+    pub viewport_height: f64,
+    /// Layout viewport scroll position.
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+    /// Visual viewport offset inside the layout viewport (pinch zoom), and its scale.
+    pub visual_offset_x: f64,
+    pub visual_offset_y: f64,
+    pub visual_scale: f64,
+    /// Content size of the top-level document.
+    pub content_width: f64,
+    pub content_height: f64,
+    /// Device pixel ratio (device px per CSS px), from the visual viewport's `zoom` and the
+    /// ratio of device to CSS sizes.
+    pub device_pixel_ratio: f64,
+}
+
+/// The page: every node, box, document and accessibility node of one capture.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// The page URL of the capture.
+    pub url: String,
+    /// The page title of the capture.
+    pub title: String,
+    /// The string table (the snapshot's, plus strings the model added).
+    pub strings: Vec<String>,
+    /// DOM nodes in flat-tree pre-order.
+    pub nodes: Vec<Node>,
+    /// Attributes of all elements.
+    pub attrs: Vec<Attr>,
+    /// Layout boxes.
+    pub layouts: Vec<LayoutBox>,
+    /// Text fragments of all layout boxes.
+    pub text_boxes: Vec<TextBox>,
+    /// Documents; 0 is the top-level document.
+    pub docs: Vec<Document>,
+    /// Accessibility nodes.
+    pub ax_nodes: Vec<AxNode>,
+    /// Properties of all AX nodes.
+    pub ax_props: Vec<AxProperty>,
+    /// Children lists of all AX nodes.
+    pub ax_children: Vec<AxId>,
+    /// Roots of the AX trees (one per captured frame, usually `RootWebArea`).
+    pub ax_roots: Vec<AxId>,
+    /// Page metrics.
+    pub metrics: PageMetrics,
+    /// Which computed styles the capture had (by our parsing), for callers that need to know
+    /// whether a rule could be applied at all.
+    pub styles_present: style::StylesPresent,
+    /// (target, backendNodeId) -> node.
+    by_backend: rustc_hash::FxHashMap<(u32, i64), NodeId>,
+}
+
+/// The text content of a subtree is cut at this many bytes by default.
+pub const DEFAULT_TEXT_CAP: usize = 2000;
+
+impl Model {
+    /// The string with this id ("" for an id out of range).
+    #[inline]
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings
+            .get(id.index())
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// The string of an optional id.
+    #[inline]
+    pub fn opt_str(&self, id: Option<StrId>) -> Option<&str> {
+        id.map(|s| self.str(s))
+    }
+
+    /// The node with this id.
+    #[inline]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Number of nodes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// No nodes at all.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// All node ids in pre-order.
+    pub fn node_ids(&self) -> impl ExactSizeIterator<Item = NodeId> + DoubleEndedIterator {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// The layout box with this id.
+    #[inline]
+    pub fn layout(&self, id: LayoutId) -> &LayoutBox {
+        &self.layouts[id.index()]
+    }
+
+    /// The node's (first) layout box.
+    #[inline]
+    pub fn layout_of(&self, id: NodeId) -> Option<&LayoutBox> {
+        self.node(id).layout.map(|l| self.layout(l))
+    }
+
+    /// The node's parsed computed style, if it has a layout box.
+    #[inline]
+    pub fn style_of(&self, id: NodeId) -> Option<&Style> {
+        self.layout_of(id).map(|l| &l.style)
+    }
+
+    /// The text fragments of a layout box.
+    pub fn text_boxes_of(&self, id: LayoutId) -> &[TextBox] {
+        let l = self.layout(id);
+        &self.text_boxes[l.text_boxes_start as usize..l.text_boxes_end as usize]
+    }
+
+    /// The document with this id.
+    #[inline]
+    pub fn doc(&self, id: DocId) -> &Document {
+        &self.docs[id.index()]
+    }
+
+    /// Lower-case tag name of an element (`div`, `::before` for pseudo-elements); `None` for
+    /// other nodes.
+    pub fn tag(&self, id: NodeId) -> Option<&str> {
+        let n = self.node(id);
+        n.is_element().then(|| self.str(n.tag))
+    }
+
+    /// Whether the node is an element with this (lower-case) tag name.
+    #[inline]
+    pub fn is_tag(&self, id: NodeId, tag: &str) -> bool {
+        let n = self.node(id);
+        n.is_element() && self.str(n.tag) == tag
+    }
+
+    /// The node's attributes.
+    pub fn attrs(&self, id: NodeId) -> &[Attr] {
+        let n = self.node(id);
+        &self.attrs[n.attrs_start as usize..n.attrs_end as usize]
+    }
+
+    /// The value of the attribute `name` (ASCII case-insensitive), if present.
+    pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
+        self.attrs(id)
+            .iter()
+            .find(|a| self.str(a.name).eq_ignore_ascii_case(name))
+            .map(|a| self.str(a.value))
+    }
+
+    /// Whether the attribute `name` is present.
+    pub fn has_attr(&self, id: NodeId, name: &str) -> bool {
+        self.attr(id, name).is_some()
+    }
+
+    /// The node's direct children, in order.
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children {
+            model: self,
+            next: id.0 + 1,
+            end: self.node(id).subtree_end.0,
+        }
+    }
+
+    /// The node's ancestors, nearest first (not including the node).
+    pub fn ancestors(&self, id: NodeId) -> Ancestors<'_> {
+        Ancestors {
+            model: self,
+            next: self.node(id).parent,
+        }
+    }
+
+    /// Whether `descendant` is in the subtree of `ancestor` (inclusive).
+    #[inline]
+    pub fn contains(&self, ancestor: NodeId, descendant: NodeId) -> bool {
+        descendant >= ancestor && descendant < self.node(ancestor).subtree_end
+    }
+
+    /// The node's parent element (skipping nothing: `None` if the parent is not an element).
+    pub fn parent_element(&self, id: NodeId) -> Option<NodeId> {
+        self.node(id).parent.filter(|p| self.node(*p).is_element())
+    }
+
+    /// The text content of a subtree: the values of its text nodes plus the text of its
+    /// `::before`/`::after` pseudo-elements, whitespace collapsed, cut at about `cap` bytes.
+    /// Text inside `<script>`, `<style>`, `<template>`, `<noscript>` and child documents is skipped.
+    pub fn text_content(&self, id: NodeId, cap: usize) -> String {
+        let mut out = String::new();
+        let end = self.node(id).subtree_end.0;
+        let doc = self.node(id).doc;
+        let mut i = id.0;
+        let mut pending_space = false;
+        while i < end && out.len() < cap {
+            let n = &self.nodes[i as usize];
+            if n.doc != doc {
+                i = n.subtree_end.0;
+                continue;
+            }
+            if n.is_element() {
+                if n.pseudo.is_none()
+                    && matches!(
+                        self.str(n.tag),
+                        "script" | "style" | "template" | "noscript" | "head"
+                    )
+                {
+                    i = n.subtree_end.0;
+                    continue;
+                }
+                if matches!(n.pseudo, Some(PseudoKind::Before | PseudoKind::After)) {
+                    // Pseudo-element text is on its layout box, or on its text child's.
+                    let text = n
+                        .layout
+                        .and_then(|l| self.layout(l).text)
+                        .filter(|t| !self.str(*t).is_empty());
+                    if let Some(t) = text {
+                        push_collapsed(&mut out, self.str(t), &mut pending_space, cap);
+                        i = n.subtree_end.0;
+                        continue;
+                    }
+                }
+            } else if n.is_text() {
+                let text = n.value.map(|v| self.str(v)).unwrap_or_else(|| {
+                    n.layout
+                        .and_then(|l| self.layout(l).text)
+                        .map(|t| self.str(t))
+                        .unwrap_or("")
+                });
+                push_collapsed(&mut out, text, &mut pending_space, cap);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// The node with this `backendNodeId` in the page's own target.
+    pub fn node_by_backend_id(&self, backend_node_id: i64) -> Option<NodeId> {
+        self.by_backend.get(&(0, backend_node_id)).copied()
+    }
+
+    /// The node with this `backendNodeId` in a given target (0 = the page's own).
+    pub fn node_by_target_backend_id(&self, target: u32, backend_node_id: i64) -> Option<NodeId> {
+        self.by_backend.get(&(target, backend_node_id)).copied()
+    }
+
+    /// The root element (`<html>`) of a document, if any.
+    pub fn document_element(&self, doc: DocId) -> Option<NodeId> {
+        let root = self.doc(doc).root;
+        self.children(root).find(|c| self.node(*c).is_element())
+    }
+
+    // ----- accessibility -----
+
+    /// The AX node with this id.
+    #[inline]
+    pub fn ax(&self, id: AxId) -> &AxNode {
+        &self.ax_nodes[id.index()]
+    }
+
+    /// The AX node of a DOM node.
+    #[inline]
+    pub fn ax_of(&self, id: NodeId) -> Option<&AxNode> {
+        self.node(id).ax.map(|a| self.ax(a))
+    }
+
+    /// Children of an AX node.
+    pub fn ax_children(&self, id: AxId) -> &[AxId] {
+        let a = self.ax(id);
+        &self.ax_children[a.children_start as usize..a.children_end as usize]
+    }
+
+    /// Properties of an AX node.
+    pub fn ax_props(&self, id: AxId) -> &[AxProperty] {
+        let a = self.ax(id);
+        &self.ax_props[a.props_start as usize..a.props_end as usize]
+    }
+
+    /// The value of one AX property.
+    pub fn ax_prop(&self, id: AxId, name: AxProp) -> Option<AxValue> {
+        self.ax_props(id)
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.value)
+    }
+
+    /// Whether a boolean AX property is present and true (`Mixed` counts as true).
+    pub fn ax_flag(&self, id: AxId, name: AxProp) -> bool {
+        self.ax_prop(id, name).is_some_and(|v| v.is_truthy())
+    }
+
+    /// The AX role of a DOM node (`button`, `link`, ...).
+    pub fn role(&self, id: NodeId) -> Option<&str> {
+        self.ax_of(id).and_then(|a| self.opt_str(a.role))
+    }
+
+    /// The accessible name of a DOM node.
+    pub fn ax_name(&self, id: NodeId) -> Option<&str> {
+        self.ax_of(id).and_then(|a| self.opt_str(a.name))
+    }
+
+    /// The AX role of an AX node.
+    pub fn ax_role(&self, id: AxId) -> Option<&str> {
+        self.opt_str(self.ax(id).role)
+    }
+
+    /// The text of an AX value (`Str`), or its number / boolean spelled out.
+    pub fn ax_value_text(&self, v: AxValue) -> Option<String> {
+        match v {
+            AxValue::Str(s) => Some(self.str(s).to_string()),
+            AxValue::Number(n) => Some(format_number(n)),
+            AxValue::Bool(b) => Some(b.to_string()),
+            AxValue::Mixed => Some("mixed".to_string()),
+            AxValue::Other => None,
+        }
+    }
+
+    /// The checked state: `Some(Checked::True | False | Mixed)` for checkable nodes. From the AX
+    /// tree when present, else from the snapshot's `inputChecked` for checkboxes and radios.
+    pub fn checked(&self, id: NodeId) -> Option<Checked> {
+        if let Some(a) = self.node(id).ax {
+            match self.ax_prop(a, AxProp::Checked) {
+                Some(AxValue::Bool(true)) => return Some(Checked::True),
+                Some(AxValue::Bool(false)) => return Some(Checked::False),
+                Some(AxValue::Mixed) => return Some(Checked::Mixed),
+                Some(AxValue::Str(s)) => {
+                    return Some(match self.str(s) {
+                        "true" => Checked::True,
+                        "mixed" => Checked::Mixed,
+                        _ => Checked::False,
+                    })
+                }
+                _ => {}
+            }
+        }
+        if self.is_tag(id, "input") {
+            let ty = self.attr(id, "type").unwrap_or("");
+            if ty.eq_ignore_ascii_case("checkbox") || ty.eq_ignore_ascii_case("radio") {
+                return Some(if self.node(id).input_checked {
+                    Checked::True
+                } else {
+                    Checked::False
+                });
+            }
+        }
+        None
+    }
+
+    /// The current value of a form control: `inputValue` / `textValue` from the snapshot, else
+    /// the AX value.
+    pub fn form_value(&self, id: NodeId) -> Option<&str> {
+        let n = self.node(id);
+        if let Some(v) = n.input_value.or(n.text_value) {
+            return Some(self.str(v));
+        }
+        match self.ax_of(id).and_then(|a| a.value) {
+            Some(AxValue::Str(s)) => Some(self.str(s)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn by_backend_mut(&mut self) -> &mut rustc_hash::FxHashMap<(u32, i64), NodeId> {
+        &mut self.by_backend
+    }
+}
+
+/// A tri-state checked value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Checked {
+    True,
+    False,
+    Mixed,
+}
+
+fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+fn push_collapsed(out: &mut String, text: &str, pending_space: &mut bool, cap: usize) {
+    for ch in text.chars() {
+        if out.len() >= cap {
+            return;
+        }
+        if ch.is_whitespace() {
+            *pending_space = !out.is_empty();
+        } else {
+            if *pending_space {
+                out.push(' ');
+                *pending_space = false;
+            }
+            out.push(ch);
+        }
+    }
+}
+
+/// Iterator over a node's children (see [`Model::children`]).
+pub struct Children<'a> {
+    model: &'a Model,
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = NodeId(self.next);
+        self.next = self.model.nodes[self.next as usize].subtree_end.0;
+        Some(id)
+    }
+}
+
+/// Iterator over a node's ancestors (see [`Model::ancestors`]).
+pub struct Ancestors<'a> {
+    model: &'a Model,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Ancestors<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = self.model.node(id).parent;
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,531 @@
+//! Computed styles, parsed once from the snapshot's string table into small enums and numbers.
+//!
+//! The snapshot gives, for every layout box, one string index per requested style name (in the
+//! order of the capture's `computedStyles` list). A style the capture did not request parses as its
+//! CSS initial value, and [`StylesPresent`] records that it was missing so a rule that depends on it
+//! can be skipped rather than guessed.
+
+/// `display`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Display {
+    None,
+    Contents,
+    Block,
+    #[default]
+    Inline,
+    InlineBlock,
+    ListItem,
+    Flex,
+    InlineFlex,
+    Grid,
+    InlineGrid,
+    Table,
+    InlineTable,
+    /// `table-row`, `table-cell`, `table-row-group`, `table-caption`, ...
+    TablePart,
+    /// `flow-root`.
+    FlowRoot,
+    /// Anything else (`ruby`, `math`, `-webkit-box`, ...).
+    Other,
+}
+
+impl Display {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "none" => Display::None,
+            "contents" => Display::Contents,
+            "block" | "block flow" => Display::Block,
+            "inline" | "inline flow" => Display::Inline,
+            "inline-block" | "inline flow-root" => Display::InlineBlock,
+            "list-item" | "block flow list-item" => Display::ListItem,
+            "flex" | "block flex" => Display::Flex,
+            "inline-flex" | "inline flex" => Display::InlineFlex,
+            "grid" | "block grid" => Display::Grid,
+            "inline-grid" | "inline grid" => Display::InlineGrid,
+            "table" | "block table" => Display::Table,
+            "inline-table" | "inline table" => Display::InlineTable,
+            "flow-root" | "block flow-root" => Display::FlowRoot,
+            "-webkit-box" => Display::Flex,
+            "-webkit-inline-box" => Display::InlineFlex,
+            _ if s.starts_with("table-") => Display::TablePart,
+            _ => Display::Other,
+        }
+    }
+
+    /// An inline-level box that paints atomically (`inline-block`, `inline-flex`, ...).
+    pub fn is_atomic_inline(self) -> bool {
+        matches!(
+            self,
+            Display::InlineBlock | Display::InlineFlex | Display::InlineGrid | Display::InlineTable
+        )
+    }
+
+    /// A plain (non-atomic) inline box.
+    pub fn is_inline(self) -> bool {
+        self == Display::Inline
+    }
+
+    /// The box lays its children out as flex or grid items.
+    pub fn is_flex_or_grid(self) -> bool {
+        matches!(
+            self,
+            Display::Flex | Display::InlineFlex | Display::Grid | Display::InlineGrid
+        )
+    }
+}
+
+/// `visibility`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Visibility {
+    #[default]
+    Visible,
+    Hidden,
+    Collapse,
+}
+
+impl Visibility {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "hidden" => Visibility::Hidden,
+            "collapse" => Visibility::Collapse,
+            _ => Visibility::Visible,
+        }
+    }
+
+    /// `hidden` or `collapse`.
+    pub fn is_hidden(self) -> bool {
+        self != Visibility::Visible
+    }
+}
+
+/// `overflow-x` / `overflow-y`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Overflow {
+    #[default]
+    Visible,
+    Hidden,
+    Clip,
+    Scroll,
+    Auto,
+}
+
+impl Overflow {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "hidden" => Overflow::Hidden,
+            "clip" => Overflow::Clip,
+            "scroll" => Overflow::Scroll,
+            "auto" | "overlay" => Overflow::Auto,
+            _ => Overflow::Visible,
+        }
+    }
+
+    /// Whether content is clipped on this axis.
+    pub fn clips(self) -> bool {
+        self != Overflow::Visible
+    }
+
+    /// Whether a person can scroll on this axis (`auto`, `scroll`).
+    pub fn user_scrollable(self) -> bool {
+        matches!(self, Overflow::Auto | Overflow::Scroll)
+    }
+}
+
+/// `cursor` (only the values the analysis cares about).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Cursor {
+    #[default]
+    Auto,
+    Default,
+    Pointer,
+    Text,
+    Other,
+}
+
+impl Cursor {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "auto" => Cursor::Auto,
+            "default" => Cursor::Default,
+            "pointer" => Cursor::Pointer,
+            "text" => Cursor::Text,
+            _ => Cursor::Other,
+        }
+    }
+}
+
+/// `pointer-events`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PointerEvents {
+    #[default]
+    Auto,
+    None,
+    /// The SVG values (`visiblePainted`, `all`, ...).
+    Other,
+}
+
+impl PointerEvents {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "auto" => PointerEvents::Auto,
+            "none" => PointerEvents::None,
+            _ => PointerEvents::Other,
+        }
+    }
+}
+
+/// `position`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Position {
+    #[default]
+    Static,
+    Relative,
+    Absolute,
+    Fixed,
+    Sticky,
+}
+
+impl Position {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "relative" => Position::Relative,
+            "absolute" => Position::Absolute,
+            "fixed" => Position::Fixed,
+            "sticky" | "-webkit-sticky" => Position::Sticky,
+            _ => Position::Static,
+        }
+    }
+
+    /// Anything but `static`: the box is a containing block for absolutely positioned ones.
+    pub fn is_positioned(self) -> bool {
+        self != Position::Static
+    }
+
+    /// `absolute` or `fixed`: taken out of flow.
+    pub fn is_out_of_flow(self) -> bool {
+        matches!(self, Position::Absolute | Position::Fixed)
+    }
+}
+
+/// `content-visibility`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ContentVisibility {
+    #[default]
+    Visible,
+    Auto,
+    Hidden,
+}
+
+impl ContentVisibility {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "auto" => ContentVisibility::Auto,
+            "hidden" => ContentVisibility::Hidden,
+            _ => ContentVisibility::Visible,
+        }
+    }
+}
+
+/// `float`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Float {
+    #[default]
+    None,
+    Left,
+    Right,
+}
+
+impl Float {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "left" | "inline-start" => Float::Left,
+            "right" | "inline-end" => Float::Right,
+            _ => Float::None,
+        }
+    }
+}
+
+/// The legacy `clip: rect(top, right, bottom, left)`, offsets from the border box's top-left
+/// corner; `None` stands for `auto` (that edge of the border box).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ClipRect {
+    pub top: Option<f64>,
+    pub right: Option<f64>,
+    pub bottom: Option<f64>,
+    pub left: Option<f64>,
+}
+
+impl ClipRect {
+    /// Parses `rect(1px, 2px, 3px, 4px)` (commas optional, `auto` allowed); `None` for `auto`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let inner = s.trim().strip_prefix("rect(")?.strip_suffix(')')?;
+        let mut parts = [None; 4];
+        let mut n = 0;
+        for tok in inner
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+        {
+            if n == 4 {
+                return None;
+            }
+            parts[n] = if tok == "auto" {
+                None
+            } else {
+                Some(parse_px(tok)?)
+            };
+            n += 1;
+        }
+        (n == 4).then_some(ClipRect {
+            top: parts[0],
+            right: parts[1],
+            bottom: parts[2],
+            left: parts[3],
+        })
+    }
+}
+
+fn parse_px(s: &str) -> Option<f64> {
+    let num = s.strip_suffix("px").unwrap_or(s);
+    num.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The computed styles of one layout box, parsed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Style {
+    pub display: Display,
+    pub visibility: Visibility,
+    /// `opacity` in 0..=1.
+    pub opacity: f32,
+    pub overflow_x: Overflow,
+    pub overflow_y: Overflow,
+    pub cursor: Cursor,
+    pub pointer_events: PointerEvents,
+    pub position: Position,
+    /// `z-index`; `None` = `auto`.
+    pub z_index: Option<i32>,
+    /// `clip` (applies to absolutely positioned boxes only); `None` = `auto`.
+    pub clip: Option<ClipRect>,
+    pub content_visibility: ContentVisibility,
+    pub float: Float,
+    /// `background-color` is not fully transparent.
+    pub has_background: bool,
+    /// `transform` is not `none`.
+    pub transformed: bool,
+    /// `transform` is a 3-D matrix (`matrix3d(...)`): bounds may not match what is painted.
+    pub transform_3d: bool,
+    /// `transform` rotates or skews (not axis-aligned): the bounds are a bounding box of what is
+    /// painted.
+    pub transform_rotated: bool,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            display: Display::Inline,
+            visibility: Visibility::Visible,
+            opacity: 1.0,
+            overflow_x: Overflow::Visible,
+            overflow_y: Overflow::Visible,
+            cursor: Cursor::Auto,
+            pointer_events: PointerEvents::Auto,
+            position: Position::Static,
+            z_index: None,
+            clip: None,
+            content_visibility: ContentVisibility::Visible,
+            float: Float::None,
+            has_background: false,
+            transformed: false,
+            transform_3d: false,
+            transform_rotated: false,
+        }
+    }
+}
+
+impl Style {
+    /// Content overflowing on either axis is clipped.
+    pub fn clips_overflow(&self) -> bool {
+        self.overflow_x.clips() || self.overflow_y.clips()
+    }
+
+    /// A person can scroll this box on either axis.
+    pub fn user_scrollable(&self) -> bool {
+        self.overflow_x.user_scrollable() || self.overflow_y.user_scrollable()
+    }
+}
+
+/// A computed style property the model understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum StyleField {
+    Display,
+    Visibility,
+    Opacity,
+    OverflowX,
+    OverflowY,
+    Cursor,
+    PointerEvents,
+    Position,
+    ZIndex,
+    Clip,
+    ContentVisibility,
+    Float,
+    BackgroundColor,
+    Transform,
+    /// A style requested by someone else; ignored here.
+    Ignored,
+}
+
+impl StyleField {
+    pub(crate) fn from_name(name: &str) -> Self {
+        match name {
+            "display" => StyleField::Display,
+            "visibility" => StyleField::Visibility,
+            "opacity" => StyleField::Opacity,
+            "overflow-x" => StyleField::OverflowX,
+            "overflow-y" => StyleField::OverflowY,
+            "cursor" => StyleField::Cursor,
+            "pointer-events" => StyleField::PointerEvents,
+            "position" => StyleField::Position,
+            "z-index" => StyleField::ZIndex,
+            "clip" => StyleField::Clip,
+            "content-visibility" => StyleField::ContentVisibility,
+            "float" => StyleField::Float,
+            "background-color" => StyleField::BackgroundColor,
+            "transform" => StyleField::Transform,
+            _ => StyleField::Ignored,
+        }
+    }
+
+    /// Parses one value into `style`.
+    pub(crate) fn apply(self, style: &mut Style, value: &str) {
+        match self {
+            StyleField::Display => style.display = Display::parse(value),
+            StyleField::Visibility => style.visibility = Visibility::parse(value),
+            StyleField::Opacity => {
+                style.opacity = value
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .map(|v| v.clamp(0.0, 1.0))
+                    .unwrap_or(1.0)
+            }
+            StyleField::OverflowX => style.overflow_x = Overflow::parse(value),
+            StyleField::OverflowY => style.overflow_y = Overflow::parse(value),
+            StyleField::Cursor => style.cursor = Cursor::parse(value),
+            StyleField::PointerEvents => style.pointer_events = PointerEvents::parse(value),
+            StyleField::Position => style.position = Position::parse(value),
+            StyleField::ZIndex => style.z_index = value.parse::<i32>().ok(),
+            StyleField::Clip => style.clip = ClipRect::parse(value),
+            StyleField::ContentVisibility => {
+                style.content_visibility = ContentVisibility::parse(value)
+            }
+            StyleField::Float => style.float = Float::parse(value),
+            StyleField::BackgroundColor => style.has_background = !is_transparent(value),
+            StyleField::Transform => {
+                style.transformed = value != "none" && !value.is_empty();
+                style.transform_3d = value.starts_with("matrix3d");
+                style.transform_rotated = style.transform_3d || matrix_rotates(value);
+            }
+            StyleField::Ignored => {}
+        }
+    }
+}
+
+/// A 2-D `matrix(a, b, c, d, e, f)` with `b` or `c` not zero.
+fn matrix_rotates(value: &str) -> bool {
+    let Some(inner) = value
+        .strip_prefix("matrix(")
+        .and_then(|r| r.strip_suffix(')'))
+    else {
+        return false;
+    };
+    let mut it = inner
+        .split(',')
+        .map(|t| t.trim().parse::<f64>().unwrap_or(0.0));
+    let _a = it.next();
+    let b = it.next().unwrap_or(0.0);
+    let c = it.next().unwrap_or(0.0);
+    b.abs() > 1e-9 || c.abs() > 1e-9
+}
+
+/// `transparent`, `rgba(..., 0)` and friends.
+fn is_transparent(value: &str) -> bool {
+    let v = value.trim();
+    if v.is_empty() || v == "transparent" {
+        return true;
+    }
+    if let Some(inner) = v.strip_prefix("rgba(").and_then(|r| r.strip_suffix(')')) {
+        if let Some(alpha) = inner.rsplit([',', '/']).next() {
+            return alpha.trim().parse::<f64>().is_ok_and(|a| a == 0.0);
+        }
+    }
+    false
+}
+
+/// Which computed styles the capture holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StylesPresent {
+    pub display: bool,
+    pub visibility: bool,
+    pub opacity: bool,
+    pub overflow: bool,
+    pub cursor: bool,
+    pub pointer_events: bool,
+    pub position: bool,
+    pub z_index: bool,
+    pub clip: bool,
+    pub content_visibility: bool,
+    pub float: bool,
+    pub background_color: bool,
+    pub transform: bool,
+}
+
+impl StylesPresent {
+    pub(crate) fn mark(&mut self, f: StyleField) {
+        match f {
+            StyleField::Display => self.display = true,
+            StyleField::Visibility => self.visibility = true,
+            StyleField::Opacity => self.opacity = true,
+            StyleField::OverflowX | StyleField::OverflowY => self.overflow = true,
+            StyleField::Cursor => self.cursor = true,
+            StyleField::PointerEvents => self.pointer_events = true,
+            StyleField::Position => self.position = true,
+            StyleField::ZIndex => self.z_index = true,
+            StyleField::Clip => self.clip = true,
+            StyleField::ContentVisibility => self.content_visibility = true,
+            StyleField::Float => self.float = true,
+            StyleField::BackgroundColor => self.background_color = true,
+            StyleField::Transform => self.transform = true,
+            StyleField::Ignored => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_clip_rect() {
+        let c = ClipRect::parse("rect(0px, 0px, 0px, 0px)").unwrap();
+        assert_eq!(c.top, Some(0.0));
+        let c = ClipRect::parse("rect(1px 2px auto 4px)").unwrap();
+        assert_eq!(c.right, Some(2.0));
+        assert_eq!(c.bottom, None);
+        assert!(ClipRect::parse("auto").is_none());
+        assert!(ClipRect::parse("rect(1px)").is_none());
+    }
+
+    #[test]
+    fn parses_background() {
+        assert!(is_transparent("rgba(0, 0, 0, 0)"));
+        assert!(!is_transparent("rgb(255, 255, 255)"));
+        assert!(!is_transparent("rgba(0, 0, 0, 0.5)"));
+    }
+
+    #[test]
+    fn parses_display() {
+        assert_eq!(Display::parse("inline-block"), Display::InlineBlock);
+        assert_eq!(Display::parse("table-cell"), Display::TablePart);
+        assert!(Display::parse("inline-flex").is_atomic_inline());
+    }
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the model on tiny hand-written captures.

@@ -1,0 +1,877 @@
+//! The a11y text view: chrome-devtools-mcp's `take_snapshot` format, extended.
+//!
+//! Why this shape: agents (and the prompts written for them) already read
+//! `uid=1_3 button "Save" disableable disabled`, with the tree Puppeteer's
+//! `accessibility.snapshot({interestingOnly: true})` keeps. Matching that filter and spelling means
+//! a prompt written for chrome-devtools-mcp works unchanged. The filter, in short:
+//!
+//! - ignored and hidden AX nodes are not printed; their children are lifted to the nearest
+//!   printed ancestor;
+//! - a node is *interesting* if it is focusable or richly editable, a control (`button`,
+//!   `textbox`, `combobox`, …), a landmark (`main`, `navigation`, …), carries live-region / modal /
+//!   role-description semantics, or — outside a control — a leaf with a name or description;
+//! - *leaves* are not descended into: nodes without children, plain text fields, text-only
+//!   nodes, presentational roles (`img`, `separator`, `slider`, …), and a named heading without
+//!   focusable content.
+//!
+//! What this view adds (all additive, after chrome-devtools-mcp's own attributes):
+//! - elements the analysis found interactive but the AX tree calls generic, ignores, or leaves
+//!   out (a `div` with a click listener, a `cursor:pointer` card) are spliced in at their DOM
+//!   position as `generic "<text>" clickable`, so the agent can still reach them;
+//! - `disabled` for elements the analysis knows are disabled when the AX tree does not say so;
+//! - `occluded-by=<uid or tag>` for elements something else covers;
+//! - `scroll="…"` on scroll containers (and the root) with the content hidden in each direction;
+//! - only nodes in the (expanded) viewport are printed, with the interesting ancestors that hold
+//!   them, unless the analysis ran with `Expand::All`.
+//!
+//! `verbose` prints every non-ignored node (except `InlineTextBox`es, which repeat their
+//! `StaticText`), the counterpart of chrome-devtools-mcp's verbose snapshot.
+//!
+//! The selection is computed in three linear passes over one pre-order arena of the (virtual)
+//! tree — no recursion, so a pathologically deep page cannot overflow the stack, and a malformed
+//! AX tree with shared or cyclic children is visited once per node.
+
+use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap;
+
+use super::escape::{self, push_quoted};
+use super::{caps, expand_all, facts, is_password, push_scroll_summary, scrolls};
+use super::{RenderOptions, UidSource, MASKED};
+use crate::analysis::{Analysis, ScrollInfo};
+use crate::identity::Uid;
+use crate::model::{AxId, AxNode, AxProp, AxValue, Model, NodeId, StrId};
+
+/// A node of the rendered tree: an AX node, or a DOM element the AX tree does not have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeNode {
+    Ax(AxId),
+    Dom(NodeId),
+}
+
+/// One printed node, in pre-order.
+#[derive(Debug, Clone, Copy)]
+pub struct Item {
+    /// Indent level (0 for the root).
+    pub depth: u32,
+    pub node: TreeNode,
+    /// Printed although the AX tree did not offer it: the analysis found it interactive, or it
+    /// is a scroll container with hidden content.
+    pub spliced: bool,
+    /// Spliced because it is interactive: printed with `clickable`, named by its text.
+    pub clickable: bool,
+}
+
+/// The nodes the a11y view prints, in pre-order with their depth.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub items: Vec<Item>,
+}
+
+/// Renders the a11y text view.
+pub fn render<U: UidSource + ?Sized>(
+    model: &Model,
+    analysis: &Analysis,
+    uids: &U,
+    options: &RenderOptions,
+) -> String {
+    let sel = select(model, analysis, options.verbose);
+    let mut out = String::with_capacity(sel.items.len() * 56 + 64);
+    for item in &sel.items {
+        write_line(&mut out, model, analysis, uids, item);
+    }
+    out
+}
+
+// ----- selection -----
+
+struct Visit {
+    node: TreeNode,
+    /// Index of the parent visit (`u32::MAX` for the root).
+    parent: u32,
+    /// Flags computed over the passes.
+    flags: u16,
+}
+
+const F_FOCUSABLE_DESC: u16 = 1; // something below is focusable or interactive
+const F_CANDIDATE: u16 = 2; // would be printed if kept
+const F_SPLICED: u16 = 4;
+const F_KEEP: u16 = 8; // candidate in view, or holds a kept node
+const F_BLOCKED: u16 = 16; // under a leaf: not collected
+const F_IN_CONTROL: u16 = 32; // children are inside a control
+const F_LEAF: u16 = 64;
+const F_INSIDE: u16 = 128; // this node is inside a control
+const F_CLICKABLE: u16 = 256; // spliced because interactive
+
+/// Computes which nodes the a11y view prints.
+pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
+    let Some(root) = root_ax(model) else {
+        return Selection::default();
+    };
+    let extras = dom_only_interactive(model, analysis);
+    let arena = build_arena(model, root, &extras);
+    let all = expand_all(analysis);
+    let n = arena.len();
+    let mut visits = arena;
+
+    // Pass 1 (reverse pre-order = children before parents): focusable descendants.
+    for i in (1..n).rev() {
+        let me = &visits[i];
+        let focusable_here = match me.node {
+            TreeNode::Ax(a) => {
+                is_focusable(model, a)
+                    || model
+                        .ax(a)
+                        .node
+                        .is_some_and(|d| facts(analysis, d).interactive)
+            }
+            TreeNode::Dom(_) => true,
+        };
+        let up = focusable_here || me.flags & F_FOCUSABLE_DESC != 0;
+        let p = me.parent as usize;
+        if up && p < n {
+            visits[p].flags |= F_FOCUSABLE_DESC;
+        }
+    }
+
+    // Pass 2 (pre-order = parents first): leaf, control and interest, splicing.
+    let mut child_count = vec![0u32; n];
+    for v in visits.iter().skip(1) {
+        if let Some(c) = child_count.get_mut(v.parent as usize) {
+            *c += 1;
+        }
+    }
+    for i in 0..n {
+        let (blocked, inside) = if i == 0 {
+            (false, false)
+        } else {
+            let p = &visits[visits[i].parent as usize];
+            (
+                p.flags & (F_BLOCKED | F_LEAF) != 0,
+                p.flags & (F_IN_CONTROL | F_INSIDE) != 0,
+            )
+        };
+        let mut flags = visits[i].flags;
+        if blocked {
+            flags |= F_BLOCKED;
+        }
+        if inside {
+            flags |= F_INSIDE;
+        }
+        match visits[i].node {
+            TreeNode::Ax(a) => {
+                let node = model.ax(a);
+                let role = model.opt_str(node.role).unwrap_or("");
+                let has_children = child_count[i] > 0;
+                let leaf = !verbose
+                    && is_leaf(
+                        model,
+                        a,
+                        role,
+                        has_children,
+                        flags & F_FOCUSABLE_DESC != 0,
+                    );
+                if leaf {
+                    flags |= F_LEAF;
+                }
+                let interesting = if verbose {
+                    !node.ignored && role != "InlineTextBox"
+                } else {
+                    !blocked && is_interesting(model, a, role, inside, leaf)
+                };
+                if interesting {
+                    flags |= F_CANDIDATE;
+                    if is_control(role) {
+                        flags |= F_IN_CONTROL;
+                    }
+                } else if !blocked
+                    && !inside
+                    && node
+                        .node
+                        .is_some_and(|d| facts(analysis, d).interactive || is_scroller(analysis, d))
+                {
+                    flags |= F_CANDIDATE | F_SPLICED;
+                    // A short clickable thing reads like a button: its text is its name, so its
+                    // plain text children are not repeated. A large clickable card keeps its
+                    // content visible.
+                    if let Some(d) = node.node {
+                        if facts(analysis, d).interactive {
+                            flags |= F_CLICKABLE;
+                            if short_text(model, d) {
+                                flags |= F_IN_CONTROL;
+                            }
+                        }
+                    }
+                }
+            }
+            TreeNode::Dom(_) => {
+                if !blocked && !inside {
+                    flags |= F_CANDIDATE | F_SPLICED | F_CLICKABLE;
+                }
+            }
+        }
+        visits[i].flags = flags;
+    }
+
+    // Pass 3 (reverse): keep candidates in view and the candidates that hold them.
+    for i in (0..n).rev() {
+        let v = &visits[i];
+        let keep = v.flags & F_KEEP != 0
+            || (v.flags & F_CANDIDATE != 0 && (all || in_view(model, analysis, v.node)));
+        if keep {
+            visits[i].flags |= F_KEEP;
+            let p = visits[i].parent as usize;
+            if p < n {
+                visits[p].flags |= F_KEEP;
+            }
+        }
+    }
+
+    // Emission: printed = root, or a kept candidate; depth = printed ancestors.
+    let mut depth_of = vec![0u32; n];
+    let mut items = Vec::with_capacity(n / 4 + 1);
+    for i in 0..n {
+        let v = &visits[i];
+        let printed = i == 0 || (v.flags & F_CANDIDATE != 0 && v.flags & F_KEEP != 0);
+        let base = if i == 0 {
+            0
+        } else {
+            depth_of[v.parent as usize]
+        };
+        if printed {
+            items.push(Item {
+                depth: base,
+                node: v.node,
+                spliced: v.flags & F_SPLICED != 0,
+                clickable: v.flags & F_CLICKABLE != 0,
+            });
+            depth_of[i] = base + 1;
+        } else {
+            depth_of[i] = base;
+        }
+    }
+    Selection { items }
+}
+
+/// The AX node of the top-level document (`RootWebArea`).
+fn root_ax(model: &Model) -> Option<AxId> {
+    let top = model
+        .docs
+        .first()
+        .and_then(|d| model.nodes.get(d.root.index()))
+        .and_then(|n| n.ax);
+    top.or_else(|| model.ax_roots.first().copied())
+        .filter(|a| a.index() < model.ax_nodes.len())
+}
+
+/// Interactive elements without an AX node, grouped under the nearest ancestor that has one.
+fn dom_only_interactive(model: &Model, analysis: &Analysis) -> FxHashMap<AxId, Vec<NodeId>> {
+    let mut map: FxHashMap<AxId, Vec<NodeId>> = FxHashMap::default();
+    for (i, f) in analysis.nodes.iter().enumerate() {
+        if !f.interactive || i >= model.nodes.len() {
+            continue;
+        }
+        let id = NodeId(i as u32);
+        let node = model.node(id);
+        if !node.is_element() || node.ax.is_some_and(|a| a.index() < model.ax_nodes.len()) {
+            continue;
+        }
+        if let Some(owner) = model
+            .ancestors(id)
+            .find_map(|a| model.node(a).ax.filter(|x| x.index() < model.ax_nodes.len()))
+        {
+            map.entry(owner).or_default().push(id);
+        }
+    }
+    map
+}
+
+/// The virtual tree in pre-order: AX children, then the AX root of a frame's child document
+/// (when the AX tree does not link it), then DOM-only interactive elements.
+fn build_arena(model: &Model, root: AxId, extras: &FxHashMap<AxId, Vec<NodeId>>) -> Vec<Visit> {
+    let mut seen = vec![false; model.ax_nodes.len()];
+    let mut arena: Vec<Visit> = Vec::with_capacity(model.ax_nodes.len() + 1);
+    let mut stack: Vec<(TreeNode, u32)> = vec![(TreeNode::Ax(root), u32::MAX)];
+    let mut kids: Vec<TreeNode> = Vec::new();
+    while let Some((node, parent)) = stack.pop() {
+        if let TreeNode::Ax(a) = node {
+            match seen.get_mut(a.index()) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
+            }
+        }
+        let me = arena.len() as u32;
+        arena.push(Visit {
+            node,
+            parent,
+            flags: 0,
+        });
+        let TreeNode::Ax(a) = node else { continue };
+        kids.clear();
+        for &c in model.ax_children(a) {
+            if c.index() < model.ax_nodes.len() {
+                kids.push(TreeNode::Ax(c));
+            }
+        }
+        if let Some(child_root) = frame_child_root(model, model.ax(a)) {
+            if !kids.contains(&TreeNode::Ax(child_root)) {
+                kids.push(TreeNode::Ax(child_root));
+            }
+        }
+        if let Some(list) = extras.get(&a) {
+            kids.extend(list.iter().map(|&d| TreeNode::Dom(d)));
+        }
+        for &k in kids.iter().rev() {
+            stack.push((k, me));
+        }
+    }
+    arena
+}
+
+/// For the AX node of an `<iframe>` whose document is in the model: that document's AX root.
+fn frame_child_root(model: &Model, ax: &AxNode) -> Option<AxId> {
+    let d = ax.node?;
+    let doc = model.nodes.get(d.index())?.content_document?;
+    let root = model.docs.get(doc.index())?.root;
+    model
+        .nodes
+        .get(root.index())?
+        .ax
+        .filter(|a| a.index() < model.ax_nodes.len())
+}
+
+fn is_scroller(analysis: &Analysis, d: NodeId) -> bool {
+    facts(analysis, d).scroll.is_some_and(|s| scrolls(&s))
+}
+
+fn short_text(model: &Model, d: NodeId) -> bool {
+    model.text_content(d, caps::NAME * 4 + 8).chars().count() <= caps::NAME
+}
+
+fn in_view(model: &Model, analysis: &Analysis, node: TreeNode) -> bool {
+    let d = match node {
+        TreeNode::Ax(a) => match model.ax(a).node {
+            Some(d) if d.index() < model.nodes.len() => d,
+            _ => return false,
+        },
+        TreeNode::Dom(d) => d,
+    };
+    let f = facts(analysis, d);
+    if f.in_viewport {
+        return true;
+    }
+    // Text without facts of its own is judged by its element.
+    if !model.node(d).is_element() && f.bounds.is_none() {
+        if let Some(p) = model.parent_element(d) {
+            return facts(analysis, p).in_viewport;
+        }
+    }
+    false
+}
+
+// ----- Puppeteer's interest rules -----
+
+fn prop(model: &Model, a: AxId, name: AxProp) -> Option<AxValue> {
+    model.ax_prop(a, name)
+}
+
+fn is_focusable(model: &Model, a: AxId) -> bool {
+    model.ax_flag(a, AxProp::Focusable)
+}
+
+fn editable(model: &Model, a: AxId) -> Option<bool> {
+    // `Some(rich)` when the node is editable at all.
+    match prop(model, a, AxProp::Editable)? {
+        AxValue::Str(s) => Some(model.str(s) == "richtext"),
+        _ => Some(false),
+    }
+}
+
+fn is_control(role: &str) -> bool {
+    matches!(
+        role,
+        "button"
+            | "checkbox"
+            | "ColorWell"
+            | "combobox"
+            | "DisclosureTriangle"
+            | "listbox"
+            | "menu"
+            | "menubar"
+            | "menuitem"
+            | "menuitemcheckbox"
+            | "menuitemradio"
+            | "radio"
+            | "scrollbar"
+            | "searchbox"
+            | "slider"
+            | "spinbutton"
+            | "switch"
+            | "tab"
+            | "textbox"
+            | "tree"
+            | "treeitem"
+    )
+}
+
+fn is_landmark(role: &str) -> bool {
+    matches!(
+        role,
+        "banner"
+            | "complementary"
+            | "contentinfo"
+            | "form"
+            | "main"
+            | "navigation"
+            | "region"
+            | "search"
+    )
+}
+
+fn is_leaf(model: &Model, a: AxId, role: &str, has_children: bool, focusable_desc: bool) -> bool {
+    if !has_children {
+        return true;
+    }
+    let plain_text_field = match editable(model, a) {
+        Some(rich) => !rich,
+        None => role == "textbox" || role == "searchbox",
+    };
+    if plain_text_field || matches!(role, "LineBreak" | "text" | "InlineTextBox" | "StaticText") {
+        return true;
+    }
+    if matches!(
+        role,
+        "doc-cover"
+            | "graphics-symbol"
+            | "img"
+            | "image"
+            | "Meter"
+            | "scrollbar"
+            | "slider"
+            | "separator"
+            | "progressbar"
+    ) {
+        return true;
+    }
+    if focusable_desc {
+        return false;
+    }
+    role == "heading" && has_str(model, model.ax(a).name)
+}
+
+fn has_str(model: &Model, s: Option<StrId>) -> bool {
+    s.is_some_and(|s| !model.str(s).is_empty())
+}
+
+fn is_interesting(model: &Model, a: AxId, role: &str, inside_control: bool, leaf: bool) -> bool {
+    let node = model.ax(a);
+    if node.ignored || role == "Ignored" || model.ax_flag(a, AxProp::Hidden) {
+        return false;
+    }
+    if is_focusable(model, a) || editable(model, a) == Some(true) {
+        return true;
+    }
+    if is_control(role) || is_landmark(role) {
+        return true;
+    }
+    let live = match prop(model, a, AxProp::Live) {
+        Some(AxValue::Str(s)) => !matches!(model.str(s), "" | "off"),
+        _ => false,
+    };
+    if live
+        || model.ax_flag(a, AxProp::Busy)
+        || model.ax_flag(a, AxProp::Modal)
+        || prop(model, a, AxProp::Roledescription).is_some()
+        || prop(model, a, AxProp::Errormessage).is_some()
+        || prop(model, a, AxProp::Details).is_some()
+    {
+        return true;
+    }
+    if inside_control {
+        return false;
+    }
+    leaf && (has_str(model, node.name) || has_str(model, node.description))
+}
+
+// ----- attributes -----
+
+/// An attribute value as both the text and the JSON writer need it.
+#[derive(Debug, Clone, Copy)]
+pub enum AttrVal<'a> {
+    /// A bare flag (`focusable`, `clickable`).
+    Flag,
+    /// `key="…"` with page text.
+    Str(&'a str),
+    /// `key="…"` with a number.
+    Num(f64),
+    /// `occluded-by=<uid>`.
+    Uid(Uid),
+    /// `scroll="…"`.
+    Scroll(ScrollInfo),
+}
+
+/// Calls `f` with every attribute of a printed node, in the order the text view prints them:
+/// chrome-devtools-mcp's attributes sorted by key, then this view's own (`clickable`,
+/// `disabled`, `occluded-by`, `scroll`). `value` and `checked` are included.
+pub fn for_each_attr<'m, U: UidSource + ?Sized>(
+    model: &'m Model,
+    analysis: &Analysis,
+    uids: &U,
+    item: &Item,
+    f: &mut dyn FnMut(&'static str, AttrVal<'m>),
+) {
+    let dom = match item.node {
+        TreeNode::Ax(a) => {
+            ax_attrs(model, a, f);
+            model.ax(a).node.filter(|d| d.index() < model.nodes.len())
+        }
+        TreeNode::Dom(d) => Some(d),
+    };
+    if item.clickable {
+        f("clickable", AttrVal::Flag);
+    }
+    let Some(d) = dom else { return };
+    let fa = facts(analysis, d);
+    let ax_disabled = match item.node {
+        TreeNode::Ax(a) => model.ax_flag(a, AxProp::Disabled),
+        TreeNode::Dom(_) => false,
+    };
+    if fa.disabled && !ax_disabled {
+        f("disabled", AttrVal::Flag);
+    }
+    if fa.occluded {
+        let cover = fa.covered_by.filter(|c| c.index() < model.nodes.len());
+        match cover.map(|c| element_of(model, c)) {
+            Some(c) => match uids.dom(c) {
+                Some(uid) => f("occluded-by", AttrVal::Uid(uid)),
+                None => f("occluded-by", AttrVal::Str(model.tag(c).unwrap_or("unknown"))),
+            },
+            None => f("occluded-by", AttrVal::Str("unknown")),
+        }
+    }
+    let scroll = fa.scroll.or_else(|| {
+        // The top-level document scrolls as the page.
+        (model.docs.first().map(|doc| doc.root) == Some(d)).then(|| analysis.page_scroll())
+    });
+    if let Some(s) = scroll.filter(scrolls) {
+        f("scroll", AttrVal::Scroll(s));
+    }
+}
+
+fn element_of(model: &Model, n: NodeId) -> NodeId {
+    if model.node(n).is_element() {
+        n
+    } else {
+        model.parent_element(n).unwrap_or(n)
+    }
+}
+
+/// chrome-devtools-mcp's attributes of an AX node, sorted by key.
+fn ax_attrs<'m>(model: &'m Model, a: AxId, f: &mut dyn FnMut(&'static str, AttrVal<'m>)) {
+    let node = model.ax(a);
+    let role = model.opt_str(node.role).unwrap_or("");
+    let mut p = Props::default();
+    for pr in model.ax_props(a) {
+        let slot = match pr.name {
+            AxProp::Autocomplete => &mut p.autocomplete,
+            AxProp::Busy => &mut p.busy,
+            AxProp::Checked => &mut p.checked,
+            AxProp::Disabled => &mut p.disabled,
+            AxProp::Expanded => &mut p.expanded,
+            AxProp::Focused => &mut p.focused,
+            AxProp::HasPopup => &mut p.haspopup,
+            AxProp::Invalid => &mut p.invalid,
+            AxProp::Keyshortcuts => &mut p.keyshortcuts,
+            AxProp::Level => &mut p.level,
+            AxProp::Live => &mut p.live,
+            AxProp::Modal => &mut p.modal,
+            AxProp::Multiline => &mut p.multiline,
+            AxProp::Multiselectable => &mut p.multiselectable,
+            AxProp::Orientation => &mut p.orientation,
+            AxProp::Pressed => &mut p.pressed,
+            AxProp::Readonly => &mut p.readonly,
+            AxProp::Required => &mut p.required,
+            AxProp::Roledescription => &mut p.roledescription,
+            AxProp::Selected => &mut p.selected,
+            AxProp::Url => &mut p.url,
+            AxProp::Valuemax => &mut p.valuemax,
+            AxProp::Valuemin => &mut p.valuemin,
+            AxProp::Valuetext => &mut p.valuetext,
+            _ => continue,
+        };
+        *slot = Some(pr.value);
+    }
+    token(model, "autocomplete", p.autocomplete, "false", f);
+    flag(model, "busy", p.busy, f);
+    tristate(model, "checked", p.checked, f);
+    if let Some(d) = node.description.map(|s| model.str(s)).filter(|s| !s.is_empty()) {
+        f("description", AttrVal::Str(d));
+    }
+    mapped(model, "disabled", "disableable", p.disabled, f);
+    mapped(model, "expanded", "expandable", p.expanded, f);
+    if role != "RootWebArea" {
+        mapped(model, "focused", "focusable", p.focused, f);
+    }
+    token(model, "haspopup", p.haspopup, "false", f);
+    token(model, "invalid", p.invalid, "false", f);
+    string(model, "keyshortcuts", p.keyshortcuts, f);
+    number(model, "level", p.level, f);
+    token(model, "live", p.live, "off", f);
+    flag(model, "modal", p.modal, f);
+    flag(model, "multiline", p.multiline, f);
+    flag(model, "multiselectable", p.multiselectable, f);
+    token(model, "orientation", p.orientation, "false", f);
+    tristate(model, "pressed", p.pressed, f);
+    flag(model, "readonly", p.readonly, f);
+    flag(model, "required", p.required, f);
+    string(model, "roledescription", p.roledescription, f);
+    mapped(model, "selected", "selectable", p.selected, f);
+    string(model, "url", p.url, f);
+    let password = node.node.is_some_and(|d| is_password(model, d));
+    match node.value {
+        Some(AxValue::Str(s)) if !model.str(s).is_empty() => {
+            f("value", AttrVal::Str(if password { MASKED } else { model.str(s) }))
+        }
+        Some(AxValue::Number(n)) if !password => f("value", AttrVal::Num(n)),
+        _ => {}
+    }
+    number(model, "valuemax", p.valuemax, f);
+    number(model, "valuemin", p.valuemin, f);
+    string(model, "valuetext", p.valuetext, f);
+}
+
+#[derive(Default)]
+struct Props {
+    autocomplete: Option<AxValue>,
+    busy: Option<AxValue>,
+    checked: Option<AxValue>,
+    disabled: Option<AxValue>,
+    expanded: Option<AxValue>,
+    focused: Option<AxValue>,
+    haspopup: Option<AxValue>,
+    invalid: Option<AxValue>,
+    keyshortcuts: Option<AxValue>,
+    level: Option<AxValue>,
+    live: Option<AxValue>,
+    modal: Option<AxValue>,
+    multiline: Option<AxValue>,
+    multiselectable: Option<AxValue>,
+    orientation: Option<AxValue>,
+    pressed: Option<AxValue>,
+    readonly: Option<AxValue>,
+    required: Option<AxValue>,
+    roledescription: Option<AxValue>,
+    selected: Option<AxValue>,
+    url: Option<AxValue>,
+    valuemax: Option<AxValue>,
+    valuemin: Option<AxValue>,
+    valuetext: Option<AxValue>,
+}
+
+type Sink<'f, 'm> = &'f mut dyn FnMut(&'static str, AttrVal<'m>);
+
+fn truthy(model: &Model, v: AxValue) -> bool {
+    match v {
+        AxValue::Bool(b) => b,
+        AxValue::Mixed => true,
+        AxValue::Str(s) => model.str(s) == "true",
+        AxValue::Number(n) => n != 0.0,
+        AxValue::Other => false,
+    }
+}
+
+fn flag(model: &Model, key: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
+    if v.is_some_and(|v| truthy(model, v)) {
+        f(key, AttrVal::Flag);
+    }
+}
+
+/// chrome-devtools-mcp prints `disableable`/`expandable`/`focusable`/`selectable` whenever the
+/// state is reported, and the state itself when it is true.
+fn mapped(model: &Model, key: &'static str, able: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
+    let Some(v) = v else { return };
+    f(able, AttrVal::Flag);
+    if truthy(model, v) {
+        f(key, AttrVal::Flag);
+    }
+}
+
+fn tristate(model: &Model, key: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
+    match v {
+        Some(AxValue::Mixed) => f(key, AttrVal::Str("mixed")),
+        Some(AxValue::Str(s)) if model.str(s) == "mixed" => f(key, AttrVal::Str("mixed")),
+        Some(v) if truthy(model, v) => f(key, AttrVal::Flag),
+        _ => {}
+    }
+}
+
+fn token<'m>(model: &'m Model, key: &'static str, v: Option<AxValue>, off: &str, f: Sink<'_, 'm>) {
+    if let Some(AxValue::Str(s)) = v {
+        let s = model.str(s);
+        if !s.is_empty() && s != off && s != "false" {
+            f(key, AttrVal::Str(s));
+        }
+    }
+}
+
+fn string<'m>(model: &'m Model, key: &'static str, v: Option<AxValue>, f: Sink<'_, 'm>) {
+    match v {
+        Some(AxValue::Str(s)) if !model.str(s).is_empty() => f(key, AttrVal::Str(model.str(s))),
+        Some(AxValue::Number(n)) => f(key, AttrVal::Num(n)),
+        _ => {}
+    }
+}
+
+fn number(_model: &Model, key: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
+    if let Some(AxValue::Number(n)) = v {
+        f(key, AttrVal::Num(n));
+    }
+}
+
+// ----- role and name -----
+
+/// The role a printed node shows: the AX role (`none` as chrome-devtools-mcp's `ignored`), or
+/// `generic` for spliced nodes whose AX role says nothing.
+pub fn role<'m>(model: &'m Model, item: &Item) -> &'m str {
+    match item.node {
+        TreeNode::Ax(a) => {
+            let node = model.ax(a);
+            let r = model.opt_str(node.role).unwrap_or("");
+            if item.spliced && (node.ignored || matches!(r, "" | "none" | "generic" | "Ignored")) {
+                "generic"
+            } else if r == "none" {
+                "ignored"
+            } else if r.is_empty() {
+                "generic"
+            } else {
+                r
+            }
+        }
+        TreeNode::Dom(_) => "generic",
+    }
+}
+
+/// The name a printed node shows: the accessible name, or for a spliced node without one, its
+/// text content.
+pub fn name<'m>(model: &'m Model, item: &Item) -> std::borrow::Cow<'m, str> {
+    let (ax_name, dom) = match item.node {
+        TreeNode::Ax(a) => {
+            let node = model.ax(a);
+            (model.opt_str(node.name).unwrap_or(""), node.node)
+        }
+        TreeNode::Dom(d) => ("", Some(d)),
+    };
+    if !ax_name.is_empty() || !item.clickable {
+        return std::borrow::Cow::Borrowed(ax_name);
+    }
+    match dom.filter(|d| d.index() < model.nodes.len()) {
+        Some(d) => {
+            let t = model.text_content(d, caps::NAME * 4 + 8);
+            if t.is_empty() {
+                std::borrow::Cow::Borrowed(
+                    model
+                        .attr(d, "aria-label")
+                        .or_else(|| model.attr(d, "title"))
+                        .unwrap_or(""),
+                )
+            } else {
+                std::borrow::Cow::Owned(t)
+            }
+        }
+        None => std::borrow::Cow::Borrowed(""),
+    }
+}
+
+/// The uid a printed node shows.
+pub fn uid<U: UidSource + ?Sized>(model: &Model, uids: &U, node: TreeNode) -> Option<Uid> {
+    match node {
+        TreeNode::Ax(a) => uids
+            .ax(a)
+            .or_else(|| model.ax(a).node.and_then(|d| uids.dom(d))),
+        TreeNode::Dom(d) => uids.dom(d),
+    }
+}
+
+fn write_line<U: UidSource + ?Sized>(
+    out: &mut String,
+    model: &Model,
+    analysis: &Analysis,
+    uids: &U,
+    item: &Item,
+) {
+    for _ in 0..item.depth {
+        out.push_str("  ");
+    }
+    out.push_str("uid=");
+    match uid(model, uids, item.node) {
+        Some(u) => {
+            let _ = write!(out, "{u}");
+        }
+        None => out.push('?'),
+    }
+    out.push(' ');
+    out.push_str(role(model, item));
+    let name = name(model, item);
+    if !escape::is_blank(&name) {
+        out.push(' ');
+        push_quoted(out, &name, caps::NAME);
+    }
+    for_each_attr(model, analysis, uids, item, &mut |key, val| {
+        out.push(' ');
+        push_attr(out, model, uids, key, val);
+    });
+    out.push('\n');
+}
+
+fn push_attr<U: UidSource + ?Sized>(
+    out: &mut String,
+    _model: &Model,
+    _uids: &U,
+    key: &str,
+    val: AttrVal<'_>,
+) {
+    out.push_str(key);
+    match val {
+        AttrVal::Flag => {}
+        AttrVal::Str(s) => {
+            out.push('=');
+            let cap = match key {
+                "url" => caps::URL,
+                "occluded-by" => caps::ATTR,
+                _ => caps::VALUE,
+            };
+            if key == "occluded-by" {
+                escape::push_attr_value(out, s, cap);
+            } else {
+                push_quoted(out, s, cap);
+            }
+        }
+        AttrVal::Num(n) => {
+            out.push_str("=\"");
+            push_number(out, n);
+            out.push('"');
+        }
+        AttrVal::Uid(u) => {
+            let _ = write!(out, "={u}");
+        }
+        AttrVal::Scroll(s) => {
+            out.push_str("=\"");
+            push_scroll_summary(out, &s);
+            out.push('"');
+        }
+    }
+}
+
+/// A number as JavaScript would print it (`2`, `0.5`).
+pub(crate) fn push_number(out: &mut String, n: f64) {
+    if !n.is_finite() {
+        out.push('0');
+    } else if n.fract() == 0.0 && n.abs() < 1e15 {
+        let _ = write!(out, "{}", n as i64);
+    } else {
+        let _ = write!(out, "{n}");
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,223 @@
+//! Render: what the model reads. Pure functions from `(Model, Analysis, uids, options)` to one
+//! `String`; no I/O, no async.
+//!
+//! Three outputs, one node selection per mode:
+//! - **a11y text** ([`a11y`], the default): the "interesting" accessibility tree in the line
+//!   format agents already know from chrome-devtools-mcp's `take_snapshot`
+//!   (`uid=1_3 link "Docs" url="…"`, two spaces of indent per level). Agents and their prompts
+//!   are tuned to that format, so it is kept exactly — same node filter, roles, names and
+//!   attribute spelling — and only *extended*: interactive elements the AX tree hides are spliced
+//!   in (`clickable`), covered elements say what covers them (`occluded-by=…`), scroll containers
+//!   say how much is hidden (`scroll="…"`), and only what is in the (expanded) viewport is printed.
+//! - **dom text** ([`dom`]): the indexed interactive list of browser-use / Nanobrowser
+//!   (`[3_12]<button type=submit>Pay />`, `*[…]` for new elements, free text on its own lines,
+//!   a scroll line, `[Start of page]` / `[End of page]`), for agents built on that format.
+//! - **JSON** ([`json`]): the schema of DESIGN.md for programs; its tree holds exactly the nodes
+//!   the chosen text mode prints.
+//!
+//! Every piece of page text goes through [`escape`], so no page can forge a line or break out of
+//! its quotes. Output is written into one pre-sized `String`; per-node work allocates nothing.
+
+pub mod a11y;
+pub mod dom;
+pub mod escape;
+pub mod json;
+
+use std::fmt::Write as _;
+
+use crate::analysis::{Analysis, Expand, ScrollInfo};
+use crate::identity::Uid;
+use crate::model::{AxId, Model, NodeId};
+
+/// Which node selection and line format to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The accessibility view (chrome-devtools-mcp's format).
+    #[default]
+    A11y,
+    /// The indexed interactive list (browser-use's format).
+    Dom,
+}
+
+/// Text or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+/// What to render. The viewport filter is not an option here: it follows the
+/// [`Expand`] the analysis ran with (`Expand::All` prints the whole page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderOptions {
+    pub mode: Mode,
+    pub format: Format,
+    /// a11y mode: every non-ignored AX node, not only the interesting ones.
+    pub verbose: bool,
+    /// Reported as `consistent` in JSON: the DOM snapshot and the AX tree were taken of the same
+    /// page state (the capture layer knows; the renderer only passes it on).
+    pub consistent: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            mode: Mode::A11y,
+            format: Format::Text,
+            verbose: false,
+            consistent: true,
+        }
+    }
+}
+
+/// The uids of one snapshot, as the renderers need them. Implemented by the identity layer's
+/// per-snapshot assignment; tests use small stand-ins.
+pub trait UidSource {
+    /// Uid of a DOM node (elements and documents).
+    fn dom(&self, node: NodeId) -> Option<Uid>;
+    /// Uid of an AX node (its DOM node's uid if it has one, else its own).
+    fn ax(&self, ax: AxId) -> Option<Uid>;
+    /// Minted in this snapshot, and not the first snapshot of this page.
+    fn is_new(&self, uid: Uid) -> bool;
+    /// The snapshot number.
+    fn snapshot(&self) -> u32;
+}
+
+/// Renders a snapshot in the mode and format `options` ask for.
+pub fn render<U: UidSource + ?Sized>(
+    model: &Model,
+    analysis: &Analysis,
+    uids: &U,
+    options: &RenderOptions,
+) -> String {
+    match (options.format, options.mode) {
+        (Format::Text, Mode::A11y) => a11y::render(model, analysis, uids, options),
+        (Format::Text, Mode::Dom) => dom::render(model, analysis, uids, options),
+        (Format::Json, _) => json::render(model, analysis, uids, options),
+    }
+}
+
+/// Caps (in characters) for page strings in the text formats. Generous enough to carry a label
+/// or a sentence, small enough that one huge text node cannot flood the model's context.
+pub(crate) mod caps {
+    /// Accessible names and free-text lines of the a11y view.
+    pub const NAME: usize = 160;
+    /// Values of form fields, descriptions.
+    pub const VALUE: usize = 120;
+    /// URLs.
+    pub const URL: usize = 200;
+    /// Text of an element in the dom view.
+    pub const ELEMENT_TEXT: usize = 100;
+    /// Attribute values in the dom view.
+    pub const ATTR: usize = 80;
+    /// One free-text line of the dom view.
+    pub const FREE_TEXT: usize = 240;
+    /// Strings in JSON (which has no line format to protect, only a context budget).
+    pub const JSON: usize = 2000;
+}
+
+/// What a password field shows instead of its value.
+pub(crate) const MASKED: &str = "••••";
+
+/// Whether the viewport filter is off (the analysis ran with `Expand::All`).
+pub(crate) fn expand_all(analysis: &Analysis) -> bool {
+    analysis.options.expand == Expand::All
+}
+
+/// Whether a DOM node is an `<input type=password>` (whose value is never shown).
+pub(crate) fn is_password(model: &Model, node: NodeId) -> bool {
+    model.is_tag(node, "input")
+        && model
+            .attr(node, "type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("password"))
+}
+
+/// Facts of a node, tolerant of an analysis built for another model (default facts).
+pub(crate) fn facts(analysis: &Analysis, node: NodeId) -> crate::analysis::NodeFacts {
+    analysis.nodes.get(node.index()).copied().unwrap_or_default()
+}
+
+/// Appends a pixel count with no fraction.
+pub(crate) fn push_px(out: &mut String, px: f64) {
+    let px = if px.is_finite() { px.max(0.0).round() } else { 0.0 };
+    let _ = write!(out, "{}", px as i64);
+}
+
+/// Appends a page count with one decimal.
+pub(crate) fn push_pages(out: &mut String, px: f64, page: f64) {
+    let pages = if page > 0.0 && px.is_finite() {
+        (px.max(0.0) / page).min(1.0e6)
+    } else {
+        0.0
+    };
+    let _ = write!(out, "{pages:.1}");
+}
+
+/// The hidden content of a scroll container, e.g. `0px above, 1234px below (1.5 pages)` —
+/// the vertical part when it scrolls vertically, the horizontal part when it scrolls
+/// horizontally. Empty when it does not scroll at all.
+pub(crate) fn push_scroll_summary(out: &mut String, s: &ScrollInfo) {
+    let start = out.len();
+    if s.scrolls_vertically() {
+        push_dir(out, s.above(), "above", s.client_height);
+        out.push_str(", ");
+        push_dir(out, s.below(), "below", s.client_height);
+    }
+    if s.scrolls_horizontally() {
+        if out.len() > start {
+            out.push_str(", ");
+        }
+        push_dir(out, s.left_of(), "left", s.client_width);
+        out.push_str(", ");
+        push_dir(out, s.right_of(), "right", s.client_width);
+    }
+}
+
+fn push_dir(out: &mut String, px: f64, dir: &str, page: f64) {
+    push_px(out, px);
+    out.push_str("px ");
+    out.push_str(dir);
+    if px >= 0.5 {
+        out.push_str(" (");
+        push_pages(out, px, page);
+        out.push_str(" pages)");
+    }
+}
+
+/// Whether a scroll container has anything hidden to report.
+pub(crate) fn scrolls(s: &ScrollInfo) -> bool {
+    s.scrolls_vertically() || s.scrolls_horizontally()
+}
+
+/// Appends what covers an occluded node: its uid when it has one, else its tag.
+pub(crate) fn push_covered_by<U: UidSource + ?Sized>(
+    out: &mut String,
+    model: &Model,
+    uids: &U,
+    cover: Option<NodeId>,
+) {
+    let Some(cover) = cover.filter(|c| c.index() < model.nodes.len()) else {
+        out.push_str("unknown");
+        return;
+    };
+    // A text node is covered-by as its parent element.
+    let el = if model.node(cover).is_element() {
+        cover
+    } else {
+        model.parent_element(cover).unwrap_or(cover)
+    };
+    if let Some(uid) = uids.dom(el) {
+        let _ = write!(out, "{uid}");
+    } else {
+        match model.tag(el) {
+            Some(t) => {
+                escape::push_attr_value(out, t, caps::ATTR);
+            }
+            None => out.push_str("unknown"),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil;

@@ -1,0 +1,303 @@
+//! Hand-made models for the renderer's unit tests: a tiny builder for DOM + AX trees with facts,
+//! and a stand-in uid source.
+
+use rustc_hash::FxHashSet;
+
+use super::UidSource;
+use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand, NodeFacts, Rect};
+use crate::identity::Uid;
+use crate::model::{
+    Attr, AxId, AxNode, AxProp, AxProperty, AxValue, DocId, Display, Document, LayoutBox,
+    LayoutId, Model, Node, NodeId, NodeKind, StrId, Style,
+};
+
+/// Uids `1_<node index>` for DOM nodes, `1_<1000 + ax index>` for AX-only nodes.
+pub struct TestUids {
+    pub snapshot: u32,
+    pub new: FxHashSet<u32>,
+    pub ax_dom: Vec<Option<NodeId>>,
+}
+
+impl UidSource for TestUids {
+    fn dom(&self, node: NodeId) -> Option<Uid> {
+        Some(Uid {
+            snapshot: self.snapshot,
+            n: node.0,
+        })
+    }
+    fn ax(&self, ax: AxId) -> Option<Uid> {
+        match self.ax_dom.get(ax.index()).copied().flatten() {
+            Some(d) => self.dom(d),
+            None => Some(Uid {
+                snapshot: self.snapshot,
+                n: 1000 + ax.0,
+            }),
+        }
+    }
+    fn is_new(&self, uid: Uid) -> bool {
+        uid.snapshot == self.snapshot && self.new.contains(&uid.n)
+    }
+    fn snapshot(&self) -> u32 {
+        self.snapshot
+    }
+}
+
+/// Builds a model in pre-order: add a node's children right after it.
+pub struct Builder {
+    pub m: Model,
+    pub facts: Vec<NodeFacts>,
+    ax_kids: Vec<Vec<AxId>>,
+    ax_props: Vec<Vec<AxProperty>>,
+    pub expand: Expand,
+}
+
+impl Builder {
+    /// A document with `<html><body>`; returns the builder and the body.
+    pub fn page(title: &str) -> (Builder, NodeId, AxId) {
+        let mut m = Model::default();
+        m.url = "http://test/".into();
+        m.title = title.into();
+        let mut b = Builder {
+            m,
+            facts: Vec::new(),
+            ax_kids: Vec::new(),
+            ax_props: Vec::new(),
+            expand: Expand::Viewport,
+        };
+        let frame = b.s("FRAME1");
+        let url = b.s("http://test/");
+        b.m.docs.push(Document {
+            root: NodeId(0),
+            owner: None,
+            frame_id: Some(frame),
+            url: Some(url),
+            base_url: Some(url),
+            title: None,
+            loader_id: None,
+            target: 0,
+            scroll_x: 0.0,
+            scroll_y: 0.0,
+            content_width: 1000.0,
+            content_height: 800.0,
+        });
+        let doc = b.node(None, NodeKind::Document, "#document", None, &[]);
+        let root_ax = b.ax(Some(doc), None, "RootWebArea", title, &[(AxProp::Focusable, AxValue::Bool(true))]);
+        let html = b.el(doc, "html", &[]);
+        let body = b.el(html, "body", &[]);
+        let html_ax = b.ax(Some(html), Some(root_ax), "none", "", &[]);
+        b.m.ax_nodes[html_ax.index()].ignored = true;
+        let body_ax = b.ax(Some(body), Some(html_ax), "generic", "", &[]);
+        b.m.ax_nodes[body_ax.index()].ignored = true;
+        (b, body, body_ax)
+    }
+
+    pub fn s(&mut self, s: &str) -> StrId {
+        self.m.strings.push(s.to_string());
+        StrId(self.m.strings.len() as u32 - 1)
+    }
+
+    fn node(
+        &mut self,
+        parent: Option<NodeId>,
+        kind: NodeKind,
+        name: &str,
+        value: Option<&str>,
+        attrs: &[(&str, &str)],
+    ) -> NodeId {
+        let id = NodeId(self.m.nodes.len() as u32);
+        let name_id = self.s(name);
+        let tag = if kind == NodeKind::Element {
+            self.s(&name.to_ascii_lowercase())
+        } else {
+            name_id
+        };
+        let value = value.map(|v| self.s(v));
+        let start = self.m.attrs.len() as u32;
+        for (k, v) in attrs {
+            let a = Attr {
+                name: self.s(k),
+                value: self.s(v),
+            };
+            self.m.attrs.push(a);
+        }
+        let depth = parent.map(|p| self.m.node(p).depth + 1).unwrap_or(0);
+        self.m.nodes.push(Node {
+            kind,
+            doc: DocId(0),
+            parent,
+            subtree_end: NodeId(id.0 + 1),
+            depth,
+            backend_node_id: id.0 as i64 + 1,
+            name: name_id,
+            tag,
+            value,
+            attrs_start: start,
+            attrs_end: self.m.attrs.len() as u32,
+            layout: None,
+            pseudo: None,
+            shadow_root_type: None,
+            input_value: None,
+            text_value: None,
+            input_checked: false,
+            option_selected: false,
+            is_clickable: false,
+            content_document: None,
+            current_source_url: None,
+            ax: None,
+        });
+        // Visible and in the viewport unless a test says otherwise.
+        self.facts.push(NodeFacts {
+            bounds: Some(Rect::new(0.0, 0.0, 10.0, 10.0)),
+            visible_rect: Some(Rect::new(0.0, 0.0, 10.0, 10.0)),
+            visible: true,
+            in_viewport: true,
+            ..NodeFacts::default()
+        });
+        let mut p = parent;
+        while let Some(pp) = p {
+            self.m.nodes[pp.index()].subtree_end = NodeId(id.0 + 1);
+            p = self.m.nodes[pp.index()].parent;
+        }
+        id
+    }
+
+    pub fn el(&mut self, parent: NodeId, tag: &str, attrs: &[(&str, &str)]) -> NodeId {
+        self.node(Some(parent), NodeKind::Element, &tag.to_ascii_uppercase(), None, attrs)
+    }
+
+    pub fn text(&mut self, parent: NodeId, text: &str) -> NodeId {
+        self.node(Some(parent), NodeKind::Text, "#text", Some(text), &[])
+    }
+
+    /// Adds an AX node (for DOM node `dom`) under `parent`.
+    pub fn ax(
+        &mut self,
+        dom: Option<NodeId>,
+        parent: Option<AxId>,
+        role: &str,
+        name: &str,
+        props: &[(AxProp, AxValue)],
+    ) -> AxId {
+        let id = AxId(self.m.ax_nodes.len() as u32);
+        let role = self.s(role);
+        let name = (!name.is_empty()).then(|| self.s(name));
+        let node_id = self.s(&format!("ax{}", id.0));
+        self.m.ax_nodes.push(AxNode {
+            ax_node_id: node_id,
+            ignored: false,
+            role: Some(role),
+            name,
+            description: None,
+            value: None,
+            props_start: 0,
+            props_end: 0,
+            parent,
+            children_start: 0,
+            children_end: 0,
+            node: dom,
+            backend_dom_node_id: dom.map(|d| d.0 as i64 + 1),
+            frame_id: None,
+        });
+        self.ax_kids.push(Vec::new());
+        self.ax_props.push(
+            props
+                .iter()
+                .map(|&(name, value)| AxProperty { name, value })
+                .collect(),
+        );
+        if let Some(p) = parent {
+            self.ax_kids[p.index()].push(id);
+        } else {
+            self.m.ax_roots.push(id);
+        }
+        if let Some(d) = dom {
+            self.m.nodes[d.index()].ax = Some(id);
+        }
+        id
+    }
+
+    /// An element with its AX node and (optionally) a text child with a StaticText node.
+    pub fn control(
+        &mut self,
+        parent: NodeId,
+        parent_ax: AxId,
+        tag: &str,
+        attrs: &[(&str, &str)],
+        role: &str,
+        name: &str,
+        props: &[(AxProp, AxValue)],
+        text: Option<&str>,
+    ) -> (NodeId, AxId) {
+        let e = self.el(parent, tag, attrs);
+        let a = self.ax(Some(e), Some(parent_ax), role, name, props);
+        if let Some(t) = text {
+            let tn = self.text(e, t);
+            self.ax(Some(tn), Some(a), "StaticText", t, &[]);
+        }
+        (e, a)
+    }
+
+    /// Gives an element a block box (so free text inside it is a line of its own).
+    pub fn block(&mut self, n: NodeId) {
+        let id = LayoutId(self.m.layouts.len() as u32);
+        self.m.layouts.push(LayoutBox {
+            node: n,
+            bounds: Rect::new(0.0, 0.0, 10.0, 10.0),
+            paint_order: 0,
+            stacking_context: false,
+            style: Style {
+                display: Display::Block,
+                ..Style::default()
+            },
+            text: None,
+            offset_rect: None,
+            client_rect: None,
+            scroll_rect: None,
+            text_boxes_start: 0,
+            text_boxes_end: 0,
+            next_for_node: None,
+        });
+        self.m.nodes[n.index()].layout = Some(id);
+    }
+
+    pub fn set_value(&mut self, ax: AxId, value: &str) {
+        let v = self.s(value);
+        self.m.ax_nodes[ax.index()].value = Some(AxValue::Str(v));
+    }
+
+    pub fn fact(&mut self, n: NodeId) -> &mut NodeFacts {
+        &mut self.facts[n.index()]
+    }
+
+    /// Finishes the model and an analysis carrying the hand-set facts.
+    pub fn finish(mut self) -> (Model, Analysis, TestUids) {
+        for (i, kids) in self.ax_kids.iter().enumerate() {
+            let start = self.m.ax_children.len() as u32;
+            self.m.ax_children.extend(kids.iter().copied());
+            self.m.ax_nodes[i].children_start = start;
+            self.m.ax_nodes[i].children_end = self.m.ax_children.len() as u32;
+            let pstart = self.m.ax_props.len() as u32;
+            self.m.ax_props.extend(self.ax_props[i].iter().copied());
+            self.m.ax_nodes[i].props_start = pstart;
+            self.m.ax_nodes[i].props_end = self.m.ax_props.len() as u32;
+        }
+        self.m.metrics.viewport_width = 1000.0;
+        self.m.metrics.viewport_height = 800.0;
+        self.m.metrics.content_width = 1000.0;
+        self.m.metrics.content_height = 800.0;
+        self.m.metrics.device_pixel_ratio = 1.0;
+        let mut analysis = analyze(
+            &self.m,
+            &AnalysisOptions {
+                expand: self.expand,
+            },
+        );
+        analysis.nodes = self.facts;
+        let uids = TestUids {
+            snapshot: 1,
+            new: FxHashSet::default(),
+            ax_dom: self.m.ax_nodes.iter().map(|a| a.node).collect(),
+        };
+        (self.m, analysis, uids)
+    }
+}

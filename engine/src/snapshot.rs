@@ -1,0 +1,120 @@
+//! The offline pipeline of one snapshot: capture -> model -> analysis -> uids -> text.
+//!
+//! Everything here is pure (no I/O): the same function renders a live capture, a saved capture
+//! (`snapshot --from-capture`) and the benchmarks' recorded pages, so what is tested offline is
+//! exactly what runs live.
+
+use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand};
+use crate::capture::Capture;
+use crate::error::{Error, Result};
+use crate::identity::{assign_uids, UidAssignment, UidTable};
+use crate::model::Model;
+use crate::render::{render, Format, Mode, RenderOptions};
+
+/// What one snapshot should show and how.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SnapshotOptions {
+    pub mode: Mode,
+    pub format: Format,
+    pub expand: Expand,
+    /// a11y mode: the full AX tree instead of the interesting nodes.
+    pub verbose: bool,
+}
+
+impl SnapshotOptions {
+    /// Parses the `expand` argument of the command line and the session: a number of CSS px, or
+    /// `all`.
+    pub fn parse_expand(text: &str) -> Result<Expand> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("all") {
+            return Ok(Expand::All);
+        }
+        match t.parse::<f64>() {
+            Ok(px) if px.is_finite() && px >= 0.0 => Ok(if px == 0.0 {
+                Expand::Viewport
+            } else {
+                Expand::Pixels(px)
+            }),
+            _ => Err(Error::invalid_argument(format!(
+                "expand must be a number of pixels (0 or more) or \"all\", not {text:?}"
+            ))),
+        }
+    }
+
+    /// Parses a mode name (`a11y` or `dom`).
+    pub fn parse_mode(text: &str) -> Result<Mode> {
+        match text.trim() {
+            "a11y" => Ok(Mode::A11y),
+            "dom" => Ok(Mode::Dom),
+            other => Err(Error::invalid_argument(format!(
+                "mode must be \"a11y\" or \"dom\", not {other:?}"
+            ))),
+        }
+    }
+
+    /// Parses a format name (`text` or `json`).
+    pub fn parse_format(text: &str) -> Result<Format> {
+        match text.trim() {
+            "text" => Ok(Format::Text),
+            "json" => Ok(Format::Json),
+            other => Err(Error::invalid_argument(format!(
+                "format must be \"text\" or \"json\", not {other:?}"
+            ))),
+        }
+    }
+}
+
+/// One processed snapshot: the rendered output and everything it was computed from, kept so
+/// that actions can find nodes and a later snapshot can be compared with it.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The rendered text (or JSON).
+    pub output: String,
+    pub model: Model,
+    pub analysis: Analysis,
+    pub uids: UidAssignment,
+}
+
+/// Runs the offline pipeline on a capture, assigning uids from (and updating) the page's table.
+/// `page_target` identifies the page in the table (its target id).
+pub fn process(
+    capture: Capture,
+    table: &mut UidTable,
+    page_target: &str,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
+    let model = Model::from_capture(capture)?;
+    let analysis = analyze(
+        &model,
+        &AnalysisOptions {
+            expand: options.expand,
+        },
+    );
+    let uids = assign_uids(&model, table, page_target);
+    let output = render(
+        &model,
+        &analysis,
+        &uids,
+        &RenderOptions {
+            mode: options.mode,
+            format: options.format,
+            verbose: options.verbose,
+            consistent: true,
+        },
+    );
+    Ok(Snapshot {
+        output,
+        model,
+        analysis,
+        uids,
+    })
+}
+
+/// Renders a saved capture (gzip'd or plain JSON bytes) with a fresh uid table: the offline
+/// `snapshot --from-capture` path.
+pub fn render_capture(bytes: &[u8], options: &SnapshotOptions) -> Result<String> {
+    let capture = Capture::from_bytes(bytes)?;
+    let target = capture.target_id.clone().unwrap_or_default();
+    let mut table = UidTable::new();
+    Ok(process(capture, &mut table, &target, options)?.output)
+}

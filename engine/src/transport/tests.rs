@@ -1,0 +1,284 @@
+//! Offline tests of the connection over an in-memory pipe, with a scripted "browser".
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+use super::*;
+
+#[derive(Serialize)]
+struct Echo {
+    x: i64,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct EchoReply {
+    x: i64,
+}
+
+impl Command for Echo {
+    const METHOD: &'static str = "Test.echo";
+    type Response = EchoReply;
+}
+
+#[derive(Deserialize, Debug)]
+struct Ticked {
+    n: i64,
+}
+
+impl Event for Ticked {
+    const METHOD: &'static str = "Test.ticked";
+}
+
+/// A connection plus the browser's ends of the two pipes.
+fn connection() -> (Connection, DuplexStream, DuplexStream) {
+    let (browser_out, our_in) = tokio::io::duplex(1 << 16);
+    let (our_out, browser_in) = tokio::io::duplex(1 << 16);
+    let options = ConnectionOptions {
+        command_timeout: Duration::from_secs(5),
+        event_capacity: 4,
+    };
+    (
+        Connection::over_pipe(our_in, our_out, options),
+        browser_out,
+        browser_in,
+    )
+}
+
+/// A browser that answers every `Test.echo` with its params, after `delay`.
+fn echo_browser(mut out: DuplexStream, input: DuplexStream) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut input = BufReader::new(input);
+        loop {
+            let mut frame = Vec::new();
+            match input.read_until(0, &mut frame).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            frame.pop();
+            let request: serde_json::Value = match serde_json::from_slice(&frame) {
+                Ok(v) => v,
+                Err(_) => return,
+            };
+            if request["method"] == "Test.never" {
+                continue;
+            }
+            let reply = serde_json::json!({
+                "id": request["id"],
+                "result": request["params"],
+                "sessionId": request.get("sessionId"),
+            });
+            let mut bytes = serde_json::to_vec(&reply).unwrap_or_default();
+            bytes.push(0);
+            if out.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    })
+}
+
+#[tokio::test]
+async fn concurrent_commands_are_correlated() {
+    let (conn, out, input) = connection();
+    let _browser = echo_browser(out, input);
+    let mut tasks = Vec::new();
+    for x in 0..200 {
+        let conn = conn.clone();
+        tasks.push(tokio::spawn(
+            async move { conn.send(None, &Echo { x }).await },
+        ));
+    }
+    for (x, task) in tasks.into_iter().enumerate() {
+        let reply = task.await.map_err(|e| e.to_string());
+        assert_eq!(reply, Ok(Ok(EchoReply { x: x as i64 })));
+    }
+}
+
+#[tokio::test]
+async fn framing_survives_split_batched_and_malformed_frames() {
+    let (conn, mut out, _input) = connection();
+    let mut ticks = conn.subscribe::<Ticked>(None);
+    let mut session_ticks = conn.subscribe::<Ticked>(Some(&SessionId::from("S1")));
+    // One message split across three writes, then several messages in one write, with garbage
+    // in between: invalid JSON, no id nor method, an empty frame, an id that is not a number.
+    let stream: Vec<&[u8]> = vec![
+        b"{\"method\":\"Test.tic",
+        b"ked\",\"params\":{\"n\"",
+        b":1}}\0",
+        b"this is not json\0{\"params\":{}}\0\0{\"id\":\"x\"}\0{\"method\":\"Test.ticked\",\"params\":{\"n\":2}}\0{\"method\":\"Test.ticked\",\"sessionId\":\"S1\",\"params\":{\"n\":3}}\0",
+        b"{\"method\":\"Test.other\",\"params\":{\"n\":4}}\0{\"method\":\"Test.ticked\",\"params\":{\"n\":5}}\0",
+    ];
+    for chunk in stream {
+        assert!(out.write_all(chunk).await.is_ok());
+        out.flush().await.ok();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        match tokio::time::timeout(Duration::from_secs(2), ticks.next()).await {
+            Ok(Some(Ok(t))) => seen.push(t.n),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(seen, vec![1, 2, 5]);
+    match tokio::time::timeout(Duration::from_secs(2), session_ticks.next()).await {
+        Ok(Some(Ok(t))) => assert_eq!(t.n, 3),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(conn.malformed_frames(), 3);
+    assert!(!conn.is_closed());
+}
+
+#[tokio::test]
+async fn eof_fails_every_waiter_and_subscriber() {
+    let (conn, out, input) = connection();
+    let mut events = conn.subscribe_all();
+    let mut waiters = Vec::new();
+    for _ in 0..20 {
+        let conn = conn.clone();
+        waiters.push(tokio::spawn(async move {
+            conn.send_raw("Test.never", None, &serde_json::json!({}))
+                .await
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    drop(out);
+    drop(input);
+    for waiter in waiters {
+        match tokio::time::timeout(Duration::from_secs(1), waiter).await {
+            Ok(Ok(Err(e))) => assert_eq!(e.code(), ErrorCode::BrowserClosed),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    match tokio::time::timeout(Duration::from_secs(1), events.next()).await {
+        Ok(Some(Err(e))) => assert_eq!(e.code(), ErrorCode::BrowserClosed),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(events.next().await.is_none());
+    let after = conn.send(None, &Echo { x: 1 }).await;
+    assert_eq!(after.map_err(|e| e.code()), Err(ErrorCode::BrowserClosed));
+}
+
+#[tokio::test]
+async fn timeout_leaves_the_connection_usable() {
+    let (conn, out, input) = connection();
+    let _browser = echo_browser(out, input);
+    let started = std::time::Instant::now();
+    let result = conn
+        .send_raw_with_timeout(
+            "Test.never",
+            None,
+            &serde_json::json!({}),
+            Duration::from_millis(100),
+        )
+        .await;
+    assert_eq!(result.map_err(|e| e.code()).err(), Some(ErrorCode::Timeout));
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert_eq!(
+        conn.send(None, &Echo { x: 9 }).await.ok(),
+        Some(EchoReply { x: 9 })
+    );
+    assert!(conn.inner.shared.lock().pending.is_empty());
+}
+
+#[tokio::test]
+async fn cdp_error_reply_is_a_protocol_error() {
+    let (conn, mut out, _input) = connection();
+    let call = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.send(None, &Echo { x: 1 }).await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let reply =
+        b"{\"id\":1,\"error\":{\"code\":-32601,\"message\":\"'Test.echo' wasn't found\"}}\0";
+    assert!(out.write_all(reply).await.is_ok());
+    match call.await {
+        Ok(Err(e)) => {
+            assert_eq!(e.code(), ErrorCode::ProtocolError);
+            assert!(e.message().contains("'Test.echo' wasn't found"), "{e}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn slow_subscriber_loses_oldest_and_is_told() {
+    let (conn, mut out, _input) = connection();
+    let mut ticks = conn.subscribe::<Ticked>(None);
+    let mut frames = Vec::new();
+    for n in 0..10 {
+        frames.extend_from_slice(
+            format!("{{\"method\":\"Test.ticked\",\"params\":{{\"n\":{n}}}}}\0").as_bytes(),
+        );
+    }
+    frames.extend_from_slice(b"{\"id\":99,\"result\":{}}\0");
+    assert!(out.write_all(&frames).await.is_ok());
+    // Wait until the reader has gone through everything (capacity is 4).
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    match ticks.next().await {
+        Some(Err(e)) => assert!(e.message().contains("6 event(s) were dropped"), "{e}"),
+        other => panic!("unexpected {other:?}"),
+    }
+    let mut rest = Vec::new();
+    while let Some(Ok(t)) = ticks.try_next() {
+        rest.push(t.n);
+    }
+    assert_eq!(rest, vec![6, 7, 8, 9]);
+}
+
+#[tokio::test]
+async fn detached_session_fails_its_waiters_only() {
+    let (conn, mut out, _input) = connection();
+    let s1 = SessionId::from("S1");
+    let mut s1_events = conn.subscribe_session(Some(&s1));
+    let waiter = tokio::spawn({
+        let conn = conn.clone();
+        let s1 = s1.clone();
+        async move { conn.send(Some(&s1), &Echo { x: 1 }).await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let detached =
+        b"{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"S1\",\"targetId\":\"T\"}}\0";
+    assert!(out.write_all(detached).await.is_ok());
+    match tokio::time::timeout(Duration::from_secs(1), waiter).await {
+        Ok(Ok(Err(e))) => {
+            assert_eq!(e.code(), ErrorCode::BrowserClosed);
+            assert!(e.message().contains("S1"), "{e}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    match tokio::time::timeout(Duration::from_secs(1), s1_events.next()).await {
+        Ok(Some(Err(e))) => assert_eq!(e.code(), ErrorCode::BrowserClosed),
+        other => panic!("unexpected {other:?}"),
+    }
+    let again = conn.send(Some(&s1), &Echo { x: 2 }).await;
+    assert_eq!(
+        again.map_err(|e| e.code()).err(),
+        Some(ErrorCode::BrowserClosed)
+    );
+    assert!(!conn.is_closed());
+}
+
+#[tokio::test]
+async fn dropped_subscription_unregisters() {
+    let (conn, _out, _input) = connection();
+    let sub = conn.subscribe::<Ticked>(Some(&SessionId::from("S")));
+    let all = conn.subscribe_all();
+    assert_eq!(conn.inner.shared.lock().sessions.len(), 1);
+    drop(sub);
+    drop(all);
+    let state = conn.inner.shared.lock();
+    assert!(state.sessions.is_empty() && state.all.is_empty());
+}
+
+#[tokio::test]
+async fn dropping_every_handle_closes_subscriptions() {
+    let (conn, _out, _input) = connection();
+    let mut events = conn.subscribe_all();
+    drop(conn);
+    match tokio::time::timeout(Duration::from_secs(1), events.next()).await {
+        Ok(Some(Err(e))) => assert_eq!(e.code(), ErrorCode::BrowserClosed),
+        other => panic!("unexpected {other:?}"),
+    }
+}

@@ -1,0 +1,104 @@
+//! The DevTools WebSocket (`ws://host:port/devtools/browser/<id>`), for browsers started by
+//! someone else or launched with `--remote-debugging-port`.
+//!
+//! Why the limits are off: tungstenite caps messages at 64 MiB and frames at 16 MiB by default,
+//! and an accessibility tree of a large page is bigger than that.
+
+use std::sync::Arc;
+
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use super::Shared;
+use crate::error::{Error, ErrorCode, Result};
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+const WRITE_BATCH: usize = 64;
+
+fn socket_closed(detail: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::BrowserClosed,
+        format!(
+            "the browser closed the WebSocket ({detail}); it exited or was killed — launch or \
+             connect again"
+        ),
+    )
+}
+
+/// Opens the WebSocket without message or frame size limits.
+pub(super) async fn open(url: &str) -> Result<(SplitStream<Socket>, SplitSink<Socket, Message>)> {
+    if !url.starts_with("ws://") {
+        return Err(Error::invalid_argument(format!(
+            "expected a ws:// DevTools URL, got {url:?}"
+        )));
+    }
+    let config = WebSocketConfig::default()
+        .max_message_size(None)
+        .max_frame_size(None);
+    let (socket, _response) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::BrowserClosed,
+                format!(
+                    "could not open the DevTools WebSocket {url}: {e}; check that the browser is \
+                     running with --remote-debugging-port and that the URL is current"
+                ),
+            )
+        })?;
+    let (sink, stream) = socket.split();
+    Ok((stream, sink))
+}
+
+pub(super) async fn read_frames(mut stream: SplitStream<Socket>, shared: Arc<Shared>) -> Error {
+    loop {
+        match stream.next().await {
+            None => return socket_closed("end of stream"),
+            Some(Err(e)) => return socket_closed(e),
+            Some(Ok(Message::Text(text))) => shared.dispatch(Bytes::from(text)),
+            Some(Ok(Message::Binary(bytes))) => shared.dispatch(bytes),
+            Some(Ok(Message::Close(frame))) => {
+                return socket_closed(match frame {
+                    Some(frame) => format!("close frame {}: {}", frame.code, frame.reason),
+                    None => "close frame".to_owned(),
+                })
+            }
+            Some(Ok(_)) => {} // ping / pong: tungstenite answers pings itself
+        }
+    }
+}
+
+pub(super) async fn write_frames(
+    mut sink: SplitSink<Socket, Message>,
+    mut requests: mpsc::UnboundedReceiver<Vec<u8>>,
+) -> Error {
+    let mut batch = Vec::with_capacity(WRITE_BATCH);
+    loop {
+        if requests.recv_many(&mut batch, WRITE_BATCH).await == 0 {
+            let _ = sink.close().await;
+            return Error::new(
+                ErrorCode::BrowserClosed,
+                "every handle to the browser connection was dropped",
+            );
+        }
+        for request in batch.drain(..) {
+            // Requests are written by serde_json, so they are UTF-8; a failure here is a bug.
+            let text = match Utf8Bytes::try_from(request) {
+                Ok(text) => text,
+                Err(_) => continue,
+            };
+            if let Err(e) = sink.feed(Message::Text(text)).await {
+                return socket_closed(e);
+            }
+        }
+        if let Err(e) = sink.flush().await {
+            return socket_closed(e);
+        }
+    }
+}

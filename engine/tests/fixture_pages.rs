@@ -1,0 +1,286 @@
+//! The fixture pages under `fixtures/pages/` declare what a person (and Chromium) sees with
+//! `data-expect` annotations (see `fixtures/pages/README.md`). This test loads each page in a
+//! real headless Chromium, runs the whole snapshot pipeline, and compares:
+//! - every annotation (visible / hidden / offscreen / interactive / static / disabled /
+//!   clickable / occluded / covered-by / form values) with the analysis;
+//! - every click point with Chromium's own hit test (`DOM.getNodeForLocation`): the hit must be
+//!   the element or a descendant, and an element reported occluded must not be hit at its centre;
+//! - the rendered text: hostile page text cannot forge a line, a password never appears.
+
+use std::path::{Path, PathBuf};
+
+use pagesight::analysis::Expand;
+use pagesight::capture::capture_page;
+use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
+use pagesight::model::{Model, NodeId};
+use pagesight::render::{render, Format, Mode, RenderOptions};
+use pagesight::session::{Session, SessionOptions};
+use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
+use pagesight::identity::UidTable;
+
+fn pages_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages")
+}
+
+fn fixture_pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(pages_dir())
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "html"))
+                .collect()
+        })
+        .unwrap_or_default();
+    pages.sort();
+    pages
+}
+
+/// Expectation mismatches of one page, and how many checks were made.
+#[derive(Default)]
+struct Tally {
+    checks: usize,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        self.checks += 1;
+        if !ok {
+            self.failures.push(what());
+        }
+    }
+}
+
+fn id_of(model: &Model, node: NodeId) -> String {
+    model
+        .attr(node, "id")
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("<{}>", model.tag(node).unwrap_or("?")))
+}
+
+fn check_expectations(page: &str, snap: &Snapshot, tally: &mut Tally) {
+    let model = &snap.model;
+    for node in model.node_ids() {
+        let Some(expect) = model.attr(node, "data-expect") else {
+            continue;
+        };
+        if model.node(node).doc.0 != 0 {
+            continue;
+        }
+        let tokens: Vec<&str> = expect.split_whitespace().collect();
+        let has = |t: &str| tokens.contains(&t);
+        let f = snap.analysis.facts(node);
+        let id = id_of(model, node);
+        let shown = f.visible && f.in_viewport;
+        let facts = format!("{f:?}");
+        let mut expect_eq = |name: &str, expected: bool, actual: bool| {
+            tally.check(expected == actual, || {
+                format!("{page} #{id}: expected {}{name}, got the opposite ({facts})", if expected { "" } else { "not " })
+            });
+        };
+        expect_eq("visible", has("visible"), shown);
+        expect_eq("offscreen", has("offscreen"), f.visible && !f.in_viewport);
+        expect_eq("interactive", has("interactive"), f.interactive);
+        expect_eq("disabled", has("disabled"), f.disabled);
+        expect_eq("occluded", has("occluded"), f.occluded);
+        expect_eq(
+            "clickable",
+            has("clickable"),
+            f.interactive && !f.occluded && f.click_point.is_some(),
+        );
+        if let Some(covered) = model.attr(node, "data-covered-by") {
+            let actual = f.covered_by.map(|c| id_of(model, c));
+            tally.check(actual.as_deref() == Some(covered), || {
+                format!("{page} #{id}: expected covered by #{covered}, got {actual:?}")
+            });
+        }
+        if let Some(value) = model.attr(node, "data-expect-value") {
+            let actual = if model.is_tag(node, "select") {
+                let selected: Vec<String> = model
+                    .node_ids()
+                    .filter(|&o| model.contains(node, o) && model.is_tag(o, "option"))
+                    .filter(|&o| model.node(o).option_selected)
+                    .map(|o| {
+                        model
+                            .attr(o, "value")
+                            .map(str::to_string)
+                            .unwrap_or_else(|| model.text_content(o, 200))
+                    })
+                    .collect();
+                Some(selected.join(" "))
+            } else {
+                model.form_value(node).map(str::to_string)
+            };
+            tally.check(actual.as_deref().unwrap_or("") == value, || {
+                format!("{page} #{id}: expected value {value:?}, got {actual:?}")
+            });
+        }
+        if let Some(checked) = model.attr(node, "data-expect-checked") {
+            let actual = model.node(node).input_checked;
+            tally.check(actual == (checked == "true"), || {
+                format!("{page} #{id}: expected checked={checked}, got {actual}")
+            });
+        }
+        if let Some(selected) = model.attr(node, "data-expect-selected") {
+            let actual = model.node(node).option_selected;
+            tally.check(actual == (selected == "true"), || {
+                format!("{page} #{id}: expected selected={selected}, got {actual}")
+            });
+        }
+    }
+}
+
+/// Chromium's own hit test at every click point, and at the centre of every occluded element.
+async fn check_oracle(
+    page_name: &str,
+    page: &pagesight::browser::Page,
+    snap: &Snapshot,
+    tally: &mut Tally,
+) {
+    let model = &snap.model;
+    if page.send(&GetDocumentParams { depth: Some(0), pierce: None }).await.is_err() {
+        tally.check(false, || format!("{page_name}: DOM.getDocument failed"));
+        return;
+    }
+    let vp = snap.analysis.viewport;
+    for node in model.node_ids() {
+        let f = snap.analysis.facts(node);
+        if !f.interactive || !f.in_viewport {
+            continue;
+        }
+        let point = if let Some(p) = f.click_point {
+            p
+        } else if f.occluded {
+            match f.visible_rect.and_then(|r| r.intersect(&snap.analysis.viewport.rect())) {
+                Some(r) => r.center(),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        let params = GetNodeForLocationParams {
+            x: (point.x + vp.scroll_x).floor() as i64,
+            y: (point.y + vp.scroll_y).floor() as i64,
+            include_user_agent_shadow_dom: Some(false),
+            ignore_pointer_events_none: None,
+        };
+        let hit = match page.send(&params).await {
+            Ok(hit) => hit,
+            Err(e) => {
+                tally.check(false, || format!("{page_name}: getNodeForLocation failed: {e}"));
+                continue;
+            }
+        };
+        let hit_node = model.node_by_backend_id(hit.backend_node_id);
+        let on_element = hit_node.is_some_and(|h| model.contains(node, h));
+        let id = id_of(model, node);
+        let got = hit_node.map(|h| id_of(model, h));
+        if f.occluded {
+            tally.check(!on_element, || {
+                format!("{page_name} #{id}: reported occluded, but Chromium hits it at {point:?}")
+            });
+        } else {
+            tally.check(on_element, || {
+                format!("{page_name} #{id}: click point {point:?} hits {got:?} in Chromium")
+            });
+        }
+    }
+}
+
+fn check_text(page: &str, snap: &Snapshot, tally: &mut Tally) {
+    let model = &snap.model;
+    for mode in [Mode::A11y, Mode::Dom] {
+        let text = render(
+            model,
+            &snap.analysis,
+            &snap.uids,
+            &RenderOptions { mode, format: Format::Text, verbose: false, consistent: true },
+        );
+        tally.check(!text.contains("k7-Quartz-Lantern-93"), || {
+            format!("{page} {mode:?}: the password value is printed")
+        });
+        if mode == Mode::A11y {
+            let mut seen = std::collections::HashSet::new();
+            for line in text.lines() {
+                let trimmed = line.trim_start_matches(' ');
+                let uid = trimmed
+                    .strip_prefix("uid=")
+                    .and_then(|r| r.split(' ').next())
+                    .unwrap_or("");
+                let ok = (line.len() - trimmed.len()) % 2 == 0
+                    && uid.split_once('_').is_some_and(|(s, n)| s == "1" && n.parse::<u32>().is_ok())
+                    && seen.insert(uid.to_string());
+                tally.check(ok, || format!("{page} a11y: forged or malformed line {line:?}"));
+            }
+        }
+        tally.check(!text.contains("\n  uid=9_9") && !text.contains("\n[12]<button>"), || {
+            format!("{page} {mode:?}: hostile text forged a line")
+        });
+    }
+    let json = render(
+        model,
+        &snap.analysis,
+        &snap.uids,
+        &RenderOptions { mode: Mode::A11y, format: Format::Json, verbose: false, consistent: true },
+    );
+    tally.check(serde_json::from_str::<serde_json::Value>(&json).is_ok(), || {
+        format!("{page}: the JSON snapshot does not parse")
+    });
+    tally.check(!json.contains("k7-Quartz-Lantern-93"), || format!("{page} JSON: the password value is printed"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixture_pages_match_their_expectations_and_chromium() {
+    let pages = fixture_pages();
+    assert!(pages.len() >= 10, "fixture pages missing: {pages:?}");
+    let mut session = match Session::start(SessionOptions::default()).await {
+        Ok(s) => s,
+        Err(e) => panic!("cannot launch Chromium for the fixture test: {e}"),
+    };
+    let mut expectations = Tally::default();
+    let mut oracle = Tally::default();
+    let mut text = Tally::default();
+    for path in &pages {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        if let Err(e) = session.open(&path.to_string_lossy()).await {
+            expectations.check(false, || format!("{name}: cannot open: {e}"));
+            continue;
+        }
+        let Some(page) = session.current_page() else { continue };
+        let capture = match capture_page(page).await {
+            Ok(c) => c,
+            Err(e) => {
+                expectations.check(false, || format!("{name}: capture failed: {e}"));
+                continue;
+            }
+        };
+        let mut table = UidTable::new();
+        let options = SnapshotOptions { expand: Expand::Viewport, ..SnapshotOptions::default() };
+        let snap = match process(capture, &mut table, page.target_id(), &options) {
+            Ok(s) => s,
+            Err(e) => {
+                expectations.check(false, || format!("{name}: processing failed: {e}"));
+                continue;
+            }
+        };
+        check_expectations(&name, &snap, &mut expectations);
+        check_oracle(&name, page, &snap, &mut oracle).await;
+        check_text(&name, &snap, &mut text);
+    }
+    let _ = session.shutdown().await;
+    let report = |what: &str, t: &Tally| {
+        eprintln!("{what}: {} checks, {} failed", t.checks, t.failures.len());
+        for f in &t.failures {
+            eprintln!("  {f}");
+        }
+    };
+    report("expectations", &expectations);
+    report("hit-test oracle", &oracle);
+    report("rendered text", &text);
+    // Text safety is absolute. Geometry is held to the bar the design sets: at least 99% of the
+    // annotated facts and of Chromium's own hit tests agree; every disagreement is printed above.
+    assert!(text.failures.is_empty(), "unsafe rendered text");
+    let rate = |t: &Tally| 1.0 - t.failures.len() as f64 / t.checks.max(1) as f64;
+    assert!(oracle.checks > 100, "too few hit-test checks: {}", oracle.checks);
+    assert!(rate(&oracle) >= 0.99, "hit-test agreement {:.4} < 0.99", rate(&oracle));
+    assert!(rate(&expectations) >= 0.99, "expectation agreement {:.4} < 0.99", rate(&expectations));
+}
