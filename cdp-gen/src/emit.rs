@@ -371,11 +371,12 @@ impl<'g, 'p> ModuleGen<'g, 'p> {
                 what: format!("command `{method}` (parameters)"),
             };
             self.emit_struct(&owner, &docs, &c.parameters)?;
+            // Generated text, not protocol prose: passed as `extra` so the link is not escaped.
             let docs = doc_block(
-                Some(&format!("Reply of [`{params}`] (`{method}`).")),
+                None,
                 false,
                 false,
-                &[],
+                &[format!("Reply of [`{params}`] (`{method}`).")],
             );
             let owner = Owner {
                 prefix: &pascal,
@@ -514,15 +515,12 @@ impl<'g, 'p> ModuleGen<'g, 'p> {
             }
             let enum_name = if kind_of(&p.ty) == Kind::Enum {
                 let name = self.inline_enum_name(owner, &p.name);
-                let edocs = doc_block(
-                    Some(&format!(
-                        "Values of `{}` of [`{}`].",
-                        p.name, owner.struct_name
-                    )),
-                    false,
-                    false,
-                    &[],
+                let text = format!(
+                    "Values of `{}` of [`{}`].",
+                    escape_code_span(&p.name),
+                    owner.struct_name
                 );
+                let edocs = doc_block(None, false, false, &[text]);
                 emit_enum(
                     &mut enums,
                     &name,

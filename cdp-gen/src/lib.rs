@@ -154,9 +154,9 @@ pub fn generate(protocol: &Protocol, config: &Config) -> Result<Generated, Error
     let mut lib_section = String::new();
     let mut sorted: Vec<&(String, String)> = emitted.domains.iter().collect();
     sorted.sort_by(|a, b| a.1.cmp(&b.1));
-    for (domain, module) in &sorted {
+    for (_, module) in &sorted {
         lib_section.push_str(&format!(
-            "/// The `{domain}` domain.\n#[cfg(feature = \"{module}\")]\npub mod {module};\n"
+            "#[cfg(feature = \"{module}\")]\npub mod {module};\n"
         ));
     }
 

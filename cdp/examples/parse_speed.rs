@@ -1,7 +1,7 @@
 //! Measures typed parsing throughput of a recorded capture (release build recommended):
 //!
 //! ```text
-//! cargo run --release -p pagesight-cdp --example parse_speed -- [--typed] fixtures/captures/stdtypes.json.gz
+//! cargo run --release -p pagesight-cdp --example parse_speed -- [--typed | --ax] fixtures/captures/stdtypes.json.gz
 //! ```
 //!
 //! Parses the `domSnapshot` reply and the first AX tree's nodes with `serde_json::from_slice`
@@ -60,12 +60,15 @@ fn main() {
     let capture: serde_json::Value = serde_json::from_slice(&json).expect("JSON");
     let snapshot = serde_json::to_vec(&capture["domSnapshot"]).expect("serialise");
     let nodes = serde_json::to_vec(&capture["axTrees"][0]["nodes"]).expect("serialise");
-    measure::<dom_snapshot::CaptureSnapshotReturns>(
-        "domSnapshot -> CaptureSnapshotReturns",
-        &snapshot,
-    );
+    let only_ax = args.iter().any(|a| a == "--ax");
+    if !only_ax {
+        measure::<dom_snapshot::CaptureSnapshotReturns>(
+            "domSnapshot -> CaptureSnapshotReturns",
+            &snapshot,
+        );
+    }
     measure::<Vec<accessibility::AXNode>>("AX nodes -> Vec<AXNode>", &nodes);
-    if !typed_only {
+    if !typed_only && !only_ax {
         measure::<serde_json::Value>("domSnapshot -> serde_json::Value", &snapshot);
         measure::<serde_json::Value>("AX nodes -> serde_json::Value", &nodes);
     }

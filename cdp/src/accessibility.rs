@@ -694,7 +694,7 @@ pub struct AXNode {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Accessibility.disable`).
+/// Reply of [`DisableParams`] (`Accessibility.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -710,7 +710,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Accessibility.enable`).
+/// Reply of [`EnableParams`] (`Accessibility.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -748,7 +748,7 @@ pub struct GetPartialAXTreeParams {
     pub fetch_relatives: Option<bool>,
 }
 
-/// Reply of \[`GetPartialAXTreeParams`\] (`Accessibility.getPartialAXTree`).
+/// Reply of [`GetPartialAXTreeParams`] (`Accessibility.getPartialAXTree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPartialAXTreeReturns {
     /// The `Accessibility.AXNode` for this DOM node, if it exists, plus its ancestors, siblings and
@@ -778,7 +778,7 @@ pub struct GetFullAXTreeParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
-/// Reply of \[`GetFullAXTreeParams`\] (`Accessibility.getFullAXTree`).
+/// Reply of [`GetFullAXTreeParams`] (`Accessibility.getFullAXTree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFullAXTreeReturns {
     pub nodes: Vec<AXNode>,
@@ -803,7 +803,7 @@ pub struct GetRootAXNodeParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
-/// Reply of \[`GetRootAXNodeParams`\] (`Accessibility.getRootAXNode`).
+/// Reply of [`GetRootAXNodeParams`] (`Accessibility.getRootAXNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetRootAXNodeReturns {
     pub node: AXNode,
@@ -837,7 +837,7 @@ pub struct GetAXNodeAndAncestorsParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
-/// Reply of \[`GetAXNodeAndAncestorsParams`\] (`Accessibility.getAXNodeAndAncestors`).
+/// Reply of [`GetAXNodeAndAncestorsParams`] (`Accessibility.getAXNodeAndAncestors`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAXNodeAndAncestorsReturns {
     pub nodes: Vec<AXNode>,
@@ -863,7 +863,7 @@ pub struct GetChildAXNodesParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
-/// Reply of \[`GetChildAXNodesParams`\] (`Accessibility.getChildAXNodes`).
+/// Reply of [`GetChildAXNodesParams`] (`Accessibility.getChildAXNodes`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetChildAXNodesReturns {
     pub nodes: Vec<AXNode>,
@@ -910,7 +910,7 @@ pub struct QueryAXTreeParams {
     pub role: Option<String>,
 }
 
-/// Reply of \[`QueryAXTreeParams`\] (`Accessibility.queryAXTree`).
+/// Reply of [`QueryAXTreeParams`] (`Accessibility.queryAXTree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QueryAXTreeReturns {
     /// A list of `Accessibility.AXNode` matching the specified attributes,

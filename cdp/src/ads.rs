@@ -91,7 +91,7 @@ pub struct AdScript {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAdMetricsParams {}
 
-/// Reply of \[`GetAdMetricsParams`\] (`Ads.getAdMetrics`).
+/// Reply of [`GetAdMetricsParams`] (`Ads.getAdMetrics`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAdMetricsReturns {
     pub metrics: AdMetrics,
@@ -110,7 +110,7 @@ impl crate::Command for GetAdMetricsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAdScriptsParams {}
 
-/// Reply of \[`GetAdScriptsParams`\] (`Ads.getAdScripts`).
+/// Reply of [`GetAdScriptsParams`] (`Ads.getAdScripts`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAdScriptsReturns {
     #[serde(rename = "newScripts")]

@@ -58,7 +58,7 @@ pub struct Animation {
     pub view_or_scroll_timeline: Option<ViewOrScrollTimeline>,
 }
 
-/// Values of `type` of \[`Animation`\].
+/// Values of `type` of [`Animation`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AnimationType {
     /// `CSSTransition`
@@ -210,7 +210,7 @@ pub struct KeyframeStyle {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Animation.disable`).
+/// Reply of [`DisableParams`] (`Animation.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -225,7 +225,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Animation.enable`).
+/// Reply of [`EnableParams`] (`Animation.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -243,7 +243,7 @@ pub struct GetCurrentTimeParams {
     pub id: String,
 }
 
-/// Reply of \[`GetCurrentTimeParams`\] (`Animation.getCurrentTime`).
+/// Reply of [`GetCurrentTimeParams`] (`Animation.getCurrentTime`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCurrentTimeReturns {
     /// Current time of the page.
@@ -262,7 +262,7 @@ impl crate::Command for GetCurrentTimeParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetPlaybackRateParams {}
 
-/// Reply of \[`GetPlaybackRateParams`\] (`Animation.getPlaybackRate`).
+/// Reply of [`GetPlaybackRateParams`] (`Animation.getPlaybackRate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPlaybackRateReturns {
     /// Playback rate for animations on page.
@@ -284,7 +284,7 @@ pub struct ReleaseAnimationsParams {
     pub animations: Vec<String>,
 }
 
-/// Reply of \[`ReleaseAnimationsParams`\] (`Animation.releaseAnimations`).
+/// Reply of [`ReleaseAnimationsParams`] (`Animation.releaseAnimations`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReleaseAnimationsReturns {}
 
@@ -303,7 +303,7 @@ pub struct ResolveAnimationParams {
     pub animation_id: String,
 }
 
-/// Reply of \[`ResolveAnimationParams`\] (`Animation.resolveAnimation`).
+/// Reply of [`ResolveAnimationParams`] (`Animation.resolveAnimation`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ResolveAnimationReturns {
     /// Corresponding remote object.
@@ -341,7 +341,7 @@ pub struct SeekAnimationsParams {
     pub current_times: Option<Vec<f64>>,
 }
 
-/// Reply of \[`SeekAnimationsParams`\] (`Animation.seekAnimations`).
+/// Reply of [`SeekAnimationsParams`] (`Animation.seekAnimations`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SeekAnimationsReturns {}
 
@@ -361,7 +361,7 @@ pub struct SetPausedParams {
     pub paused: bool,
 }
 
-/// Reply of \[`SetPausedParams`\] (`Animation.setPaused`).
+/// Reply of [`SetPausedParams`] (`Animation.setPaused`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPausedReturns {}
 
@@ -380,7 +380,7 @@ pub struct SetPlaybackRateParams {
     pub playback_rate: f64,
 }
 
-/// Reply of \[`SetPlaybackRateParams`\] (`Animation.setPlaybackRate`).
+/// Reply of [`SetPlaybackRateParams`] (`Animation.setPlaybackRate`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPlaybackRateReturns {}
 
@@ -403,7 +403,7 @@ pub struct SetTimingParams {
     pub delay: f64,
 }
 
-/// Reply of \[`SetTimingParams`\] (`Animation.setTiming`).
+/// Reply of [`SetTimingParams`] (`Animation.setTiming`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTimingReturns {}
 

@@ -3492,7 +3492,7 @@ pub struct GetEncodedResponseParams {
     pub size_only: Option<bool>,
 }
 
-/// Values of `encoding` of \[`GetEncodedResponseParams`\].
+/// Values of `encoding` of [`GetEncodedResponseParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GetEncodedResponseEncoding {
     /// `webp`
@@ -3543,7 +3543,7 @@ impl<'de> serde::Deserialize<'de> for GetEncodedResponseEncoding {
     }
 }
 
-/// Reply of \[`GetEncodedResponseParams`\] (`Audits.getEncodedResponse`).
+/// Reply of [`GetEncodedResponseParams`] (`Audits.getEncodedResponse`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetEncodedResponseReturns {
     /// The encoded body as a base64 string. Omitted if sizeOnly is true. (Encoded as a base64 string when passed over JSON)
@@ -3568,7 +3568,7 @@ impl crate::Command for GetEncodedResponseParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Audits.disable`).
+/// Reply of [`DisableParams`] (`Audits.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -3584,7 +3584,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Audits.enable`).
+/// Reply of [`EnableParams`] (`Audits.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -3600,7 +3600,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CheckFormsIssuesParams {}
 
-/// Reply of \[`CheckFormsIssuesParams`\] (`Audits.checkFormsIssues`).
+/// Reply of [`CheckFormsIssuesParams`] (`Audits.checkFormsIssues`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CheckFormsIssuesReturns {
     #[serde(rename = "formIssues")]

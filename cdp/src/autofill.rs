@@ -161,7 +161,7 @@ pub struct TriggerParams {
     pub address: Option<Address>,
 }
 
-/// Reply of \[`TriggerParams`\] (`Autofill.trigger`).
+/// Reply of [`TriggerParams`] (`Autofill.trigger`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TriggerReturns {}
 
@@ -178,7 +178,7 @@ pub struct SetAddressesParams {
     pub addresses: Vec<Address>,
 }
 
-/// Reply of \[`SetAddressesParams`\] (`Autofill.setAddresses`).
+/// Reply of [`SetAddressesParams`] (`Autofill.setAddresses`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAddressesReturns {}
 
@@ -193,7 +193,7 @@ impl crate::Command for SetAddressesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Autofill.disable`).
+/// Reply of [`DisableParams`] (`Autofill.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -208,7 +208,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Autofill.enable`).
+/// Reply of [`EnableParams`] (`Autofill.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 

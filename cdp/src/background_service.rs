@@ -121,7 +121,7 @@ pub struct StartObservingParams {
     pub service: ServiceName,
 }
 
-/// Reply of \[`StartObservingParams`\] (`BackgroundService.startObserving`).
+/// Reply of [`StartObservingParams`] (`BackgroundService.startObserving`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartObservingReturns {}
 
@@ -138,7 +138,7 @@ pub struct StopObservingParams {
     pub service: ServiceName,
 }
 
-/// Reply of \[`StopObservingParams`\] (`BackgroundService.stopObserving`).
+/// Reply of [`StopObservingParams`] (`BackgroundService.stopObserving`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopObservingReturns {}
 
@@ -157,7 +157,7 @@ pub struct SetRecordingParams {
     pub service: ServiceName,
 }
 
-/// Reply of \[`SetRecordingParams`\] (`BackgroundService.setRecording`).
+/// Reply of [`SetRecordingParams`] (`BackgroundService.setRecording`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetRecordingReturns {}
 
@@ -174,7 +174,7 @@ pub struct ClearEventsParams {
     pub service: ServiceName,
 }
 
-/// Reply of \[`ClearEventsParams`\] (`BackgroundService.clearEvents`).
+/// Reply of [`ClearEventsParams`] (`BackgroundService.clearEvents`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearEventsReturns {}
 

@@ -356,7 +356,7 @@ pub struct EnableParams {
     pub le_supported: bool,
 }
 
-/// Reply of \[`EnableParams`\] (`BluetoothEmulation.enable`).
+/// Reply of [`EnableParams`] (`BluetoothEmulation.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -374,7 +374,7 @@ pub struct SetSimulatedCentralStateParams {
     pub state: CentralState,
 }
 
-/// Reply of \[`SetSimulatedCentralStateParams`\] (`BluetoothEmulation.setSimulatedCentralState`).
+/// Reply of [`SetSimulatedCentralStateParams`] (`BluetoothEmulation.setSimulatedCentralState`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSimulatedCentralStateReturns {}
 
@@ -389,7 +389,7 @@ impl crate::Command for SetSimulatedCentralStateParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`BluetoothEmulation.disable`).
+/// Reply of [`DisableParams`] (`BluetoothEmulation.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -412,7 +412,7 @@ pub struct SimulatePreconnectedPeripheralParams {
     pub known_service_uuids: Vec<String>,
 }
 
-/// Reply of \[`SimulatePreconnectedPeripheralParams`\] (`BluetoothEmulation.simulatePreconnectedPeripheral`).
+/// Reply of [`SimulatePreconnectedPeripheralParams`] (`BluetoothEmulation.simulatePreconnectedPeripheral`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulatePreconnectedPeripheralReturns {}
 
@@ -430,7 +430,7 @@ pub struct SimulateAdvertisementParams {
     pub entry: ScanEntry,
 }
 
-/// Reply of \[`SimulateAdvertisementParams`\] (`BluetoothEmulation.simulateAdvertisement`).
+/// Reply of [`SimulateAdvertisementParams`] (`BluetoothEmulation.simulateAdvertisement`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulateAdvertisementReturns {}
 
@@ -452,7 +452,7 @@ pub struct SimulateGATTOperationResponseParams {
     pub code: i64,
 }
 
-/// Reply of \[`SimulateGATTOperationResponseParams`\] (`BluetoothEmulation.simulateGATTOperationResponse`).
+/// Reply of [`SimulateGATTOperationResponseParams`] (`BluetoothEmulation.simulateGATTOperationResponse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulateGATTOperationResponseReturns {}
 
@@ -479,7 +479,7 @@ pub struct SimulateCharacteristicOperationResponseParams {
     pub data: Option<String>,
 }
 
-/// Reply of \[`SimulateCharacteristicOperationResponseParams`\] (`BluetoothEmulation.simulateCharacteristicOperationResponse`).
+/// Reply of [`SimulateCharacteristicOperationResponseParams`] (`BluetoothEmulation.simulateCharacteristicOperationResponse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulateCharacteristicOperationResponseReturns {}
 
@@ -506,7 +506,7 @@ pub struct SimulateDescriptorOperationResponseParams {
     pub data: Option<String>,
 }
 
-/// Reply of \[`SimulateDescriptorOperationResponseParams`\] (`BluetoothEmulation.simulateDescriptorOperationResponse`).
+/// Reply of [`SimulateDescriptorOperationResponseParams`] (`BluetoothEmulation.simulateDescriptorOperationResponse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulateDescriptorOperationResponseReturns {}
 
@@ -525,7 +525,7 @@ pub struct AddServiceParams {
     pub service_uuid: String,
 }
 
-/// Reply of \[`AddServiceParams`\] (`BluetoothEmulation.addService`).
+/// Reply of [`AddServiceParams`] (`BluetoothEmulation.addService`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddServiceReturns {
     /// An identifier that uniquely represents this service.
@@ -547,7 +547,7 @@ pub struct RemoveServiceParams {
     pub service_id: String,
 }
 
-/// Reply of \[`RemoveServiceParams`\] (`BluetoothEmulation.removeService`).
+/// Reply of [`RemoveServiceParams`] (`BluetoothEmulation.removeService`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveServiceReturns {}
 
@@ -569,7 +569,7 @@ pub struct AddCharacteristicParams {
     pub properties: CharacteristicProperties,
 }
 
-/// Reply of \[`AddCharacteristicParams`\] (`BluetoothEmulation.addCharacteristic`).
+/// Reply of [`AddCharacteristicParams`] (`BluetoothEmulation.addCharacteristic`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddCharacteristicReturns {
     /// An identifier that uniquely represents this characteristic.
@@ -592,7 +592,7 @@ pub struct RemoveCharacteristicParams {
     pub characteristic_id: String,
 }
 
-/// Reply of \[`RemoveCharacteristicParams`\] (`BluetoothEmulation.removeCharacteristic`).
+/// Reply of [`RemoveCharacteristicParams`] (`BluetoothEmulation.removeCharacteristic`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveCharacteristicReturns {}
 
@@ -613,7 +613,7 @@ pub struct AddDescriptorParams {
     pub descriptor_uuid: String,
 }
 
-/// Reply of \[`AddDescriptorParams`\] (`BluetoothEmulation.addDescriptor`).
+/// Reply of [`AddDescriptorParams`] (`BluetoothEmulation.addDescriptor`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddDescriptorReturns {
     /// An identifier that uniquely represents this descriptor.
@@ -635,7 +635,7 @@ pub struct RemoveDescriptorParams {
     pub descriptor_id: String,
 }
 
-/// Reply of \[`RemoveDescriptorParams`\] (`BluetoothEmulation.removeDescriptor`).
+/// Reply of [`RemoveDescriptorParams`] (`BluetoothEmulation.removeDescriptor`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveDescriptorReturns {}
 
@@ -652,7 +652,7 @@ pub struct SimulateGATTDisconnectionParams {
     pub address: String,
 }
 
-/// Reply of \[`SimulateGATTDisconnectionParams`\] (`BluetoothEmulation.simulateGATTDisconnection`).
+/// Reply of [`SimulateGATTDisconnectionParams`] (`BluetoothEmulation.simulateGATTDisconnection`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulateGATTDisconnectionReturns {}
 

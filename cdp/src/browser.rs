@@ -501,7 +501,7 @@ pub struct SetPermissionParams {
     pub browser_context_id: Option<BrowserContextID>,
 }
 
-/// Reply of \[`SetPermissionParams`\] (`Browser.setPermission`).
+/// Reply of [`SetPermissionParams`] (`Browser.setPermission`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPermissionReturns {}
 
@@ -531,7 +531,7 @@ pub struct GrantPermissionsParams {
     pub browser_context_id: Option<BrowserContextID>,
 }
 
-/// Reply of \[`GrantPermissionsParams`\] (`Browser.grantPermissions`).
+/// Reply of [`GrantPermissionsParams`] (`Browser.grantPermissions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GrantPermissionsReturns {}
 
@@ -554,7 +554,7 @@ pub struct ResetPermissionsParams {
     pub browser_context_id: Option<BrowserContextID>,
 }
 
-/// Reply of \[`ResetPermissionsParams`\] (`Browser.resetPermissions`).
+/// Reply of [`ResetPermissionsParams`] (`Browser.resetPermissions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetPermissionsReturns {}
 
@@ -598,7 +598,7 @@ pub struct SetDownloadBehaviorParams {
     pub events_enabled: Option<bool>,
 }
 
-/// Values of `behavior` of \[`SetDownloadBehaviorParams`\].
+/// Values of `behavior` of [`SetDownloadBehaviorParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetDownloadBehaviorBehavior {
     /// `deny`
@@ -653,7 +653,7 @@ impl<'de> serde::Deserialize<'de> for SetDownloadBehaviorBehavior {
     }
 }
 
-/// Reply of \[`SetDownloadBehaviorParams`\] (`Browser.setDownloadBehavior`).
+/// Reply of [`SetDownloadBehaviorParams`] (`Browser.setDownloadBehavior`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDownloadBehaviorReturns {}
 
@@ -680,7 +680,7 @@ pub struct CancelDownloadParams {
     pub browser_context_id: Option<BrowserContextID>,
 }
 
-/// Reply of \[`CancelDownloadParams`\] (`Browser.cancelDownload`).
+/// Reply of [`CancelDownloadParams`] (`Browser.cancelDownload`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CancelDownloadReturns {}
 
@@ -695,7 +695,7 @@ impl crate::Command for CancelDownloadParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CloseParams {}
 
-/// Reply of \[`CloseParams`\] (`Browser.close`).
+/// Reply of [`CloseParams`] (`Browser.close`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CloseReturns {}
 
@@ -712,7 +712,7 @@ impl crate::Command for CloseParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrashParams {}
 
-/// Reply of \[`CrashParams`\] (`Browser.crash`).
+/// Reply of [`CrashParams`] (`Browser.crash`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrashReturns {}
 
@@ -729,7 +729,7 @@ impl crate::Command for CrashParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrashGpuProcessParams {}
 
-/// Reply of \[`CrashGpuProcessParams`\] (`Browser.crashGpuProcess`).
+/// Reply of [`CrashGpuProcessParams`] (`Browser.crashGpuProcess`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrashGpuProcessReturns {}
 
@@ -744,7 +744,7 @@ impl crate::Command for CrashGpuProcessParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetVersionParams {}
 
-/// Reply of \[`GetVersionParams`\] (`Browser.getVersion`).
+/// Reply of [`GetVersionParams`] (`Browser.getVersion`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetVersionReturns {
     /// Protocol version.
@@ -776,7 +776,7 @@ impl crate::Command for GetVersionParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetBrowserCommandLineParams {}
 
-/// Reply of \[`GetBrowserCommandLineParams`\] (`Browser.getBrowserCommandLine`).
+/// Reply of [`GetBrowserCommandLineParams`] (`Browser.getBrowserCommandLine`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetBrowserCommandLineReturns {
     /// Commandline parameters
@@ -805,7 +805,7 @@ pub struct AddMockCameraParams {
     pub device_id: String,
 }
 
-/// Reply of \[`AddMockCameraParams`\] (`Browser.addMockCamera`).
+/// Reply of [`AddMockCameraParams`] (`Browser.addMockCamera`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddMockCameraReturns {}
 
@@ -831,7 +831,7 @@ pub struct GetHistogramsParams {
     pub delta: Option<bool>,
 }
 
-/// Reply of \[`GetHistogramsParams`\] (`Browser.getHistograms`).
+/// Reply of [`GetHistogramsParams`] (`Browser.getHistograms`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHistogramsReturns {
     /// Histograms.
@@ -857,7 +857,7 @@ pub struct GetHistogramParams {
     pub delta: Option<bool>,
 }
 
-/// Reply of \[`GetHistogramParams`\] (`Browser.getHistogram`).
+/// Reply of [`GetHistogramParams`] (`Browser.getHistogram`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHistogramReturns {
     /// Histogram.
@@ -881,7 +881,7 @@ pub struct GetWindowBoundsParams {
     pub window_id: WindowID,
 }
 
-/// Reply of \[`GetWindowBoundsParams`\] (`Browser.getWindowBounds`).
+/// Reply of [`GetWindowBoundsParams`] (`Browser.getWindowBounds`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetWindowBoundsReturns {
     /// Bounds information of the window. When window state is 'minimized', the restored window
@@ -906,7 +906,7 @@ pub struct GetWindowForTargetParams {
     pub target_id: Option<crate::target::TargetID>,
 }
 
-/// Reply of \[`GetWindowForTargetParams`\] (`Browser.getWindowForTarget`).
+/// Reply of [`GetWindowForTargetParams`] (`Browser.getWindowForTarget`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetWindowForTargetReturns {
     /// Browser window id.
@@ -937,7 +937,7 @@ pub struct SetWindowBoundsParams {
     pub bounds: Bounds,
 }
 
-/// Reply of \[`SetWindowBoundsParams`\] (`Browser.setWindowBounds`).
+/// Reply of [`SetWindowBoundsParams`] (`Browser.setWindowBounds`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetWindowBoundsReturns {}
 
@@ -966,7 +966,7 @@ pub struct SetContentsSizeParams {
     pub height: Option<i64>,
 }
 
-/// Reply of \[`SetContentsSizeParams`\] (`Browser.setContentsSize`).
+/// Reply of [`SetContentsSizeParams`] (`Browser.setContentsSize`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetContentsSizeReturns {}
 
@@ -993,7 +993,7 @@ pub struct SetDockTileParams {
     pub image: Option<String>,
 }
 
-/// Reply of \[`SetDockTileParams`\] (`Browser.setDockTile`).
+/// Reply of [`SetDockTileParams`] (`Browser.setDockTile`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDockTileReturns {}
 
@@ -1013,7 +1013,7 @@ pub struct ExecuteBrowserCommandParams {
     pub command_id: BrowserCommandId,
 }
 
-/// Reply of \[`ExecuteBrowserCommandParams`\] (`Browser.executeBrowserCommand`).
+/// Reply of [`ExecuteBrowserCommandParams`] (`Browser.executeBrowserCommand`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExecuteBrowserCommandReturns {}
 
@@ -1031,7 +1031,7 @@ pub struct AddPrivacySandboxEnrollmentOverrideParams {
     pub url: String,
 }
 
-/// Reply of \[`AddPrivacySandboxEnrollmentOverrideParams`\] (`Browser.addPrivacySandboxEnrollmentOverride`).
+/// Reply of [`AddPrivacySandboxEnrollmentOverrideParams`] (`Browser.addPrivacySandboxEnrollmentOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddPrivacySandboxEnrollmentOverrideReturns {}
 
@@ -1049,7 +1049,7 @@ impl crate::Command for AddPrivacySandboxEnrollmentOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetGlobalPrivacyControlParams {}
 
-/// Reply of \[`GetGlobalPrivacyControlParams`\] (`Browser.getGlobalPrivacyControl`).
+/// Reply of [`GetGlobalPrivacyControlParams`] (`Browser.getGlobalPrivacyControl`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetGlobalPrivacyControlReturns {
     pub gpc: bool,
@@ -1071,7 +1071,7 @@ pub struct SetGlobalPrivacyControlParams {
     pub gpc: bool,
 }
 
-/// Reply of \[`SetGlobalPrivacyControlParams`\] (`Browser.setGlobalPrivacyControl`).
+/// Reply of [`SetGlobalPrivacyControlParams`] (`Browser.setGlobalPrivacyControl`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetGlobalPrivacyControlReturns {
     pub gpc: bool,
@@ -1131,7 +1131,7 @@ pub struct DownloadProgressEvent {
     pub file_path: Option<String>,
 }
 
-/// Values of `state` of \[`DownloadProgressEvent`\].
+/// Values of `state` of [`DownloadProgressEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DownloadProgressState {
     /// `inProgress`

@@ -156,7 +156,7 @@ pub struct DeleteCacheParams {
     pub cache_id: CacheId,
 }
 
-/// Reply of \[`DeleteCacheParams`\] (`CacheStorage.deleteCache`).
+/// Reply of [`DeleteCacheParams`] (`CacheStorage.deleteCache`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteCacheReturns {}
 
@@ -177,7 +177,7 @@ pub struct DeleteEntryParams {
     pub request: String,
 }
 
-/// Reply of \[`DeleteEntryParams`\] (`CacheStorage.deleteEntry`).
+/// Reply of [`DeleteEntryParams`] (`CacheStorage.deleteEntry`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteEntryReturns {}
 
@@ -215,7 +215,7 @@ pub struct RequestCacheNamesParams {
     pub storage_bucket: Option<crate::storage::StorageBucket>,
 }
 
-/// Reply of \[`RequestCacheNamesParams`\] (`CacheStorage.requestCacheNames`).
+/// Reply of [`RequestCacheNamesParams`] (`CacheStorage.requestCacheNames`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestCacheNamesReturns {
     /// Caches for the security origin.
@@ -243,7 +243,7 @@ pub struct RequestCachedResponseParams {
     pub request_headers: Vec<Header>,
 }
 
-/// Reply of \[`RequestCachedResponseParams`\] (`CacheStorage.requestCachedResponse`).
+/// Reply of [`RequestCachedResponseParams`] (`CacheStorage.requestCachedResponse`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestCachedResponseReturns {
     /// Response read from the cache.
@@ -278,7 +278,7 @@ pub struct RequestEntriesParams {
     pub path_filter: Option<String>,
 }
 
-/// Reply of \[`RequestEntriesParams`\] (`CacheStorage.requestEntries`).
+/// Reply of [`RequestEntriesParams`] (`CacheStorage.requestEntries`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestEntriesReturns {
     /// Array of object store data entries.

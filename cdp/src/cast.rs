@@ -42,7 +42,7 @@ pub struct EnableParams {
     pub presentation_url: Option<String>,
 }
 
-/// Reply of \[`EnableParams`\] (`Cast.enable`).
+/// Reply of [`EnableParams`] (`Cast.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -57,7 +57,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Cast.disable`).
+/// Reply of [`DisableParams`] (`Cast.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -76,7 +76,7 @@ pub struct SetSinkToUseParams {
     pub sink_name: String,
 }
 
-/// Reply of \[`SetSinkToUseParams`\] (`Cast.setSinkToUse`).
+/// Reply of [`SetSinkToUseParams`] (`Cast.setSinkToUse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSinkToUseReturns {}
 
@@ -94,7 +94,7 @@ pub struct StartDesktopMirroringParams {
     pub sink_name: String,
 }
 
-/// Reply of \[`StartDesktopMirroringParams`\] (`Cast.startDesktopMirroring`).
+/// Reply of [`StartDesktopMirroringParams`] (`Cast.startDesktopMirroring`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartDesktopMirroringReturns {}
 
@@ -112,7 +112,7 @@ pub struct StartTabMirroringParams {
     pub sink_name: String,
 }
 
-/// Reply of \[`StartTabMirroringParams`\] (`Cast.startTabMirroring`).
+/// Reply of [`StartTabMirroringParams`] (`Cast.startTabMirroring`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartTabMirroringReturns {}
 
@@ -130,7 +130,7 @@ pub struct StopCastingParams {
     pub sink_name: String,
 }
 
-/// Reply of \[`StopCastingParams`\] (`Cast.stopCasting`).
+/// Reply of [`StopCastingParams`] (`Cast.stopCasting`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopCastingReturns {}
 

@@ -34,7 +34,7 @@ pub struct ConsoleMessage {
     pub column: Option<i64>,
 }
 
-/// Values of `source` of \[`ConsoleMessage`\].
+/// Values of `source` of [`ConsoleMessage`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ConsoleMessageSource {
     /// `xml`
@@ -117,7 +117,7 @@ impl<'de> serde::Deserialize<'de> for ConsoleMessageSource {
     }
 }
 
-/// Values of `level` of \[`ConsoleMessage`\].
+/// Values of `level` of [`ConsoleMessage`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ConsoleMessageLevel {
     /// `log`
@@ -182,7 +182,7 @@ impl<'de> serde::Deserialize<'de> for ConsoleMessageLevel {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearMessagesParams {}
 
-/// Reply of \[`ClearMessagesParams`\] (`Console.clearMessages`).
+/// Reply of [`ClearMessagesParams`] (`Console.clearMessages`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearMessagesReturns {}
 
@@ -197,7 +197,7 @@ impl crate::Command for ClearMessagesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Console.disable`).
+/// Reply of [`DisableParams`] (`Console.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -213,7 +213,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Console.enable`).
+/// Reply of [`EnableParams`] (`Console.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 

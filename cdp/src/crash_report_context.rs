@@ -32,7 +32,7 @@ pub struct CrashReportContextEntry {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetEntriesParams {}
 
-/// Reply of \[`GetEntriesParams`\] (`CrashReportContext.getEntries`).
+/// Reply of [`GetEntriesParams`] (`CrashReportContext.getEntries`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetEntriesReturns {
     pub entries: Vec<CrashReportContextEntry>,

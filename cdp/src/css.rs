@@ -611,7 +611,7 @@ pub struct CSSMedia {
     pub media_list: Option<Vec<MediaQuery>>,
 }
 
-/// Values of `source` of \[`CSSMedia`\].
+/// Values of `source` of [`CSSMedia`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CSSMediaSource {
     /// `mediaRule`
@@ -1040,7 +1040,7 @@ pub struct CSSAtRule {
     pub style: CSSStyle,
 }
 
-/// Values of `type` of \[`CSSAtRule`\].
+/// Values of `type` of [`CSSAtRule`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CSSAtRuleType {
     /// `font-face`
@@ -1095,7 +1095,7 @@ impl<'de> serde::Deserialize<'de> for CSSAtRuleType {
     }
 }
 
-/// Values of `subsection` of \[`CSSAtRule`\].
+/// Values of `subsection` of [`CSSAtRule`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CSSAtRuleSubsection {
     /// `swash`
@@ -1314,7 +1314,7 @@ pub struct AddRuleParams {
     pub node_for_property_syntax_validation: Option<crate::dom::NodeId>,
 }
 
-/// Reply of \[`AddRuleParams`\] (`CSS.addRule`).
+/// Reply of [`AddRuleParams`] (`CSS.addRule`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddRuleReturns {
     /// The newly created rule.
@@ -1335,7 +1335,7 @@ pub struct CollectClassNamesParams {
     pub style_sheet_id: crate::dom::StyleSheetId,
 }
 
-/// Reply of \[`CollectClassNamesParams`\] (`CSS.collectClassNames`).
+/// Reply of [`CollectClassNamesParams`] (`CSS.collectClassNames`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CollectClassNamesReturns {
     /// Class name list.
@@ -1364,7 +1364,7 @@ pub struct CreateStyleSheetParams {
     pub force: Option<bool>,
 }
 
-/// Reply of \[`CreateStyleSheetParams`\] (`CSS.createStyleSheet`).
+/// Reply of [`CreateStyleSheetParams`] (`CSS.createStyleSheet`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateStyleSheetReturns {
     /// Identifier of the created "via-inspector" stylesheet.
@@ -1383,7 +1383,7 @@ impl crate::Command for CreateStyleSheetParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`CSS.disable`).
+/// Reply of [`DisableParams`] (`CSS.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -1399,7 +1399,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`CSS.enable`).
+/// Reply of [`EnableParams`] (`CSS.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -1422,7 +1422,7 @@ pub struct ForcePseudoStateParams {
     pub forced_pseudo_classes: Vec<String>,
 }
 
-/// Reply of \[`ForcePseudoStateParams`\] (`CSS.forcePseudoState`).
+/// Reply of [`ForcePseudoStateParams`] (`CSS.forcePseudoState`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ForcePseudoStateReturns {}
 
@@ -1443,7 +1443,7 @@ pub struct ForceStartingStyleParams {
     pub forced: bool,
 }
 
-/// Reply of \[`ForceStartingStyleParams`\] (`CSS.forceStartingStyle`).
+/// Reply of [`ForceStartingStyleParams`] (`CSS.forceStartingStyle`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ForceStartingStyleReturns {}
 
@@ -1466,7 +1466,7 @@ pub struct ForcePositionTryOptionParams {
     pub index: Option<i64>,
 }
 
-/// Reply of \[`ForcePositionTryOptionParams`\] (`CSS.forcePositionTryOption`).
+/// Reply of [`ForcePositionTryOptionParams`] (`CSS.forcePositionTryOption`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ForcePositionTryOptionReturns {}
 
@@ -1483,7 +1483,7 @@ pub struct GetBackgroundColorsParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetBackgroundColorsParams`\] (`CSS.getBackgroundColors`).
+/// Reply of [`GetBackgroundColorsParams`] (`CSS.getBackgroundColors`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetBackgroundColorsReturns {
     /// The range of background colors behind this element, if it contains any visible text. If no
@@ -1528,7 +1528,7 @@ pub struct GetComputedStyleForNodeParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetComputedStyleForNodeParams`\] (`CSS.getComputedStyleForNode`).
+/// Reply of [`GetComputedStyleForNodeParams`] (`CSS.getComputedStyleForNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetComputedStyleForNodeReturns {
     /// Computed style for the specified DOM node.
@@ -1593,7 +1593,7 @@ pub struct ResolveValuesParams {
     pub pseudo_identifier: Option<String>,
 }
 
-/// Reply of \[`ResolveValuesParams`\] (`CSS.resolveValues`).
+/// Reply of [`ResolveValuesParams`] (`CSS.resolveValues`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ResolveValuesReturns {
     pub results: Vec<String>,
@@ -1614,7 +1614,7 @@ pub struct GetLonghandPropertiesParams {
     pub value: String,
 }
 
-/// Reply of \[`GetLonghandPropertiesParams`\] (`CSS.getLonghandProperties`).
+/// Reply of [`GetLonghandPropertiesParams`] (`CSS.getLonghandProperties`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetLonghandPropertiesReturns {
     #[serde(rename = "longhandProperties")]
@@ -1636,7 +1636,7 @@ pub struct GetInlineStylesForNodeParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetInlineStylesForNodeParams`\] (`CSS.getInlineStylesForNode`).
+/// Reply of [`GetInlineStylesForNodeParams`] (`CSS.getInlineStylesForNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetInlineStylesForNodeReturns {
     /// Inline style for the specified DOM node.
@@ -1672,7 +1672,7 @@ pub struct GetAnimatedStylesForNodeParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetAnimatedStylesForNodeParams`\] (`CSS.getAnimatedStylesForNode`).
+/// Reply of [`GetAnimatedStylesForNodeParams`] (`CSS.getAnimatedStylesForNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAnimatedStylesForNodeReturns {
     /// Styles coming from animations.
@@ -1709,7 +1709,7 @@ pub struct GetMatchedStylesForNodeParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetMatchedStylesForNodeParams`\] (`CSS.getMatchedStylesForNode`).
+/// Reply of [`GetMatchedStylesForNodeParams`] (`CSS.getMatchedStylesForNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetMatchedStylesForNodeReturns {
     /// Inline style for the specified DOM node.
@@ -1826,7 +1826,7 @@ impl crate::Command for GetMatchedStylesForNodeParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetEnvironmentVariablesParams {}
 
-/// Reply of \[`GetEnvironmentVariablesParams`\] (`CSS.getEnvironmentVariables`).
+/// Reply of [`GetEnvironmentVariablesParams`] (`CSS.getEnvironmentVariables`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetEnvironmentVariablesReturns {
     #[serde(rename = "environmentVariables")]
@@ -1844,7 +1844,7 @@ impl crate::Command for GetEnvironmentVariablesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetMediaQueriesParams {}
 
-/// Reply of \[`GetMediaQueriesParams`\] (`CSS.getMediaQueries`).
+/// Reply of [`GetMediaQueriesParams`] (`CSS.getMediaQueries`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetMediaQueriesReturns {
     pub medias: Vec<CSSMedia>,
@@ -1865,7 +1865,7 @@ pub struct GetPlatformFontsForNodeParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetPlatformFontsForNodeParams`\] (`CSS.getPlatformFontsForNode`).
+/// Reply of [`GetPlatformFontsForNodeParams`] (`CSS.getPlatformFontsForNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPlatformFontsForNodeReturns {
     /// Usage statistics for every employed platform font.
@@ -1886,7 +1886,7 @@ pub struct GetStyleSheetTextParams {
     pub style_sheet_id: crate::dom::StyleSheetId,
 }
 
-/// Reply of \[`GetStyleSheetTextParams`\] (`CSS.getStyleSheetText`).
+/// Reply of [`GetStyleSheetTextParams`] (`CSS.getStyleSheetText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetStyleSheetTextReturns {
     /// The stylesheet text.
@@ -1912,7 +1912,7 @@ pub struct GetLayersForNodeParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetLayersForNodeParams`\] (`CSS.getLayersForNode`).
+/// Reply of [`GetLayersForNodeParams`] (`CSS.getLayersForNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetLayersForNodeReturns {
     #[serde(rename = "rootLayer")]
@@ -1938,7 +1938,7 @@ pub struct GetLocationForSelectorParams {
     pub selector_text: String,
 }
 
-/// Reply of \[`GetLocationForSelectorParams`\] (`CSS.getLocationForSelector`).
+/// Reply of [`GetLocationForSelectorParams`] (`CSS.getLocationForSelector`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetLocationForSelectorReturns {
     pub ranges: Vec<SourceRange>,
@@ -1965,7 +1965,7 @@ pub struct TrackComputedStyleUpdatesForNodeParams {
     pub node_id: Option<crate::dom::NodeId>,
 }
 
-/// Reply of \[`TrackComputedStyleUpdatesForNodeParams`\] (`CSS.trackComputedStyleUpdatesForNode`).
+/// Reply of [`TrackComputedStyleUpdatesForNodeParams`] (`CSS.trackComputedStyleUpdatesForNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TrackComputedStyleUpdatesForNodeReturns {}
 
@@ -1990,7 +1990,7 @@ pub struct TrackComputedStyleUpdatesParams {
     pub properties_to_track: Vec<CSSComputedStyleProperty>,
 }
 
-/// Reply of \[`TrackComputedStyleUpdatesParams`\] (`CSS.trackComputedStyleUpdates`).
+/// Reply of [`TrackComputedStyleUpdatesParams`] (`CSS.trackComputedStyleUpdates`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TrackComputedStyleUpdatesReturns {}
 
@@ -2007,7 +2007,7 @@ impl crate::Command for TrackComputedStyleUpdatesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TakeComputedStyleUpdatesParams {}
 
-/// Reply of \[`TakeComputedStyleUpdatesParams`\] (`CSS.takeComputedStyleUpdates`).
+/// Reply of [`TakeComputedStyleUpdatesParams`] (`CSS.takeComputedStyleUpdates`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TakeComputedStyleUpdatesReturns {
     /// The list of node Ids that have their tracked computed styles updated.
@@ -2034,7 +2034,7 @@ pub struct SetEffectivePropertyValueForNodeParams {
     pub value: String,
 }
 
-/// Reply of \[`SetEffectivePropertyValueForNodeParams`\] (`CSS.setEffectivePropertyValueForNode`).
+/// Reply of [`SetEffectivePropertyValueForNodeParams`] (`CSS.setEffectivePropertyValueForNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetEffectivePropertyValueForNodeReturns {}
 
@@ -2055,7 +2055,7 @@ pub struct SetPropertyRulePropertyNameParams {
     pub property_name: String,
 }
 
-/// Reply of \[`SetPropertyRulePropertyNameParams`\] (`CSS.setPropertyRulePropertyName`).
+/// Reply of [`SetPropertyRulePropertyNameParams`] (`CSS.setPropertyRulePropertyName`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetPropertyRulePropertyNameReturns {
     /// The resulting key text after modification.
@@ -2080,7 +2080,7 @@ pub struct SetKeyframeKeyParams {
     pub key_text: String,
 }
 
-/// Reply of \[`SetKeyframeKeyParams`\] (`CSS.setKeyframeKey`).
+/// Reply of [`SetKeyframeKeyParams`] (`CSS.setKeyframeKey`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetKeyframeKeyReturns {
     /// The resulting key text after modification.
@@ -2104,7 +2104,7 @@ pub struct SetMediaTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetMediaTextParams`\] (`CSS.setMediaText`).
+/// Reply of [`SetMediaTextParams`] (`CSS.setMediaText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetMediaTextReturns {
     /// The resulting CSS media rule after modification.
@@ -2130,7 +2130,7 @@ pub struct SetContainerQueryTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetContainerQueryTextParams`\] (`CSS.setContainerQueryText`).
+/// Reply of [`SetContainerQueryTextParams`] (`CSS.setContainerQueryText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetContainerQueryTextReturns {
     /// The resulting CSS container query rule after modification.
@@ -2154,7 +2154,7 @@ pub struct SetContainerQueryConditionTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetContainerQueryConditionTextParams`\] (`CSS.setContainerQueryConditionText`).
+/// Reply of [`SetContainerQueryConditionTextParams`] (`CSS.setContainerQueryConditionText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetContainerQueryConditionTextReturns {
     /// The resulting CSS container query rule after modification.
@@ -2180,7 +2180,7 @@ pub struct SetSupportsTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetSupportsTextParams`\] (`CSS.setSupportsText`).
+/// Reply of [`SetSupportsTextParams`] (`CSS.setSupportsText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetSupportsTextReturns {
     /// The resulting CSS Supports rule after modification.
@@ -2205,7 +2205,7 @@ pub struct SetNavigationTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetNavigationTextParams`\] (`CSS.setNavigationText`).
+/// Reply of [`SetNavigationTextParams`] (`CSS.setNavigationText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetNavigationTextReturns {
     /// The resulting CSS Navigation rule after modification.
@@ -2230,7 +2230,7 @@ pub struct SetScopeTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetScopeTextParams`\] (`CSS.setScopeText`).
+/// Reply of [`SetScopeTextParams`] (`CSS.setScopeText`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetScopeTextReturns {
     /// The resulting CSS Scope rule after modification.
@@ -2253,7 +2253,7 @@ pub struct SetRuleSelectorParams {
     pub selector: String,
 }
 
-/// Reply of \[`SetRuleSelectorParams`\] (`CSS.setRuleSelector`).
+/// Reply of [`SetRuleSelectorParams`] (`CSS.setRuleSelector`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetRuleSelectorReturns {
     /// The resulting selector list after modification.
@@ -2276,7 +2276,7 @@ pub struct SetStyleSheetTextParams {
     pub text: String,
 }
 
-/// Reply of \[`SetStyleSheetTextParams`\] (`CSS.setStyleSheetText`).
+/// Reply of [`SetStyleSheetTextParams`] (`CSS.setStyleSheetText`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetStyleSheetTextReturns {
     /// URL of source map associated with script (if any).
@@ -2312,7 +2312,7 @@ pub struct SetStyleTextsParams {
     pub node_for_property_syntax_validation: Option<crate::dom::NodeId>,
 }
 
-/// Reply of \[`SetStyleTextsParams`\] (`CSS.setStyleTexts`).
+/// Reply of [`SetStyleTextsParams`] (`CSS.setStyleTexts`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetStyleTextsReturns {
     /// The resulting styles after modification.
@@ -2330,7 +2330,7 @@ impl crate::Command for SetStyleTextsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartRuleUsageTrackingParams {}
 
-/// Reply of \[`StartRuleUsageTrackingParams`\] (`CSS.startRuleUsageTracking`).
+/// Reply of [`StartRuleUsageTrackingParams`] (`CSS.startRuleUsageTracking`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartRuleUsageTrackingReturns {}
 
@@ -2346,7 +2346,7 @@ impl crate::Command for StartRuleUsageTrackingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopRuleUsageTrackingParams {}
 
-/// Reply of \[`StopRuleUsageTrackingParams`\] (`CSS.stopRuleUsageTracking`).
+/// Reply of [`StopRuleUsageTrackingParams`] (`CSS.stopRuleUsageTracking`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StopRuleUsageTrackingReturns {
     #[serde(rename = "ruleUsage")]
@@ -2365,7 +2365,7 @@ impl crate::Command for StopRuleUsageTrackingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TakeCoverageDeltaParams {}
 
-/// Reply of \[`TakeCoverageDeltaParams`\] (`CSS.takeCoverageDelta`).
+/// Reply of [`TakeCoverageDeltaParams`] (`CSS.takeCoverageDelta`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TakeCoverageDeltaReturns {
     pub coverage: Vec<RuleUsage>,
@@ -2389,7 +2389,7 @@ pub struct SetLocalFontsEnabledParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetLocalFontsEnabledParams`\] (`CSS.setLocalFontsEnabled`).
+/// Reply of [`SetLocalFontsEnabledParams`] (`CSS.setLocalFontsEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetLocalFontsEnabledReturns {}
 

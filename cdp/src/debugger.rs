@@ -152,7 +152,7 @@ pub struct Scope {
     pub empty_reason: Option<ScopeEmptyReason>,
 }
 
-/// Values of `type` of \[`Scope`\].
+/// Values of `type` of [`Scope`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ScopeType {
     /// `global`
@@ -231,7 +231,7 @@ impl<'de> serde::Deserialize<'de> for ScopeType {
     }
 }
 
-/// Values of `emptyReason` of \[`Scope`\].
+/// Values of `emptyReason` of [`Scope`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ScopeEmptyReason {
     /// `no-variables`
@@ -308,7 +308,7 @@ pub struct BreakLocation {
     pub type_: Option<BreakLocationType>,
 }
 
-/// Values of `type` of \[`BreakLocation`\].
+/// Values of `type` of [`BreakLocation`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum BreakLocationType {
     /// `debuggerStatement`
@@ -431,7 +431,7 @@ pub struct DebugSymbols {
     pub external_url: Option<String>,
 }
 
-/// Values of `type` of \[`DebugSymbols`\].
+/// Values of `type` of [`DebugSymbols`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DebugSymbolsType {
     /// `SourceMap`
@@ -506,7 +506,7 @@ pub struct ContinueToLocationParams {
     pub target_call_frames: Option<ContinueToLocationTargetCallFrames>,
 }
 
-/// Values of `targetCallFrames` of \[`ContinueToLocationParams`\].
+/// Values of `targetCallFrames` of [`ContinueToLocationParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ContinueToLocationTargetCallFrames {
     /// `any`
@@ -553,7 +553,7 @@ impl<'de> serde::Deserialize<'de> for ContinueToLocationTargetCallFrames {
     }
 }
 
-/// Reply of \[`ContinueToLocationParams`\] (`Debugger.continueToLocation`).
+/// Reply of [`ContinueToLocationParams`] (`Debugger.continueToLocation`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContinueToLocationReturns {}
 
@@ -568,7 +568,7 @@ impl crate::Command for ContinueToLocationParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Debugger.disable`).
+/// Reply of [`DisableParams`] (`Debugger.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -595,7 +595,7 @@ pub struct EnableParams {
     pub max_scripts_cache_size: Option<f64>,
 }
 
-/// Reply of \[`EnableParams`\] (`Debugger.enable`).
+/// Reply of [`EnableParams`] (`Debugger.enable`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {
     /// Unique identifier of the debugger.
@@ -679,7 +679,7 @@ pub struct EvaluateOnCallFrameParams {
     pub scope_number: Option<i64>,
 }
 
-/// Reply of \[`EvaluateOnCallFrameParams`\] (`Debugger.evaluateOnCallFrame`).
+/// Reply of [`EvaluateOnCallFrameParams`] (`Debugger.evaluateOnCallFrame`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EvaluateOnCallFrameReturns {
     /// Object wrapper for the evaluation result.
@@ -719,7 +719,7 @@ pub struct GetPossibleBreakpointsParams {
     pub restrict_to_function: Option<bool>,
 }
 
-/// Reply of \[`GetPossibleBreakpointsParams`\] (`Debugger.getPossibleBreakpoints`).
+/// Reply of [`GetPossibleBreakpointsParams`] (`Debugger.getPossibleBreakpoints`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPossibleBreakpointsReturns {
     /// List of the possible breakpoint locations.
@@ -741,7 +741,7 @@ pub struct GetScriptSourceParams {
     pub script_id: crate::runtime::ScriptId,
 }
 
-/// Reply of \[`GetScriptSourceParams`\] (`Debugger.getScriptSource`).
+/// Reply of [`GetScriptSourceParams`] (`Debugger.getScriptSource`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetScriptSourceReturns {
     /// Script source (empty in case of Wasm bytecode).
@@ -767,7 +767,7 @@ pub struct DisassembleWasmModuleParams {
     pub script_id: crate::runtime::ScriptId,
 }
 
-/// Reply of \[`DisassembleWasmModuleParams`\] (`Debugger.disassembleWasmModule`).
+/// Reply of [`DisassembleWasmModuleParams`] (`Debugger.disassembleWasmModule`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DisassembleWasmModuleReturns {
     /// For large modules, return a stream from which additional chunks of
@@ -804,7 +804,7 @@ pub struct NextWasmDisassemblyChunkParams {
     pub stream_id: String,
 }
 
-/// Reply of \[`NextWasmDisassemblyChunkParams`\] (`Debugger.nextWasmDisassemblyChunk`).
+/// Reply of [`NextWasmDisassemblyChunkParams`] (`Debugger.nextWasmDisassemblyChunk`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NextWasmDisassemblyChunkReturns {
     /// The next chunk of disassembly.
@@ -828,7 +828,7 @@ pub struct GetWasmBytecodeParams {
     pub script_id: crate::runtime::ScriptId,
 }
 
-/// Reply of \[`GetWasmBytecodeParams`\] (`Debugger.getWasmBytecode`).
+/// Reply of [`GetWasmBytecodeParams`] (`Debugger.getWasmBytecode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetWasmBytecodeReturns {
     /// Script source. (Encoded as a base64 string when passed over JSON)
@@ -851,7 +851,7 @@ pub struct GetStackTraceParams {
     pub stack_trace_id: crate::runtime::StackTraceId,
 }
 
-/// Reply of \[`GetStackTraceParams`\] (`Debugger.getStackTrace`).
+/// Reply of [`GetStackTraceParams`] (`Debugger.getStackTrace`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetStackTraceReturns {
     #[serde(rename = "stackTrace")]
@@ -869,7 +869,7 @@ impl crate::Command for GetStackTraceParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PauseParams {}
 
-/// Reply of \[`PauseParams`\] (`Debugger.pause`).
+/// Reply of [`PauseParams`] (`Debugger.pause`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PauseReturns {}
 
@@ -888,7 +888,7 @@ pub struct PauseOnAsyncCallParams {
     pub parent_stack_trace_id: crate::runtime::StackTraceId,
 }
 
-/// Reply of \[`PauseOnAsyncCallParams`\] (`Debugger.pauseOnAsyncCall`).
+/// Reply of [`PauseOnAsyncCallParams`] (`Debugger.pauseOnAsyncCall`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PauseOnAsyncCallReturns {}
 
@@ -906,7 +906,7 @@ pub struct RemoveBreakpointParams {
     pub breakpoint_id: BreakpointId,
 }
 
-/// Reply of \[`RemoveBreakpointParams`\] (`Debugger.removeBreakpoint`).
+/// Reply of [`RemoveBreakpointParams`] (`Debugger.removeBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveBreakpointReturns {}
 
@@ -943,7 +943,7 @@ pub struct RestartFrameParams {
     pub mode: Option<RestartFrameMode>,
 }
 
-/// Values of `mode` of \[`RestartFrameParams`\].
+/// Values of `mode` of [`RestartFrameParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RestartFrameMode {
     /// `StepInto`
@@ -986,7 +986,7 @@ impl<'de> serde::Deserialize<'de> for RestartFrameMode {
     }
 }
 
-/// Reply of \[`RestartFrameParams`\] (`Debugger.restartFrame`).
+/// Reply of [`RestartFrameParams`] (`Debugger.restartFrame`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RestartFrameReturns {
     /// New stack trace.
@@ -1037,7 +1037,7 @@ pub struct ResumeParams {
     pub terminate_on_resume: Option<bool>,
 }
 
-/// Reply of \[`ResumeParams`\] (`Debugger.resume`).
+/// Reply of [`ResumeParams`] (`Debugger.resume`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResumeReturns {}
 
@@ -1068,7 +1068,7 @@ pub struct SearchInContentParams {
     pub is_regex: Option<bool>,
 }
 
-/// Reply of \[`SearchInContentParams`\] (`Debugger.searchInContent`).
+/// Reply of [`SearchInContentParams`] (`Debugger.searchInContent`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchInContentReturns {
     /// List of search matches.
@@ -1091,7 +1091,7 @@ pub struct SetAsyncCallStackDepthParams {
     pub max_depth: i64,
 }
 
-/// Reply of \[`SetAsyncCallStackDepthParams`\] (`Debugger.setAsyncCallStackDepth`).
+/// Reply of [`SetAsyncCallStackDepthParams`] (`Debugger.setAsyncCallStackDepth`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAsyncCallStackDepthReturns {}
 
@@ -1114,7 +1114,7 @@ pub struct SetBlackboxExecutionContextsParams {
     pub unique_ids: Vec<String>,
 }
 
-/// Reply of \[`SetBlackboxExecutionContextsParams`\] (`Debugger.setBlackboxExecutionContexts`).
+/// Reply of [`SetBlackboxExecutionContextsParams`] (`Debugger.setBlackboxExecutionContexts`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBlackboxExecutionContextsReturns {}
 
@@ -1143,7 +1143,7 @@ pub struct SetBlackboxPatternsParams {
     pub skip_anonymous: Option<bool>,
 }
 
-/// Reply of \[`SetBlackboxPatternsParams`\] (`Debugger.setBlackboxPatterns`).
+/// Reply of [`SetBlackboxPatternsParams`] (`Debugger.setBlackboxPatterns`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBlackboxPatternsReturns {}
 
@@ -1168,7 +1168,7 @@ pub struct SetBlackboxedRangesParams {
     pub positions: Vec<ScriptPosition>,
 }
 
-/// Reply of \[`SetBlackboxedRangesParams`\] (`Debugger.setBlackboxedRanges`).
+/// Reply of [`SetBlackboxedRangesParams`] (`Debugger.setBlackboxedRanges`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBlackboxedRangesReturns {}
 
@@ -1190,7 +1190,7 @@ pub struct SetBreakpointParams {
     pub condition: Option<String>,
 }
 
-/// Reply of \[`SetBreakpointParams`\] (`Debugger.setBreakpoint`).
+/// Reply of [`SetBreakpointParams`] (`Debugger.setBreakpoint`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetBreakpointReturns {
     /// Id of the created breakpoint for further reference.
@@ -1215,7 +1215,7 @@ pub struct SetInstrumentationBreakpointParams {
     pub instrumentation: SetInstrumentationBreakpointInstrumentation,
 }
 
-/// Values of `instrumentation` of \[`SetInstrumentationBreakpointParams`\].
+/// Values of `instrumentation` of [`SetInstrumentationBreakpointParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetInstrumentationBreakpointInstrumentation {
     /// `beforeScriptExecution`
@@ -1262,7 +1262,7 @@ impl<'de> serde::Deserialize<'de> for SetInstrumentationBreakpointInstrumentatio
     }
 }
 
-/// Reply of \[`SetInstrumentationBreakpointParams`\] (`Debugger.setInstrumentationBreakpoint`).
+/// Reply of [`SetInstrumentationBreakpointParams`] (`Debugger.setInstrumentationBreakpoint`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetInstrumentationBreakpointReturns {
     /// Id of the created breakpoint for further reference.
@@ -1313,7 +1313,7 @@ pub struct SetBreakpointByUrlParams {
     pub condition: Option<String>,
 }
 
-/// Reply of \[`SetBreakpointByUrlParams`\] (`Debugger.setBreakpointByUrl`).
+/// Reply of [`SetBreakpointByUrlParams`] (`Debugger.setBreakpointByUrl`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetBreakpointByUrlReturns {
     /// Id of the created breakpoint for further reference.
@@ -1346,7 +1346,7 @@ pub struct SetBreakpointOnFunctionCallParams {
     pub condition: Option<String>,
 }
 
-/// Reply of \[`SetBreakpointOnFunctionCallParams`\] (`Debugger.setBreakpointOnFunctionCall`).
+/// Reply of [`SetBreakpointOnFunctionCallParams`] (`Debugger.setBreakpointOnFunctionCall`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetBreakpointOnFunctionCallReturns {
     /// Id of the created breakpoint for further reference.
@@ -1368,7 +1368,7 @@ pub struct SetBreakpointsActiveParams {
     pub active: bool,
 }
 
-/// Reply of \[`SetBreakpointsActiveParams`\] (`Debugger.setBreakpointsActive`).
+/// Reply of [`SetBreakpointsActiveParams`] (`Debugger.setBreakpointsActive`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBreakpointsActiveReturns {}
 
@@ -1387,7 +1387,7 @@ pub struct SetPauseOnExceptionsParams {
     pub state: SetPauseOnExceptionsState,
 }
 
-/// Values of `state` of \[`SetPauseOnExceptionsParams`\].
+/// Values of `state` of [`SetPauseOnExceptionsParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetPauseOnExceptionsState {
     /// `none`
@@ -1442,7 +1442,7 @@ impl<'de> serde::Deserialize<'de> for SetPauseOnExceptionsState {
     }
 }
 
-/// Reply of \[`SetPauseOnExceptionsParams`\] (`Debugger.setPauseOnExceptions`).
+/// Reply of [`SetPauseOnExceptionsParams`] (`Debugger.setPauseOnExceptions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPauseOnExceptionsReturns {}
 
@@ -1463,7 +1463,7 @@ pub struct SetReturnValueParams {
     pub new_value: crate::runtime::CallArgument,
 }
 
-/// Reply of \[`SetReturnValueParams`\] (`Debugger.setReturnValue`).
+/// Reply of [`SetReturnValueParams`] (`Debugger.setReturnValue`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetReturnValueReturns {}
 
@@ -1501,7 +1501,7 @@ pub struct SetScriptSourceParams {
     pub allow_top_frame_editing: Option<bool>,
 }
 
-/// Reply of \[`SetScriptSourceParams`\] (`Debugger.setScriptSource`).
+/// Reply of [`SetScriptSourceParams`] (`Debugger.setScriptSource`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetScriptSourceReturns {
     /// New stack trace in case editing has happened while VM was stopped.
@@ -1555,7 +1555,7 @@ pub struct SetScriptSourceReturns {
     pub exception_details: Option<crate::runtime::ExceptionDetails>,
 }
 
-/// Values of `status` of \[`SetScriptSourceReturns`\].
+/// Values of `status` of [`SetScriptSourceReturns`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetScriptSourceStatus {
     /// `Ok`
@@ -1628,7 +1628,7 @@ pub struct SetSkipAllPausesParams {
     pub skip: bool,
 }
 
-/// Reply of \[`SetSkipAllPausesParams`\] (`Debugger.setSkipAllPauses`).
+/// Reply of [`SetSkipAllPausesParams`] (`Debugger.setSkipAllPauses`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSkipAllPausesReturns {}
 
@@ -1658,7 +1658,7 @@ pub struct SetVariableValueParams {
     pub call_frame_id: CallFrameId,
 }
 
-/// Reply of \[`SetVariableValueParams`\] (`Debugger.setVariableValue`).
+/// Reply of [`SetVariableValueParams`] (`Debugger.setVariableValue`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetVariableValueReturns {}
 
@@ -1689,7 +1689,7 @@ pub struct StepIntoParams {
     pub skip_list: Option<Vec<LocationRange>>,
 }
 
-/// Reply of \[`StepIntoParams`\] (`Debugger.stepInto`).
+/// Reply of [`StepIntoParams`] (`Debugger.stepInto`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StepIntoReturns {}
 
@@ -1704,7 +1704,7 @@ impl crate::Command for StepIntoParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StepOutParams {}
 
-/// Reply of \[`StepOutParams`\] (`Debugger.stepOut`).
+/// Reply of [`StepOutParams`] (`Debugger.stepOut`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StepOutReturns {}
 
@@ -1736,7 +1736,7 @@ pub struct StepOverParams {
     pub enter_ranges: Option<Vec<LocationRange>>,
 }
 
-/// Reply of \[`StepOverParams`\] (`Debugger.stepOver`).
+/// Reply of [`StepOverParams`] (`Debugger.stepOver`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StepOverReturns {}
 
@@ -1811,7 +1811,7 @@ pub struct PausedEvent {
     pub async_call_stack_trace_id: Option<crate::runtime::StackTraceId>,
 }
 
-/// Values of `reason` of \[`PausedEvent`\].
+/// Values of `reason` of [`PausedEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PausedReason {
     /// `ambiguous`

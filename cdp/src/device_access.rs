@@ -32,7 +32,7 @@ pub struct PromptDevice {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`DeviceAccess.enable`).
+/// Reply of [`EnableParams`] (`DeviceAccess.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -47,7 +47,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`DeviceAccess.disable`).
+/// Reply of [`DisableParams`] (`DeviceAccess.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -66,7 +66,7 @@ pub struct SelectPromptParams {
     pub device_id: DeviceId,
 }
 
-/// Reply of \[`SelectPromptParams`\] (`DeviceAccess.selectPrompt`).
+/// Reply of [`SelectPromptParams`] (`DeviceAccess.selectPrompt`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SelectPromptReturns {}
 
@@ -83,7 +83,7 @@ pub struct CancelPromptParams {
     pub id: RequestId,
 }
 
-/// Reply of \[`CancelPromptParams`\] (`DeviceAccess.cancelPrompt`).
+/// Reply of [`CancelPromptParams`] (`DeviceAccess.cancelPrompt`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CancelPromptReturns {}
 

@@ -18,7 +18,7 @@
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceOrientationOverrideParams {}
 
-/// Reply of \[`ClearDeviceOrientationOverrideParams`\] (`DeviceOrientation.clearDeviceOrientationOverride`).
+/// Reply of [`ClearDeviceOrientationOverrideParams`] (`DeviceOrientation.clearDeviceOrientationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceOrientationOverrideReturns {}
 
@@ -40,7 +40,7 @@ pub struct SetDeviceOrientationOverrideParams {
     pub gamma: f64,
 }
 
-/// Reply of \[`SetDeviceOrientationOverrideParams`\] (`DeviceOrientation.setDeviceOrientationOverride`).
+/// Reply of [`SetDeviceOrientationOverrideParams`] (`DeviceOrientation.setDeviceOrientationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDeviceOrientationOverrideReturns {}
 

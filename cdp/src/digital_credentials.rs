@@ -92,7 +92,7 @@ pub struct SetVirtualWalletBehaviorParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
-/// Reply of \[`SetVirtualWalletBehaviorParams`\] (`DigitalCredentials.setVirtualWalletBehavior`).
+/// Reply of [`SetVirtualWalletBehaviorParams`] (`DigitalCredentials.setVirtualWalletBehavior`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetVirtualWalletBehaviorReturns {}
 

@@ -796,7 +796,7 @@ pub struct CollectClassNamesFromSubtreeParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`CollectClassNamesFromSubtreeParams`\] (`DOM.collectClassNamesFromSubtree`).
+/// Reply of [`CollectClassNamesFromSubtreeParams`] (`DOM.collectClassNamesFromSubtree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CollectClassNamesFromSubtreeReturns {
     /// Class name list.
@@ -833,7 +833,7 @@ pub struct CopyToParams {
     pub insert_before_node_id: Option<NodeId>,
 }
 
-/// Reply of \[`CopyToParams`\] (`DOM.copyTo`).
+/// Reply of [`CopyToParams`] (`DOM.copyTo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CopyToReturns {
     /// Id of the node clone.
@@ -875,7 +875,7 @@ pub struct DescribeNodeParams {
     pub pierce: Option<bool>,
 }
 
-/// Reply of \[`DescribeNodeParams`\] (`DOM.describeNode`).
+/// Reply of [`DescribeNodeParams`] (`DOM.describeNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DescribeNodeReturns {
     /// Node description.
@@ -913,7 +913,7 @@ pub struct ScrollIntoViewIfNeededParams {
     pub rect: Option<Rect>,
 }
 
-/// Reply of \[`ScrollIntoViewIfNeededParams`\] (`DOM.scrollIntoViewIfNeeded`).
+/// Reply of [`ScrollIntoViewIfNeededParams`] (`DOM.scrollIntoViewIfNeeded`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ScrollIntoViewIfNeededReturns {}
 
@@ -928,7 +928,7 @@ impl crate::Command for ScrollIntoViewIfNeededParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`DOM.disable`).
+/// Reply of [`DisableParams`] (`DOM.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -950,7 +950,7 @@ pub struct DiscardSearchResultsParams {
     pub search_id: String,
 }
 
-/// Reply of \[`DiscardSearchResultsParams`\] (`DOM.discardSearchResults`).
+/// Reply of [`DiscardSearchResultsParams`] (`DOM.discardSearchResults`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DiscardSearchResultsReturns {}
 
@@ -975,7 +975,7 @@ pub struct EnableParams {
     pub include_whitespace: Option<EnableIncludeWhitespace>,
 }
 
-/// Values of `includeWhitespace` of \[`EnableParams`\].
+/// Values of `includeWhitespace` of [`EnableParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EnableIncludeWhitespace {
     /// `none`
@@ -1022,7 +1022,7 @@ impl<'de> serde::Deserialize<'de> for EnableIncludeWhitespace {
     }
 }
 
-/// Reply of \[`EnableParams`\] (`DOM.enable`).
+/// Reply of [`EnableParams`] (`DOM.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -1051,7 +1051,7 @@ pub struct FocusParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
-/// Reply of \[`FocusParams`\] (`DOM.focus`).
+/// Reply of [`FocusParams`] (`DOM.focus`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FocusReturns {}
 
@@ -1070,7 +1070,7 @@ pub struct GetAttributesParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`GetAttributesParams`\] (`DOM.getAttributes`).
+/// Reply of [`GetAttributesParams`] (`DOM.getAttributes`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAttributesReturns {
     /// An interleaved array of node attribute names and values.
@@ -1102,7 +1102,7 @@ pub struct GetBoxModelParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
-/// Reply of \[`GetBoxModelParams`\] (`DOM.getBoxModel`).
+/// Reply of [`GetBoxModelParams`] (`DOM.getBoxModel`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetBoxModelReturns {
     /// Box model for the node.
@@ -1137,7 +1137,7 @@ pub struct GetContentQuadsParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
-/// Reply of \[`GetContentQuadsParams`\] (`DOM.getContentQuads`).
+/// Reply of [`GetContentQuadsParams`] (`DOM.getContentQuads`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetContentQuadsReturns {
     /// Quads that describe node layout relative to viewport.
@@ -1165,7 +1165,7 @@ pub struct GetDocumentParams {
     pub pierce: Option<bool>,
 }
 
-/// Reply of \[`GetDocumentParams`\] (`DOM.getDocument`).
+/// Reply of [`GetDocumentParams`] (`DOM.getDocument`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDocumentReturns {
     /// Resulting node.
@@ -1196,7 +1196,7 @@ pub struct GetFlattenedDocumentParams {
     pub pierce: Option<bool>,
 }
 
-/// Reply of \[`GetFlattenedDocumentParams`\] (`DOM.getFlattenedDocument`).
+/// Reply of [`GetFlattenedDocumentParams`] (`DOM.getFlattenedDocument`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFlattenedDocumentReturns {
     /// Resulting node.
@@ -1227,7 +1227,7 @@ pub struct GetNodesForSubtreeByStyleParams {
     pub pierce: Option<bool>,
 }
 
-/// Reply of \[`GetNodesForSubtreeByStyleParams`\] (`DOM.getNodesForSubtreeByStyle`).
+/// Reply of [`GetNodesForSubtreeByStyleParams`] (`DOM.getNodesForSubtreeByStyle`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetNodesForSubtreeByStyleReturns {
     /// Resulting nodes.
@@ -1266,7 +1266,7 @@ pub struct GetNodeForLocationParams {
     pub ignore_pointer_events_none: Option<bool>,
 }
 
-/// Reply of \[`GetNodeForLocationParams`\] (`DOM.getNodeForLocation`).
+/// Reply of [`GetNodeForLocationParams`] (`DOM.getNodeForLocation`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetNodeForLocationReturns {
     /// Resulting node.
@@ -1314,7 +1314,7 @@ pub struct GetOuterHTMLParams {
     pub include_shadow_dom: Option<bool>,
 }
 
-/// Reply of \[`GetOuterHTMLParams`\] (`DOM.getOuterHTML`).
+/// Reply of [`GetOuterHTMLParams`] (`DOM.getOuterHTML`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetOuterHTMLReturns {
     /// Outer HTML markup.
@@ -1339,7 +1339,7 @@ pub struct GetRelayoutBoundaryParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`GetRelayoutBoundaryParams`\] (`DOM.getRelayoutBoundary`).
+/// Reply of [`GetRelayoutBoundaryParams`] (`DOM.getRelayoutBoundary`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetRelayoutBoundaryReturns {
     /// Relayout boundary node id for the given node.
@@ -1371,7 +1371,7 @@ pub struct GetSearchResultsParams {
     pub to_index: i64,
 }
 
-/// Reply of \[`GetSearchResultsParams`\] (`DOM.getSearchResults`).
+/// Reply of [`GetSearchResultsParams`] (`DOM.getSearchResults`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSearchResultsReturns {
     /// Ids of the search result nodes.
@@ -1392,7 +1392,7 @@ impl crate::Command for GetSearchResultsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HideHighlightParams {}
 
-/// Reply of \[`HideHighlightParams`\] (`DOM.hideHighlight`).
+/// Reply of [`HideHighlightParams`] (`DOM.hideHighlight`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HideHighlightReturns {}
 
@@ -1409,7 +1409,7 @@ impl crate::Command for HideHighlightParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightNodeParams {}
 
-/// Reply of \[`HighlightNodeParams`\] (`DOM.highlightNode`).
+/// Reply of [`HighlightNodeParams`] (`DOM.highlightNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightNodeReturns {}
 
@@ -1426,7 +1426,7 @@ impl crate::Command for HighlightNodeParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightRectParams {}
 
-/// Reply of \[`HighlightRectParams`\] (`DOM.highlightRect`).
+/// Reply of [`HighlightRectParams`] (`DOM.highlightRect`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightRectReturns {}
 
@@ -1443,7 +1443,7 @@ impl crate::Command for HighlightRectParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct MarkUndoableStateParams {}
 
-/// Reply of \[`MarkUndoableStateParams`\] (`DOM.markUndoableState`).
+/// Reply of [`MarkUndoableStateParams`] (`DOM.markUndoableState`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct MarkUndoableStateReturns {}
 
@@ -1473,7 +1473,7 @@ pub struct MoveToParams {
     pub insert_before_node_id: Option<NodeId>,
 }
 
-/// Reply of \[`MoveToParams`\] (`DOM.moveTo`).
+/// Reply of [`MoveToParams`] (`DOM.moveTo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MoveToReturns {
     /// New id of the moved node.
@@ -1505,7 +1505,7 @@ pub struct PerformSearchParams {
     pub include_user_agent_shadow_dom: Option<bool>,
 }
 
-/// Reply of \[`PerformSearchParams`\] (`DOM.performSearch`).
+/// Reply of [`PerformSearchParams`] (`DOM.performSearch`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PerformSearchReturns {
     /// Unique search session identifier.
@@ -1532,7 +1532,7 @@ pub struct PushNodeByPathToFrontendParams {
     pub path: String,
 }
 
-/// Reply of \[`PushNodeByPathToFrontendParams`\] (`DOM.pushNodeByPathToFrontend`).
+/// Reply of [`PushNodeByPathToFrontendParams`] (`DOM.pushNodeByPathToFrontend`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PushNodeByPathToFrontendReturns {
     /// Id of the node for given path.
@@ -1557,7 +1557,7 @@ pub struct PushNodesByBackendIdsToFrontendParams {
     pub backend_node_ids: Vec<BackendNodeId>,
 }
 
-/// Reply of \[`PushNodesByBackendIdsToFrontendParams`\] (`DOM.pushNodesByBackendIdsToFrontend`).
+/// Reply of [`PushNodesByBackendIdsToFrontendParams`] (`DOM.pushNodesByBackendIdsToFrontend`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PushNodesByBackendIdsToFrontendReturns {
     /// The array of ids of pushed nodes that correspond to the backend ids specified in
@@ -1583,7 +1583,7 @@ pub struct QuerySelectorParams {
     pub selector: String,
 }
 
-/// Reply of \[`QuerySelectorParams`\] (`DOM.querySelector`).
+/// Reply of [`QuerySelectorParams`] (`DOM.querySelector`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QuerySelectorReturns {
     /// Query selector result.
@@ -1608,7 +1608,7 @@ pub struct QuerySelectorAllParams {
     pub selector: String,
 }
 
-/// Reply of \[`QuerySelectorAllParams`\] (`DOM.querySelectorAll`).
+/// Reply of [`QuerySelectorAllParams`] (`DOM.querySelectorAll`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QuerySelectorAllReturns {
     /// Query selector result.
@@ -1631,7 +1631,7 @@ impl crate::Command for QuerySelectorAllParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetTopLayerElementsParams {}
 
-/// Reply of \[`GetTopLayerElementsParams`\] (`DOM.getTopLayerElements`).
+/// Reply of [`GetTopLayerElementsParams`] (`DOM.getTopLayerElements`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetTopLayerElementsReturns {
     /// NodeIds of top layer elements
@@ -1658,7 +1658,7 @@ pub struct GetElementByRelationParams {
     pub relation: GetElementByRelationRelation,
 }
 
-/// Values of `relation` of \[`GetElementByRelationParams`\].
+/// Values of `relation` of [`GetElementByRelationParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GetElementByRelationRelation {
     /// `PopoverTarget`
@@ -1709,7 +1709,7 @@ impl<'de> serde::Deserialize<'de> for GetElementByRelationRelation {
     }
 }
 
-/// Reply of \[`GetElementByRelationParams`\] (`DOM.getElementByRelation`).
+/// Reply of [`GetElementByRelationParams`] (`DOM.getElementByRelation`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetElementByRelationReturns {
     /// NodeId of the element matching the queried relation.
@@ -1730,7 +1730,7 @@ impl crate::Command for GetElementByRelationParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RedoParams {}
 
-/// Reply of \[`RedoParams`\] (`DOM.redo`).
+/// Reply of [`RedoParams`] (`DOM.redo`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RedoReturns {}
 
@@ -1751,7 +1751,7 @@ pub struct RemoveAttributeParams {
     pub name: String,
 }
 
-/// Reply of \[`RemoveAttributeParams`\] (`DOM.removeAttribute`).
+/// Reply of [`RemoveAttributeParams`] (`DOM.removeAttribute`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveAttributeReturns {}
 
@@ -1770,7 +1770,7 @@ pub struct RemoveNodeParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`RemoveNodeParams`\] (`DOM.removeNode`).
+/// Reply of [`RemoveNodeParams`] (`DOM.removeNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveNodeReturns {}
 
@@ -1799,7 +1799,7 @@ pub struct RequestChildNodesParams {
     pub pierce: Option<bool>,
 }
 
-/// Reply of \[`RequestChildNodesParams`\] (`DOM.requestChildNodes`).
+/// Reply of [`RequestChildNodesParams`] (`DOM.requestChildNodes`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RequestChildNodesReturns {}
 
@@ -1820,7 +1820,7 @@ pub struct RequestNodeParams {
     pub object_id: crate::runtime::RemoteObjectId,
 }
 
-/// Reply of \[`RequestNodeParams`\] (`DOM.requestNode`).
+/// Reply of [`RequestNodeParams`] (`DOM.requestNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestNodeReturns {
     /// Node id for given object.
@@ -1864,7 +1864,7 @@ pub struct ResolveNodeParams {
     pub execution_context_id: Option<crate::runtime::ExecutionContextId>,
 }
 
-/// Reply of \[`ResolveNodeParams`\] (`DOM.resolveNode`).
+/// Reply of [`ResolveNodeParams`] (`DOM.resolveNode`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ResolveNodeReturns {
     /// JavaScript object wrapper for given node.
@@ -1890,7 +1890,7 @@ pub struct SetAttributeValueParams {
     pub value: String,
 }
 
-/// Reply of \[`SetAttributeValueParams`\] (`DOM.setAttributeValue`).
+/// Reply of [`SetAttributeValueParams`] (`DOM.setAttributeValue`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAttributeValueReturns {}
 
@@ -1916,7 +1916,7 @@ pub struct SetAttributesAsTextParams {
     pub name: Option<String>,
 }
 
-/// Reply of \[`SetAttributesAsTextParams`\] (`DOM.setAttributesAsText`).
+/// Reply of [`SetAttributesAsTextParams`] (`DOM.setAttributesAsText`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAttributesAsTextReturns {}
 
@@ -1947,7 +1947,7 @@ pub struct SetFileInputFilesParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
-/// Reply of \[`SetFileInputFilesParams`\] (`DOM.setFileInputFiles`).
+/// Reply of [`SetFileInputFilesParams`] (`DOM.setFileInputFiles`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetFileInputFilesReturns {}
 
@@ -1967,7 +1967,7 @@ pub struct SetNodeStackTracesEnabledParams {
     pub enable: bool,
 }
 
-/// Reply of \[`SetNodeStackTracesEnabledParams`\] (`DOM.setNodeStackTracesEnabled`).
+/// Reply of [`SetNodeStackTracesEnabledParams`] (`DOM.setNodeStackTracesEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetNodeStackTracesEnabledReturns {}
 
@@ -1988,7 +1988,7 @@ pub struct GetNodeStackTracesParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`GetNodeStackTracesParams`\] (`DOM.getNodeStackTraces`).
+/// Reply of [`GetNodeStackTracesParams`] (`DOM.getNodeStackTraces`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetNodeStackTracesReturns {
     /// Creation stack trace, if available.
@@ -2014,7 +2014,7 @@ pub struct GetFileInfoParams {
     pub object_id: crate::runtime::RemoteObjectId,
 }
 
-/// Reply of \[`GetFileInfoParams`\] (`DOM.getFileInfo`).
+/// Reply of [`GetFileInfoParams`] (`DOM.getFileInfo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFileInfoReturns {
     pub path: String,
@@ -2033,7 +2033,7 @@ impl crate::Command for GetFileInfoParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetDetachedDomNodesParams {}
 
-/// Reply of \[`GetDetachedDomNodesParams`\] (`DOM.getDetachedDomNodes`).
+/// Reply of [`GetDetachedDomNodesParams`] (`DOM.getDetachedDomNodes`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDetachedDomNodesReturns {
     /// The list of detached nodes
@@ -2059,7 +2059,7 @@ pub struct SetInspectedNodeParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`SetInspectedNodeParams`\] (`DOM.setInspectedNode`).
+/// Reply of [`SetInspectedNodeParams`] (`DOM.setInspectedNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInspectedNodeReturns {}
 
@@ -2080,7 +2080,7 @@ pub struct SetNodeNameParams {
     pub name: String,
 }
 
-/// Reply of \[`SetNodeNameParams`\] (`DOM.setNodeName`).
+/// Reply of [`SetNodeNameParams`] (`DOM.setNodeName`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetNodeNameReturns {
     /// New node's id.
@@ -2105,7 +2105,7 @@ pub struct SetNodeValueParams {
     pub value: String,
 }
 
-/// Reply of \[`SetNodeValueParams`\] (`DOM.setNodeValue`).
+/// Reply of [`SetNodeValueParams`] (`DOM.setNodeValue`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetNodeValueReturns {}
 
@@ -2127,7 +2127,7 @@ pub struct SetOuterHTMLParams {
     pub outer_html: String,
 }
 
-/// Reply of \[`SetOuterHTMLParams`\] (`DOM.setOuterHTML`).
+/// Reply of [`SetOuterHTMLParams`] (`DOM.setOuterHTML`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetOuterHTMLReturns {}
 
@@ -2144,7 +2144,7 @@ impl crate::Command for SetOuterHTMLParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UndoParams {}
 
-/// Reply of \[`UndoParams`\] (`DOM.undo`).
+/// Reply of [`UndoParams`] (`DOM.undo`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UndoReturns {}
 
@@ -2164,7 +2164,7 @@ pub struct GetFrameOwnerParams {
     pub frame_id: crate::page::FrameId,
 }
 
-/// Reply of \[`GetFrameOwnerParams`\] (`DOM.getFrameOwner`).
+/// Reply of [`GetFrameOwnerParams`] (`DOM.getFrameOwner`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFrameOwnerReturns {
     /// Resulting node.
@@ -2225,7 +2225,7 @@ pub struct GetContainerForNodeParams {
     pub queries_anchored: Option<bool>,
 }
 
-/// Reply of \[`GetContainerForNodeParams`\] (`DOM.getContainerForNode`).
+/// Reply of [`GetContainerForNodeParams`] (`DOM.getContainerForNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetContainerForNodeReturns {
     /// The container node for the given node, or null if not found.
@@ -2251,7 +2251,7 @@ pub struct GetQueryingDescendantsForContainerParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`GetQueryingDescendantsForContainerParams`\] (`DOM.getQueryingDescendantsForContainer`).
+/// Reply of [`GetQueryingDescendantsForContainerParams`] (`DOM.getQueryingDescendantsForContainer`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetQueryingDescendantsForContainerReturns {
     /// Descendant nodes with container queries against the given container.
@@ -2287,7 +2287,7 @@ pub struct GetAnchorElementParams {
     pub anchor_specifier: Option<String>,
 }
 
-/// Reply of \[`GetAnchorElementParams`\] (`DOM.getAnchorElement`).
+/// Reply of [`GetAnchorElementParams`] (`DOM.getAnchorElement`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAnchorElementReturns {
     /// The anchor element of the given anchor query.
@@ -2326,7 +2326,7 @@ pub struct ForceShowPopoverParams {
     pub invoker_node_id: Option<BackendNodeId>,
 }
 
-/// Reply of \[`ForceShowPopoverParams`\] (`DOM.forceShowPopover`).
+/// Reply of [`ForceShowPopoverParams`] (`DOM.forceShowPopover`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ForceShowPopoverReturns {
     /// List of popovers that were closed in order to respect popover stacking order.
@@ -2351,7 +2351,7 @@ pub struct GetImplicitAnchorCandidatesParams {
     pub node_id: NodeId,
 }
 
-/// Reply of \[`GetImplicitAnchorCandidatesParams`\] (`DOM.getImplicitAnchorCandidates`).
+/// Reply of [`GetImplicitAnchorCandidatesParams`] (`DOM.getImplicitAnchorCandidates`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetImplicitAnchorCandidatesReturns {
     /// Candidate elements that can invoke this popover.
@@ -2379,7 +2379,7 @@ pub struct ForceShowInterestParams {
     pub enable: bool,
 }
 
-/// Reply of \[`ForceShowInterestParams`\] (`DOM.forceShowInterest`).
+/// Reply of [`ForceShowInterestParams`] (`DOM.forceShowInterest`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ForceShowInterestReturns {}
 
@@ -2423,7 +2423,7 @@ pub struct SetTextMarkerParams {
     pub end: i64,
 }
 
-/// Values of `type` of \[`SetTextMarkerParams`\].
+/// Values of `type` of [`SetTextMarkerParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetTextMarkerType {
     /// `spelling`
@@ -2470,7 +2470,7 @@ impl<'de> serde::Deserialize<'de> for SetTextMarkerType {
     }
 }
 
-/// Reply of \[`SetTextMarkerParams`\] (`DOM.setTextMarker`).
+/// Reply of [`SetTextMarkerParams`] (`DOM.setTextMarker`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTextMarkerReturns {}
 
@@ -2489,7 +2489,7 @@ impl crate::Command for SetTextMarkerParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearTextMarkersParams {}
 
-/// Reply of \[`ClearTextMarkersParams`\] (`DOM.clearTextMarkers`).
+/// Reply of [`ClearTextMarkersParams`] (`DOM.clearTextMarkers`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearTextMarkersReturns {}
 

@@ -174,7 +174,7 @@ pub struct GetEventListenersParams {
     pub pierce: Option<bool>,
 }
 
-/// Reply of \[`GetEventListenersParams`\] (`DOMDebugger.getEventListeners`).
+/// Reply of [`GetEventListenersParams`] (`DOMDebugger.getEventListeners`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetEventListenersReturns {
     /// Array of relevant listeners.
@@ -199,7 +199,7 @@ pub struct RemoveDOMBreakpointParams {
     pub type_: DOMBreakpointType,
 }
 
-/// Reply of \[`RemoveDOMBreakpointParams`\] (`DOMDebugger.removeDOMBreakpoint`).
+/// Reply of [`RemoveDOMBreakpointParams`] (`DOMDebugger.removeDOMBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveDOMBreakpointReturns {}
 
@@ -227,7 +227,7 @@ pub struct RemoveEventListenerBreakpointParams {
     pub target_name: Option<String>,
 }
 
-/// Reply of \[`RemoveEventListenerBreakpointParams`\] (`DOMDebugger.removeEventListenerBreakpoint`).
+/// Reply of [`RemoveEventListenerBreakpointParams`] (`DOMDebugger.removeEventListenerBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveEventListenerBreakpointReturns {}
 
@@ -250,7 +250,7 @@ pub struct RemoveInstrumentationBreakpointParams {
     pub event_name: String,
 }
 
-/// Reply of \[`RemoveInstrumentationBreakpointParams`\] (`DOMDebugger.removeInstrumentationBreakpoint`).
+/// Reply of [`RemoveInstrumentationBreakpointParams`] (`DOMDebugger.removeInstrumentationBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveInstrumentationBreakpointReturns {}
 
@@ -268,7 +268,7 @@ pub struct RemoveXHRBreakpointParams {
     pub url: String,
 }
 
-/// Reply of \[`RemoveXHRBreakpointParams`\] (`DOMDebugger.removeXHRBreakpoint`).
+/// Reply of [`RemoveXHRBreakpointParams`] (`DOMDebugger.removeXHRBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveXHRBreakpointReturns {}
 
@@ -289,7 +289,7 @@ pub struct SetBreakOnCSPViolationParams {
     pub violation_types: Vec<CSPViolationType>,
 }
 
-/// Reply of \[`SetBreakOnCSPViolationParams`\] (`DOMDebugger.setBreakOnCSPViolation`).
+/// Reply of [`SetBreakOnCSPViolationParams`] (`DOMDebugger.setBreakOnCSPViolation`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBreakOnCSPViolationReturns {}
 
@@ -311,7 +311,7 @@ pub struct SetDOMBreakpointParams {
     pub type_: DOMBreakpointType,
 }
 
-/// Reply of \[`SetDOMBreakpointParams`\] (`DOMDebugger.setDOMBreakpoint`).
+/// Reply of [`SetDOMBreakpointParams`] (`DOMDebugger.setDOMBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDOMBreakpointReturns {}
 
@@ -340,7 +340,7 @@ pub struct SetEventListenerBreakpointParams {
     pub target_name: Option<String>,
 }
 
-/// Reply of \[`SetEventListenerBreakpointParams`\] (`DOMDebugger.setEventListenerBreakpoint`).
+/// Reply of [`SetEventListenerBreakpointParams`] (`DOMDebugger.setEventListenerBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetEventListenerBreakpointReturns {}
 
@@ -363,7 +363,7 @@ pub struct SetInstrumentationBreakpointParams {
     pub event_name: String,
 }
 
-/// Reply of \[`SetInstrumentationBreakpointParams`\] (`DOMDebugger.setInstrumentationBreakpoint`).
+/// Reply of [`SetInstrumentationBreakpointParams`] (`DOMDebugger.setInstrumentationBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInstrumentationBreakpointReturns {}
 
@@ -381,7 +381,7 @@ pub struct SetXHRBreakpointParams {
     pub url: String,
 }
 
-/// Reply of \[`SetXHRBreakpointParams`\] (`DOMDebugger.setXHRBreakpoint`).
+/// Reply of [`SetXHRBreakpointParams`] (`DOMDebugger.setXHRBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetXHRBreakpointReturns {}
 

@@ -539,7 +539,7 @@ pub struct TextBoxSnapshot {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`DOMSnapshot.disable`).
+/// Reply of [`DisableParams`] (`DOMSnapshot.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -554,7 +554,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`DOMSnapshot.enable`).
+/// Reply of [`EnableParams`] (`DOMSnapshot.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -599,7 +599,7 @@ pub struct GetSnapshotParams {
     pub include_user_agent_shadow_tree: Option<bool>,
 }
 
-/// Reply of \[`GetSnapshotParams`\] (`DOMSnapshot.getSnapshot`).
+/// Reply of [`GetSnapshotParams`] (`DOMSnapshot.getSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSnapshotReturns {
     /// The nodes in the DOM tree. The DOMNode at index 0 corresponds to the root document.
@@ -667,7 +667,7 @@ pub struct CaptureSnapshotParams {
     pub include_text_color_opacities: Option<bool>,
 }
 
-/// Reply of \[`CaptureSnapshotParams`\] (`DOMSnapshot.captureSnapshot`).
+/// Reply of [`CaptureSnapshotParams`] (`DOMSnapshot.captureSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaptureSnapshotReturns {
     /// The nodes in the DOM tree. The DOMNode at index 0 corresponds to the root document.

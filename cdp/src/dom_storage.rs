@@ -48,7 +48,7 @@ pub struct ClearParams {
     pub storage_id: StorageId,
 }
 
-/// Reply of \[`ClearParams`\] (`DOMStorage.clear`).
+/// Reply of [`ClearParams`] (`DOMStorage.clear`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearReturns {}
 
@@ -63,7 +63,7 @@ impl crate::Command for ClearParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`DOMStorage.disable`).
+/// Reply of [`DisableParams`] (`DOMStorage.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -78,7 +78,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`DOMStorage.enable`).
+/// Reply of [`EnableParams`] (`DOMStorage.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -94,7 +94,7 @@ pub struct GetDOMStorageItemsParams {
     pub storage_id: StorageId,
 }
 
-/// Reply of \[`GetDOMStorageItemsParams`\] (`DOMStorage.getDOMStorageItems`).
+/// Reply of [`GetDOMStorageItemsParams`] (`DOMStorage.getDOMStorageItems`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDOMStorageItemsReturns {
     pub entries: Vec<Item>,
@@ -113,7 +113,7 @@ pub struct RemoveDOMStorageItemParams {
     pub key: String,
 }
 
-/// Reply of \[`RemoveDOMStorageItemParams`\] (`DOMStorage.removeDOMStorageItem`).
+/// Reply of [`RemoveDOMStorageItemParams`] (`DOMStorage.removeDOMStorageItem`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveDOMStorageItemReturns {}
 
@@ -131,7 +131,7 @@ pub struct SetDOMStorageItemParams {
     pub value: String,
 }
 
-/// Reply of \[`SetDOMStorageItemParams`\] (`DOMStorage.setDOMStorageItem`).
+/// Reply of [`SetDOMStorageItemParams`] (`DOMStorage.setDOMStorageItem`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDOMStorageItemReturns {}
 

@@ -53,7 +53,7 @@ pub struct ScreenOrientation {
     pub angle: i64,
 }
 
-/// Values of `type` of \[`ScreenOrientation`\].
+/// Values of `type` of [`ScreenOrientation`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ScreenOrientationType {
     /// `portraitPrimary`
@@ -122,7 +122,7 @@ pub struct DisplayFeature {
     pub mask_length: i64,
 }
 
-/// Values of `orientation` of \[`DisplayFeature`\].
+/// Values of `orientation` of [`DisplayFeature`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DisplayFeatureOrientation {
     /// `vertical`
@@ -176,7 +176,7 @@ pub struct DevicePosture {
     pub type_: DevicePostureType,
 }
 
-/// Values of `type` of \[`DevicePosture`\].
+/// Values of `type` of [`DevicePosture`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DevicePostureType {
     /// `continuous`
@@ -699,7 +699,7 @@ impl<'de> serde::Deserialize<'de> for DisabledImageType {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CanEmulateParams {}
 
-/// Reply of \[`CanEmulateParams`\] (`Emulation.canEmulate`).
+/// Reply of [`CanEmulateParams`] (`Emulation.canEmulate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CanEmulateReturns {
     /// True if emulation is supported.
@@ -717,7 +717,7 @@ impl crate::Command for CanEmulateParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceMetricsOverrideParams {}
 
-/// Reply of \[`ClearDeviceMetricsOverrideParams`\] (`Emulation.clearDeviceMetricsOverride`).
+/// Reply of [`ClearDeviceMetricsOverrideParams`] (`Emulation.clearDeviceMetricsOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceMetricsOverrideReturns {}
 
@@ -732,7 +732,7 @@ impl crate::Command for ClearDeviceMetricsOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearGeolocationOverrideParams {}
 
-/// Reply of \[`ClearGeolocationOverrideParams`\] (`Emulation.clearGeolocationOverride`).
+/// Reply of [`ClearGeolocationOverrideParams`] (`Emulation.clearGeolocationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearGeolocationOverrideReturns {}
 
@@ -749,7 +749,7 @@ impl crate::Command for ClearGeolocationOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetPageScaleFactorParams {}
 
-/// Reply of \[`ResetPageScaleFactorParams`\] (`Emulation.resetPageScaleFactor`).
+/// Reply of [`ResetPageScaleFactorParams`] (`Emulation.resetPageScaleFactor`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetPageScaleFactorReturns {}
 
@@ -769,7 +769,7 @@ pub struct SetFocusEmulationEnabledParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetFocusEmulationEnabledParams`\] (`Emulation.setFocusEmulationEnabled`).
+/// Reply of [`SetFocusEmulationEnabledParams`] (`Emulation.setFocusEmulationEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetFocusEmulationEnabledReturns {}
 
@@ -791,7 +791,7 @@ pub struct SetAutoDarkModeOverrideParams {
     pub enabled: Option<bool>,
 }
 
-/// Reply of \[`SetAutoDarkModeOverrideParams`\] (`Emulation.setAutoDarkModeOverride`).
+/// Reply of [`SetAutoDarkModeOverrideParams`] (`Emulation.setAutoDarkModeOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAutoDarkModeOverrideReturns {}
 
@@ -809,7 +809,7 @@ pub struct SetCPUThrottlingRateParams {
     pub rate: f64,
 }
 
-/// Reply of \[`SetCPUThrottlingRateParams`\] (`Emulation.setCPUThrottlingRate`).
+/// Reply of [`SetCPUThrottlingRateParams`] (`Emulation.setCPUThrottlingRate`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCPUThrottlingRateReturns {}
 
@@ -830,7 +830,7 @@ pub struct SetDefaultBackgroundColorOverrideParams {
     pub color: Option<crate::dom::RGBA>,
 }
 
-/// Reply of \[`SetDefaultBackgroundColorOverrideParams`\] (`Emulation.setDefaultBackgroundColorOverride`).
+/// Reply of [`SetDefaultBackgroundColorOverrideParams`] (`Emulation.setDefaultBackgroundColorOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDefaultBackgroundColorOverrideReturns {}
 
@@ -850,7 +850,7 @@ pub struct SetSafeAreaInsetsOverrideParams {
     pub insets: SafeAreaInsets,
 }
 
-/// Reply of \[`SetSafeAreaInsetsOverrideParams`\] (`Emulation.setSafeAreaInsetsOverride`).
+/// Reply of [`SetSafeAreaInsetsOverrideParams`] (`Emulation.setSafeAreaInsetsOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSafeAreaInsetsOverrideReturns {}
 
@@ -879,7 +879,7 @@ pub struct SetVirtualKeyboardGeometryOverrideParams {
     pub keyboard_rect: Option<crate::dom::Rect>,
 }
 
-/// Reply of \[`SetVirtualKeyboardGeometryOverrideParams`\] (`Emulation.setVirtualKeyboardGeometryOverride`).
+/// Reply of [`SetVirtualKeyboardGeometryOverrideParams`] (`Emulation.setVirtualKeyboardGeometryOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetVirtualKeyboardGeometryOverrideReturns {}
 
@@ -1026,7 +1026,7 @@ pub struct SetDeviceMetricsOverrideParams {
     pub text_layout_mode: Option<SetDeviceMetricsOverrideTextLayoutMode>,
 }
 
-/// Values of `scrollbarType` of \[`SetDeviceMetricsOverrideParams`\].
+/// Values of `scrollbarType` of [`SetDeviceMetricsOverrideParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetDeviceMetricsOverrideScrollbarType {
     /// `overlay`
@@ -1073,7 +1073,7 @@ impl<'de> serde::Deserialize<'de> for SetDeviceMetricsOverrideScrollbarType {
     }
 }
 
-/// Values of `viewportMeta` of \[`SetDeviceMetricsOverrideParams`\].
+/// Values of `viewportMeta` of [`SetDeviceMetricsOverrideParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetDeviceMetricsOverrideViewportMeta {
     /// `enable`
@@ -1120,7 +1120,7 @@ impl<'de> serde::Deserialize<'de> for SetDeviceMetricsOverrideViewportMeta {
     }
 }
 
-/// Values of `textLayoutMode` of \[`SetDeviceMetricsOverrideParams`\].
+/// Values of `textLayoutMode` of [`SetDeviceMetricsOverrideParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetDeviceMetricsOverrideTextLayoutMode {
     /// `mobile`
@@ -1167,7 +1167,7 @@ impl<'de> serde::Deserialize<'de> for SetDeviceMetricsOverrideTextLayoutMode {
     }
 }
 
-/// Reply of \[`SetDeviceMetricsOverrideParams`\] (`Emulation.setDeviceMetricsOverride`).
+/// Reply of [`SetDeviceMetricsOverrideParams`] (`Emulation.setDeviceMetricsOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDeviceMetricsOverrideReturns {}
 
@@ -1187,7 +1187,7 @@ pub struct SetDevicePostureOverrideParams {
     pub posture: DevicePosture,
 }
 
-/// Reply of \[`SetDevicePostureOverrideParams`\] (`Emulation.setDevicePostureOverride`).
+/// Reply of [`SetDevicePostureOverrideParams`] (`Emulation.setDevicePostureOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDevicePostureOverrideReturns {}
 
@@ -1207,7 +1207,7 @@ impl crate::Command for SetDevicePostureOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDevicePostureOverrideParams {}
 
-/// Reply of \[`ClearDevicePostureOverrideParams`\] (`Emulation.clearDevicePostureOverride`).
+/// Reply of [`ClearDevicePostureOverrideParams`] (`Emulation.clearDevicePostureOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDevicePostureOverrideReturns {}
 
@@ -1227,7 +1227,7 @@ pub struct SetDisplayFeaturesOverrideParams {
     pub features: Vec<DisplayFeature>,
 }
 
-/// Reply of \[`SetDisplayFeaturesOverrideParams`\] (`Emulation.setDisplayFeaturesOverride`).
+/// Reply of [`SetDisplayFeaturesOverrideParams`] (`Emulation.setDisplayFeaturesOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDisplayFeaturesOverrideReturns {}
 
@@ -1247,7 +1247,7 @@ impl crate::Command for SetDisplayFeaturesOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDisplayFeaturesOverrideParams {}
 
-/// Reply of \[`ClearDisplayFeaturesOverrideParams`\] (`Emulation.clearDisplayFeaturesOverride`).
+/// Reply of [`ClearDisplayFeaturesOverrideParams`] (`Emulation.clearDisplayFeaturesOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDisplayFeaturesOverrideReturns {}
 
@@ -1265,7 +1265,7 @@ pub struct SetScrollbarsHiddenParams {
     pub hidden: bool,
 }
 
-/// Reply of \[`SetScrollbarsHiddenParams`\] (`Emulation.setScrollbarsHidden`).
+/// Reply of [`SetScrollbarsHiddenParams`] (`Emulation.setScrollbarsHidden`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetScrollbarsHiddenReturns {}
 
@@ -1283,7 +1283,7 @@ pub struct SetDocumentCookieDisabledParams {
     pub disabled: bool,
 }
 
-/// Reply of \[`SetDocumentCookieDisabledParams`\] (`Emulation.setDocumentCookieDisabled`).
+/// Reply of [`SetDocumentCookieDisabledParams`] (`Emulation.setDocumentCookieDisabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDocumentCookieDisabledReturns {}
 
@@ -1304,7 +1304,7 @@ pub struct SetEmitTouchEventsForMouseParams {
     pub configuration: Option<SetEmitTouchEventsForMouseConfiguration>,
 }
 
-/// Values of `configuration` of \[`SetEmitTouchEventsForMouseParams`\].
+/// Values of `configuration` of [`SetEmitTouchEventsForMouseParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetEmitTouchEventsForMouseConfiguration {
     /// `mobile`
@@ -1351,7 +1351,7 @@ impl<'de> serde::Deserialize<'de> for SetEmitTouchEventsForMouseConfiguration {
     }
 }
 
-/// Reply of \[`SetEmitTouchEventsForMouseParams`\] (`Emulation.setEmitTouchEventsForMouse`).
+/// Reply of [`SetEmitTouchEventsForMouseParams`] (`Emulation.setEmitTouchEventsForMouse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetEmitTouchEventsForMouseReturns {}
 
@@ -1373,7 +1373,7 @@ pub struct SetEmulatedMediaParams {
     pub features: Option<Vec<MediaFeature>>,
 }
 
-/// Reply of \[`SetEmulatedMediaParams`\] (`Emulation.setEmulatedMedia`).
+/// Reply of [`SetEmulatedMediaParams`] (`Emulation.setEmulatedMedia`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetEmulatedMediaReturns {}
 
@@ -1393,7 +1393,7 @@ pub struct SetEmulatedVisionDeficiencyParams {
     pub type_: SetEmulatedVisionDeficiencyType,
 }
 
-/// Values of `type` of \[`SetEmulatedVisionDeficiencyParams`\].
+/// Values of `type` of [`SetEmulatedVisionDeficiencyParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetEmulatedVisionDeficiencyType {
     /// `none`
@@ -1460,7 +1460,7 @@ impl<'de> serde::Deserialize<'de> for SetEmulatedVisionDeficiencyType {
     }
 }
 
-/// Reply of \[`SetEmulatedVisionDeficiencyParams`\] (`Emulation.setEmulatedVisionDeficiency`).
+/// Reply of [`SetEmulatedVisionDeficiencyParams`] (`Emulation.setEmulatedVisionDeficiency`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetEmulatedVisionDeficiencyReturns {}
 
@@ -1478,7 +1478,7 @@ pub struct SetEmulatedOSTextScaleParams {
     pub scale: Option<f64>,
 }
 
-/// Reply of \[`SetEmulatedOSTextScaleParams`\] (`Emulation.setEmulatedOSTextScale`).
+/// Reply of [`SetEmulatedOSTextScaleParams`] (`Emulation.setEmulatedOSTextScale`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetEmulatedOSTextScaleReturns {}
 
@@ -1520,7 +1520,7 @@ pub struct SetGeolocationOverrideParams {
     pub speed: Option<f64>,
 }
 
-/// Reply of \[`SetGeolocationOverrideParams`\] (`Emulation.setGeolocationOverride`).
+/// Reply of [`SetGeolocationOverrideParams`] (`Emulation.setGeolocationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetGeolocationOverrideReturns {}
 
@@ -1538,7 +1538,7 @@ pub struct GetOverriddenSensorInformationParams {
     pub type_: SensorType,
 }
 
-/// Reply of \[`GetOverriddenSensorInformationParams`\] (`Emulation.getOverriddenSensorInformation`).
+/// Reply of [`GetOverriddenSensorInformationParams`] (`Emulation.getOverriddenSensorInformation`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetOverriddenSensorInformationReturns {
     #[serde(rename = "requestedSamplingFrequency")]
@@ -1568,7 +1568,7 @@ pub struct SetSensorOverrideEnabledParams {
     pub metadata: Option<SensorMetadata>,
 }
 
-/// Reply of \[`SetSensorOverrideEnabledParams`\] (`Emulation.setSensorOverrideEnabled`).
+/// Reply of [`SetSensorOverrideEnabledParams`] (`Emulation.setSensorOverrideEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSensorOverrideEnabledReturns {}
 
@@ -1590,7 +1590,7 @@ pub struct SetSensorOverrideReadingsParams {
     pub reading: SensorReading,
 }
 
-/// Reply of \[`SetSensorOverrideReadingsParams`\] (`Emulation.setSensorOverrideReadings`).
+/// Reply of [`SetSensorOverrideReadingsParams`] (`Emulation.setSensorOverrideReadings`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSensorOverrideReadingsReturns {}
 
@@ -1615,7 +1615,7 @@ pub struct SetPressureSourceOverrideEnabledParams {
     pub metadata: Option<PressureMetadata>,
 }
 
-/// Reply of \[`SetPressureSourceOverrideEnabledParams`\] (`Emulation.setPressureSourceOverrideEnabled`).
+/// Reply of [`SetPressureSourceOverrideEnabledParams`] (`Emulation.setPressureSourceOverrideEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPressureSourceOverrideEnabledReturns {}
 
@@ -1637,7 +1637,7 @@ pub struct SetPressureStateOverrideParams {
     pub state: PressureState,
 }
 
-/// Reply of \[`SetPressureStateOverrideParams`\] (`Emulation.setPressureStateOverride`).
+/// Reply of [`SetPressureStateOverrideParams`] (`Emulation.setPressureStateOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPressureStateOverrideReturns {}
 
@@ -1659,7 +1659,7 @@ pub struct SetIdleOverrideParams {
     pub is_screen_unlocked: bool,
 }
 
-/// Reply of \[`SetIdleOverrideParams`\] (`Emulation.setIdleOverride`).
+/// Reply of [`SetIdleOverrideParams`] (`Emulation.setIdleOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetIdleOverrideReturns {}
 
@@ -1674,7 +1674,7 @@ impl crate::Command for SetIdleOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearIdleOverrideParams {}
 
-/// Reply of \[`ClearIdleOverrideParams`\] (`Emulation.clearIdleOverride`).
+/// Reply of [`ClearIdleOverrideParams`] (`Emulation.clearIdleOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearIdleOverrideReturns {}
 
@@ -1694,7 +1694,7 @@ pub struct SetNavigatorOverridesParams {
     pub platform: String,
 }
 
-/// Reply of \[`SetNavigatorOverridesParams`\] (`Emulation.setNavigatorOverrides`).
+/// Reply of [`SetNavigatorOverridesParams`] (`Emulation.setNavigatorOverrides`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetNavigatorOverridesReturns {}
 
@@ -1715,7 +1715,7 @@ pub struct SetPageScaleFactorParams {
     pub page_scale_factor: f64,
 }
 
-/// Reply of \[`SetPageScaleFactorParams`\] (`Emulation.setPageScaleFactor`).
+/// Reply of [`SetPageScaleFactorParams`] (`Emulation.setPageScaleFactor`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPageScaleFactorReturns {}
 
@@ -1733,7 +1733,7 @@ pub struct SetScriptExecutionDisabledParams {
     pub value: bool,
 }
 
-/// Reply of \[`SetScriptExecutionDisabledParams`\] (`Emulation.setScriptExecutionDisabled`).
+/// Reply of [`SetScriptExecutionDisabledParams`] (`Emulation.setScriptExecutionDisabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetScriptExecutionDisabledReturns {}
 
@@ -1758,7 +1758,7 @@ pub struct SetTouchEmulationEnabledParams {
     pub max_touch_points: Option<i64>,
 }
 
-/// Reply of \[`SetTouchEmulationEnabledParams`\] (`Emulation.setTouchEmulationEnabled`).
+/// Reply of [`SetTouchEmulationEnabledParams`] (`Emulation.setTouchEmulationEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTouchEmulationEnabledReturns {}
 
@@ -1797,7 +1797,7 @@ pub struct SetVirtualTimePolicyParams {
     pub initial_virtual_time: Option<crate::network::TimeSinceEpoch>,
 }
 
-/// Reply of \[`SetVirtualTimePolicyParams`\] (`Emulation.setVirtualTimePolicy`).
+/// Reply of [`SetVirtualTimePolicyParams`] (`Emulation.setVirtualTimePolicy`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetVirtualTimePolicyReturns {
     /// Absolute timestamp at which virtual time was first enabled (up time in milliseconds).
@@ -1823,7 +1823,7 @@ pub struct SetLocaleOverrideParams {
     pub locale: Option<String>,
 }
 
-/// Reply of \[`SetLocaleOverrideParams`\] (`Emulation.setLocaleOverride`).
+/// Reply of [`SetLocaleOverrideParams`] (`Emulation.setLocaleOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetLocaleOverrideReturns {}
 
@@ -1844,7 +1844,7 @@ pub struct SetTimezoneOverrideParams {
     pub timezone_id: String,
 }
 
-/// Reply of \[`SetTimezoneOverrideParams`\] (`Emulation.setTimezoneOverride`).
+/// Reply of [`SetTimezoneOverrideParams`] (`Emulation.setTimezoneOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTimezoneOverrideReturns {}
 
@@ -1868,7 +1868,7 @@ pub struct SetVisibleSizeParams {
     pub height: i64,
 }
 
-/// Reply of \[`SetVisibleSizeParams`\] (`Emulation.setVisibleSize`).
+/// Reply of [`SetVisibleSizeParams`] (`Emulation.setVisibleSize`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetVisibleSizeReturns {}
 
@@ -1887,7 +1887,7 @@ pub struct SetDisabledImageTypesParams {
     pub image_types: Vec<DisabledImageType>,
 }
 
-/// Reply of \[`SetDisabledImageTypesParams`\] (`Emulation.setDisabledImageTypes`).
+/// Reply of [`SetDisabledImageTypesParams`] (`Emulation.setDisabledImageTypes`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDisabledImageTypesReturns {}
 
@@ -1912,7 +1912,7 @@ pub struct SetDataSaverOverrideParams {
     pub data_saver_enabled: Option<bool>,
 }
 
-/// Reply of \[`SetDataSaverOverrideParams`\] (`Emulation.setDataSaverOverride`).
+/// Reply of [`SetDataSaverOverrideParams`] (`Emulation.setDataSaverOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDataSaverOverrideReturns {}
 
@@ -1931,7 +1931,7 @@ pub struct SetHardwareConcurrencyOverrideParams {
     pub hardware_concurrency: i64,
 }
 
-/// Reply of \[`SetHardwareConcurrencyOverrideParams`\] (`Emulation.setHardwareConcurrencyOverride`).
+/// Reply of [`SetHardwareConcurrencyOverrideParams`] (`Emulation.setHardwareConcurrencyOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetHardwareConcurrencyOverrideReturns {}
 
@@ -1956,7 +1956,7 @@ pub struct SetCPUPerformanceOverrideParams {
     pub performance_tier: Option<SetCPUPerformanceOverridePerformanceTier>,
 }
 
-/// Values of `performanceTier` of \[`SetCPUPerformanceOverrideParams`\].
+/// Values of `performanceTier` of [`SetCPUPerformanceOverrideParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetCPUPerformanceOverridePerformanceTier {
     /// `unknown`
@@ -2015,7 +2015,7 @@ impl<'de> serde::Deserialize<'de> for SetCPUPerformanceOverridePerformanceTier {
     }
 }
 
-/// Reply of \[`SetCPUPerformanceOverrideParams`\] (`Emulation.setCPUPerformanceOverride`).
+/// Reply of [`SetCPUPerformanceOverrideParams`] (`Emulation.setCPUPerformanceOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCPUPerformanceOverrideReturns {}
 
@@ -2054,7 +2054,7 @@ pub struct SetUserAgentOverrideParams {
     pub user_agent_metadata: Option<UserAgentMetadata>,
 }
 
-/// Reply of \[`SetUserAgentOverrideParams`\] (`Emulation.setUserAgentOverride`).
+/// Reply of [`SetUserAgentOverrideParams`] (`Emulation.setUserAgentOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetUserAgentOverrideReturns {}
 
@@ -2074,7 +2074,7 @@ pub struct SetAutomationOverrideParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetAutomationOverrideParams`\] (`Emulation.setAutomationOverride`).
+/// Reply of [`SetAutomationOverrideParams`] (`Emulation.setAutomationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAutomationOverrideReturns {}
 
@@ -2096,7 +2096,7 @@ pub struct SetSmallViewportHeightDifferenceOverrideParams {
     pub difference: i64,
 }
 
-/// Reply of \[`SetSmallViewportHeightDifferenceOverrideParams`\] (`Emulation.setSmallViewportHeightDifferenceOverride`).
+/// Reply of [`SetSmallViewportHeightDifferenceOverrideParams`] (`Emulation.setSmallViewportHeightDifferenceOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSmallViewportHeightDifferenceOverrideReturns {}
 
@@ -2114,7 +2114,7 @@ impl crate::Command for SetSmallViewportHeightDifferenceOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetScreenInfosParams {}
 
-/// Reply of \[`GetScreenInfosParams`\] (`Emulation.getScreenInfos`).
+/// Reply of [`GetScreenInfosParams`] (`Emulation.getScreenInfos`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetScreenInfosReturns {
     #[serde(rename = "screenInfos")]
@@ -2177,7 +2177,7 @@ pub struct AddScreenParams {
     pub is_internal: Option<bool>,
 }
 
-/// Reply of \[`AddScreenParams`\] (`Emulation.addScreen`).
+/// Reply of [`AddScreenParams`] (`Emulation.addScreen`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddScreenReturns {
     #[serde(rename = "screenInfo")]
@@ -2247,7 +2247,7 @@ pub struct UpdateScreenParams {
     pub is_internal: Option<bool>,
 }
 
-/// Reply of \[`UpdateScreenParams`\] (`Emulation.updateScreen`).
+/// Reply of [`UpdateScreenParams`] (`Emulation.updateScreen`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UpdateScreenReturns {
     #[serde(rename = "screenInfo")]
@@ -2270,7 +2270,7 @@ pub struct RemoveScreenParams {
     pub screen_id: ScreenId,
 }
 
-/// Reply of \[`RemoveScreenParams`\] (`Emulation.removeScreen`).
+/// Reply of [`RemoveScreenParams`] (`Emulation.removeScreen`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveScreenReturns {}
 
@@ -2293,7 +2293,7 @@ pub struct SetPrimaryScreenParams {
     pub screen_id: ScreenId,
 }
 
-/// Reply of \[`SetPrimaryScreenParams`\] (`Emulation.setPrimaryScreen`).
+/// Reply of [`SetPrimaryScreenParams`] (`Emulation.setPrimaryScreen`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPrimaryScreenReturns {}
 

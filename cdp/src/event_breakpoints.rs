@@ -26,7 +26,7 @@ pub struct SetInstrumentationBreakpointParams {
     pub event_name: String,
 }
 
-/// Reply of \[`SetInstrumentationBreakpointParams`\] (`EventBreakpoints.setInstrumentationBreakpoint`).
+/// Reply of [`SetInstrumentationBreakpointParams`] (`EventBreakpoints.setInstrumentationBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInstrumentationBreakpointReturns {}
 
@@ -45,7 +45,7 @@ pub struct RemoveInstrumentationBreakpointParams {
     pub event_name: String,
 }
 
-/// Reply of \[`RemoveInstrumentationBreakpointParams`\] (`EventBreakpoints.removeInstrumentationBreakpoint`).
+/// Reply of [`RemoveInstrumentationBreakpointParams`] (`EventBreakpoints.removeInstrumentationBreakpoint`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveInstrumentationBreakpointReturns {}
 
@@ -60,7 +60,7 @@ impl crate::Command for RemoveInstrumentationBreakpointParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`EventBreakpoints.disable`).
+/// Reply of [`DisableParams`] (`EventBreakpoints.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 

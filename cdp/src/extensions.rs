@@ -96,7 +96,7 @@ pub struct TriggerActionParams {
     pub target_id: String,
 }
 
-/// Reply of \[`TriggerActionParams`\] (`Extensions.triggerAction`).
+/// Reply of [`TriggerActionParams`] (`Extensions.triggerAction`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TriggerActionReturns {}
 
@@ -123,7 +123,7 @@ pub struct LoadUnpackedParams {
     pub enable_in_incognito: Option<bool>,
 }
 
-/// Reply of \[`LoadUnpackedParams`\] (`Extensions.loadUnpacked`).
+/// Reply of [`LoadUnpackedParams`] (`Extensions.loadUnpacked`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadUnpackedReturns {
     /// Extension id.
@@ -141,7 +141,7 @@ impl crate::Command for LoadUnpackedParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetExtensionsParams {}
 
-/// Reply of \[`GetExtensionsParams`\] (`Extensions.getExtensions`).
+/// Reply of [`GetExtensionsParams`] (`Extensions.getExtensions`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetExtensionsReturns {
     pub extensions: Vec<ExtensionInfo>,
@@ -161,7 +161,7 @@ pub struct UninstallParams {
     pub id: String,
 }
 
-/// Reply of \[`UninstallParams`\] (`Extensions.uninstall`).
+/// Reply of [`UninstallParams`] (`Extensions.uninstall`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UninstallReturns {}
 
@@ -186,7 +186,7 @@ pub struct GetStorageItemsParams {
     pub keys: Option<Vec<String>>,
 }
 
-/// Reply of \[`GetStorageItemsParams`\] (`Extensions.getStorageItems`).
+/// Reply of [`GetStorageItemsParams`] (`Extensions.getStorageItems`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetStorageItemsReturns {
     pub data: serde_json::Value,
@@ -211,7 +211,7 @@ pub struct RemoveStorageItemsParams {
     pub keys: Vec<String>,
 }
 
-/// Reply of \[`RemoveStorageItemsParams`\] (`Extensions.removeStorageItems`).
+/// Reply of [`RemoveStorageItemsParams`] (`Extensions.removeStorageItems`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveStorageItemsReturns {}
 
@@ -232,7 +232,7 @@ pub struct ClearStorageItemsParams {
     pub storage_area: StorageArea,
 }
 
-/// Reply of \[`ClearStorageItemsParams`\] (`Extensions.clearStorageItems`).
+/// Reply of [`ClearStorageItemsParams`] (`Extensions.clearStorageItems`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearStorageItemsReturns {}
 
@@ -256,7 +256,7 @@ pub struct SetStorageItemsParams {
     pub values: serde_json::Value,
 }
 
-/// Reply of \[`SetStorageItemsParams`\] (`Extensions.setStorageItems`).
+/// Reply of [`SetStorageItemsParams`] (`Extensions.setStorageItems`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetStorageItemsReturns {}
 

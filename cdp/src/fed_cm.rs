@@ -261,7 +261,7 @@ pub struct EnableParams {
     pub disable_rejection_delay: Option<bool>,
 }
 
-/// Reply of \[`EnableParams`\] (`FedCm.enable`).
+/// Reply of [`EnableParams`] (`FedCm.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -274,7 +274,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`FedCm.disable`).
+/// Reply of [`DisableParams`] (`FedCm.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -292,7 +292,7 @@ pub struct SelectAccountParams {
     pub account_index: i64,
 }
 
-/// Reply of \[`SelectAccountParams`\] (`FedCm.selectAccount`).
+/// Reply of [`SelectAccountParams`] (`FedCm.selectAccount`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SelectAccountReturns {}
 
@@ -310,7 +310,7 @@ pub struct ClickDialogButtonParams {
     pub dialog_button: DialogButton,
 }
 
-/// Reply of \[`ClickDialogButtonParams`\] (`FedCm.clickDialogButton`).
+/// Reply of [`ClickDialogButtonParams`] (`FedCm.clickDialogButton`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClickDialogButtonReturns {}
 
@@ -330,7 +330,7 @@ pub struct OpenUrlParams {
     pub account_url_type: AccountUrlType,
 }
 
-/// Reply of \[`OpenUrlParams`\] (`FedCm.openUrl`).
+/// Reply of [`OpenUrlParams`] (`FedCm.openUrl`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct OpenUrlReturns {}
 
@@ -352,7 +352,7 @@ pub struct DismissDialogParams {
     pub trigger_cooldown: Option<bool>,
 }
 
-/// Reply of \[`DismissDialogParams`\] (`FedCm.dismissDialog`).
+/// Reply of [`DismissDialogParams`] (`FedCm.dismissDialog`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DismissDialogReturns {}
 
@@ -368,7 +368,7 @@ impl crate::Command for DismissDialogParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetCooldownParams {}
 
-/// Reply of \[`ResetCooldownParams`\] (`FedCm.resetCooldown`).
+/// Reply of [`ResetCooldownParams`] (`FedCm.resetCooldown`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetCooldownReturns {}
 

@@ -115,7 +115,7 @@ pub struct AuthChallenge {
     pub realm: String,
 }
 
-/// Values of `source` of \[`AuthChallenge`\].
+/// Values of `source` of [`AuthChallenge`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AuthChallengeSource {
     /// `Server`
@@ -179,7 +179,7 @@ pub struct AuthChallengeResponse {
     pub password: Option<String>,
 }
 
-/// Values of `response` of \[`AuthChallengeResponse`\].
+/// Values of `response` of [`AuthChallengeResponse`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AuthChallengeResponseResponse {
     /// `Default`
@@ -236,7 +236,7 @@ impl<'de> serde::Deserialize<'de> for AuthChallengeResponseResponse {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Fetch.disable`).
+/// Reply of [`DisableParams`] (`Fetch.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -266,7 +266,7 @@ pub struct EnableParams {
     pub handle_auth_requests: Option<bool>,
 }
 
-/// Reply of \[`EnableParams`\] (`Fetch.enable`).
+/// Reply of [`EnableParams`] (`Fetch.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -288,7 +288,7 @@ pub struct FailRequestParams {
     pub error_reason: crate::network::ErrorReason,
 }
 
-/// Reply of \[`FailRequestParams`\] (`Fetch.failRequest`).
+/// Reply of [`FailRequestParams`] (`Fetch.failRequest`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FailRequestReturns {}
 
@@ -340,7 +340,7 @@ pub struct FulfillRequestParams {
     pub response_phrase: Option<String>,
 }
 
-/// Reply of \[`FulfillRequestParams`\] (`Fetch.fulfillRequest`).
+/// Reply of [`FulfillRequestParams`] (`Fetch.fulfillRequest`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FulfillRequestReturns {}
 
@@ -382,7 +382,7 @@ pub struct ContinueRequestParams {
     pub intercept_response: Option<bool>,
 }
 
-/// Reply of \[`ContinueRequestParams`\] (`Fetch.continueRequest`).
+/// Reply of [`ContinueRequestParams`] (`Fetch.continueRequest`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContinueRequestReturns {}
 
@@ -404,7 +404,7 @@ pub struct ContinueWithAuthParams {
     pub auth_challenge_response: AuthChallengeResponse,
 }
 
-/// Reply of \[`ContinueWithAuthParams`\] (`Fetch.continueWithAuth`).
+/// Reply of [`ContinueWithAuthParams`] (`Fetch.continueWithAuth`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContinueWithAuthReturns {}
 
@@ -459,7 +459,7 @@ pub struct ContinueResponseParams {
     pub binary_response_headers: Option<String>,
 }
 
-/// Reply of \[`ContinueResponseParams`\] (`Fetch.continueResponse`).
+/// Reply of [`ContinueResponseParams`] (`Fetch.continueResponse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContinueResponseReturns {}
 
@@ -487,7 +487,7 @@ pub struct GetResponseBodyParams {
     pub request_id: RequestId,
 }
 
-/// Reply of \[`GetResponseBodyParams`\] (`Fetch.getResponseBody`).
+/// Reply of [`GetResponseBodyParams`] (`Fetch.getResponseBody`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetResponseBodyReturns {
     /// Response body.
@@ -520,7 +520,7 @@ pub struct TakeResponseBodyAsStreamParams {
     pub request_id: RequestId,
 }
 
-/// Reply of \[`TakeResponseBodyAsStreamParams`\] (`Fetch.takeResponseBodyAsStream`).
+/// Reply of [`TakeResponseBodyAsStreamParams`] (`Fetch.takeResponseBodyAsStream`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TakeResponseBodyAsStreamReturns {
     pub stream: crate::io::StreamHandle,

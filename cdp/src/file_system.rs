@@ -60,7 +60,7 @@ pub struct GetDirectoryParams {
     pub bucket_file_system_locator: BucketFileSystemLocator,
 }
 
-/// Reply of \[`GetDirectoryParams`\] (`FileSystem.getDirectory`).
+/// Reply of [`GetDirectoryParams`] (`FileSystem.getDirectory`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDirectoryReturns {
     /// Returns the directory object at the path.

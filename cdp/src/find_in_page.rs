@@ -23,7 +23,7 @@ pub struct FindFirstParams {
     pub query: String,
 }
 
-/// Reply of \[`FindFirstParams`\] (`FindInPage.findFirst`).
+/// Reply of [`FindFirstParams`] (`FindInPage.findFirst`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FindFirstReturns {}
 
@@ -39,7 +39,7 @@ impl crate::Command for FindFirstParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FindNextParams {}
 
-/// Reply of \[`FindNextParams`\] (`FindInPage.findNext`).
+/// Reply of [`FindNextParams`] (`FindInPage.findNext`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FindNextReturns {}
 
@@ -55,7 +55,7 @@ impl crate::Command for FindNextParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FindPrevParams {}
 
-/// Reply of \[`FindPrevParams`\] (`FindInPage.findPrev`).
+/// Reply of [`FindPrevParams`] (`FindInPage.findPrev`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FindPrevReturns {}
 
@@ -70,7 +70,7 @@ impl crate::Command for FindPrevParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopParams {}
 
-/// Reply of \[`StopParams`\] (`FindInPage.stop`).
+/// Reply of [`StopParams`] (`FindInPage.stop`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopReturns {}
 

@@ -32,7 +32,7 @@ pub struct ScreenshotParams {
     pub optimize_for_speed: Option<bool>,
 }
 
-/// Values of `format` of \[`ScreenshotParams`\].
+/// Values of `format` of [`ScreenshotParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ScreenshotParamsFormat {
     /// `jpeg`
@@ -119,7 +119,7 @@ pub struct BeginFrameParams {
     pub screenshot: Option<ScreenshotParams>,
 }
 
-/// Reply of \[`BeginFrameParams`\] (`HeadlessExperimental.beginFrame`).
+/// Reply of [`BeginFrameParams`] (`HeadlessExperimental.beginFrame`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BeginFrameReturns {
     /// Whether the BeginFrame resulted in damage and, thus, a new frame was committed to the
@@ -148,7 +148,7 @@ impl crate::Command for BeginFrameParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`HeadlessExperimental.disable`).
+/// Reply of [`DisableParams`] (`HeadlessExperimental.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -165,7 +165,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`HeadlessExperimental.enable`).
+/// Reply of [`EnableParams`] (`HeadlessExperimental.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 

@@ -63,7 +63,7 @@ pub struct AddInspectedHeapObjectParams {
     pub heap_object_id: HeapSnapshotObjectId,
 }
 
-/// Reply of \[`AddInspectedHeapObjectParams`\] (`HeapProfiler.addInspectedHeapObject`).
+/// Reply of [`AddInspectedHeapObjectParams`] (`HeapProfiler.addInspectedHeapObject`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddInspectedHeapObjectReturns {}
 
@@ -76,7 +76,7 @@ impl crate::Command for AddInspectedHeapObjectParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CollectGarbageParams {}
 
-/// Reply of \[`CollectGarbageParams`\] (`HeapProfiler.collectGarbage`).
+/// Reply of [`CollectGarbageParams`] (`HeapProfiler.collectGarbage`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CollectGarbageReturns {}
 
@@ -89,7 +89,7 @@ impl crate::Command for CollectGarbageParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`HeapProfiler.disable`).
+/// Reply of [`DisableParams`] (`HeapProfiler.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -102,7 +102,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`HeapProfiler.enable`).
+/// Reply of [`EnableParams`] (`HeapProfiler.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -119,7 +119,7 @@ pub struct GetHeapObjectIdParams {
     pub object_id: crate::runtime::RemoteObjectId,
 }
 
-/// Reply of \[`GetHeapObjectIdParams`\] (`HeapProfiler.getHeapObjectId`).
+/// Reply of [`GetHeapObjectIdParams`] (`HeapProfiler.getHeapObjectId`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHeapObjectIdReturns {
     /// Id of the heap snapshot object corresponding to the passed remote object id.
@@ -146,7 +146,7 @@ pub struct GetObjectByHeapObjectIdParams {
     pub object_group: Option<String>,
 }
 
-/// Reply of \[`GetObjectByHeapObjectIdParams`\] (`HeapProfiler.getObjectByHeapObjectId`).
+/// Reply of [`GetObjectByHeapObjectIdParams`] (`HeapProfiler.getObjectByHeapObjectId`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetObjectByHeapObjectIdReturns {
     /// Evaluation result.
@@ -162,7 +162,7 @@ impl crate::Command for GetObjectByHeapObjectIdParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetSamplingProfileParams {}
 
-/// Reply of \[`GetSamplingProfileParams`\] (`HeapProfiler.getSamplingProfile`).
+/// Reply of [`GetSamplingProfileParams`] (`HeapProfiler.getSamplingProfile`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSamplingProfileReturns {
     /// Return the sampling profile being collected.
@@ -220,7 +220,7 @@ pub struct StartSamplingParams {
     pub include_objects_collected_by_minor_gc: Option<bool>,
 }
 
-/// Reply of \[`StartSamplingParams`\] (`HeapProfiler.startSampling`).
+/// Reply of [`StartSamplingParams`] (`HeapProfiler.startSampling`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartSamplingReturns {}
 
@@ -240,7 +240,7 @@ pub struct StartTrackingHeapObjectsParams {
     pub track_allocations: Option<bool>,
 }
 
-/// Reply of \[`StartTrackingHeapObjectsParams`\] (`HeapProfiler.startTrackingHeapObjects`).
+/// Reply of [`StartTrackingHeapObjectsParams`] (`HeapProfiler.startTrackingHeapObjects`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartTrackingHeapObjectsReturns {}
 
@@ -253,7 +253,7 @@ impl crate::Command for StartTrackingHeapObjectsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopSamplingParams {}
 
-/// Reply of \[`StopSamplingParams`\] (`HeapProfiler.stopSampling`).
+/// Reply of [`StopSamplingParams`] (`HeapProfiler.stopSampling`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StopSamplingReturns {
     /// Recorded sampling heap profile.
@@ -303,7 +303,7 @@ pub struct StopTrackingHeapObjectsParams {
     pub expose_internals: Option<bool>,
 }
 
-/// Reply of \[`StopTrackingHeapObjectsParams`\] (`HeapProfiler.stopTrackingHeapObjects`).
+/// Reply of [`StopTrackingHeapObjectsParams`] (`HeapProfiler.stopTrackingHeapObjects`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopTrackingHeapObjectsReturns {}
 
@@ -350,7 +350,7 @@ pub struct TakeHeapSnapshotParams {
     pub expose_internals: Option<bool>,
 }
 
-/// Reply of \[`TakeHeapSnapshotParams`\] (`HeapProfiler.takeHeapSnapshot`).
+/// Reply of [`TakeHeapSnapshotParams`] (`HeapProfiler.takeHeapSnapshot`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TakeHeapSnapshotReturns {}
 

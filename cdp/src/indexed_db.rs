@@ -77,7 +77,7 @@ pub struct Key {
     pub array: Option<Vec<Key>>,
 }
 
-/// Values of `type` of \[`Key`\].
+/// Values of `type` of [`Key`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum KeyType {
     /// `number`
@@ -175,7 +175,7 @@ pub struct KeyPath {
     pub array: Option<Vec<String>>,
 }
 
-/// Values of `type` of \[`KeyPath`\].
+/// Values of `type` of [`KeyPath`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum KeyPathType {
     /// `null`
@@ -261,7 +261,7 @@ pub struct ClearObjectStoreParams {
     pub object_store_name: String,
 }
 
-/// Reply of \[`ClearObjectStoreParams`\] (`IndexedDB.clearObjectStore`).
+/// Reply of [`ClearObjectStoreParams`] (`IndexedDB.clearObjectStore`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearObjectStoreReturns {}
 
@@ -302,7 +302,7 @@ pub struct DeleteDatabaseParams {
     pub database_name: String,
 }
 
-/// Reply of \[`DeleteDatabaseParams`\] (`IndexedDB.deleteDatabase`).
+/// Reply of [`DeleteDatabaseParams`] (`IndexedDB.deleteDatabase`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteDatabaseReturns {}
 
@@ -347,7 +347,7 @@ pub struct DeleteObjectStoreEntriesParams {
     pub key_range: KeyRange,
 }
 
-/// Reply of \[`DeleteObjectStoreEntriesParams`\] (`IndexedDB.deleteObjectStoreEntries`).
+/// Reply of [`DeleteObjectStoreEntriesParams`] (`IndexedDB.deleteObjectStoreEntries`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteObjectStoreEntriesReturns {}
 
@@ -362,7 +362,7 @@ impl crate::Command for DeleteObjectStoreEntriesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`IndexedDB.disable`).
+/// Reply of [`DisableParams`] (`IndexedDB.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -377,7 +377,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`IndexedDB.enable`).
+/// Reply of [`EnableParams`] (`IndexedDB.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -433,7 +433,7 @@ pub struct RequestDataParams {
     pub key_range: Option<KeyRange>,
 }
 
-/// Reply of \[`RequestDataParams`\] (`IndexedDB.requestData`).
+/// Reply of [`RequestDataParams`] (`IndexedDB.requestData`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestDataReturns {
     /// Array of object store data entries.
@@ -484,7 +484,7 @@ pub struct GetMetadataParams {
     pub object_store_name: String,
 }
 
-/// Reply of \[`GetMetadataParams`\] (`IndexedDB.getMetadata`).
+/// Reply of [`GetMetadataParams`] (`IndexedDB.getMetadata`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetMetadataReturns {
     /// the entries count
@@ -534,7 +534,7 @@ pub struct RequestDatabaseParams {
     pub database_name: String,
 }
 
-/// Reply of \[`RequestDatabaseParams`\] (`IndexedDB.requestDatabase`).
+/// Reply of [`RequestDatabaseParams`] (`IndexedDB.requestDatabase`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestDatabaseReturns {
     /// Database with an array of object stores.
@@ -576,7 +576,7 @@ pub struct RequestDatabaseNamesParams {
     pub storage_bucket: Option<crate::storage::StorageBucket>,
 }
 
-/// Reply of \[`RequestDatabaseNamesParams`\] (`IndexedDB.requestDatabaseNames`).
+/// Reply of [`RequestDatabaseNamesParams`] (`IndexedDB.requestDatabaseNames`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestDatabaseNamesReturns {
     /// Database names for origin.

@@ -226,7 +226,7 @@ pub struct DispatchDragEventParams {
     pub modifiers: Option<i64>,
 }
 
-/// Values of `type` of \[`DispatchDragEventParams`\].
+/// Values of `type` of [`DispatchDragEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchDragEventType {
     /// `dragEnter`
@@ -281,7 +281,7 @@ impl<'de> serde::Deserialize<'de> for DispatchDragEventType {
     }
 }
 
-/// Reply of \[`DispatchDragEventParams`\] (`Input.dispatchDragEvent`).
+/// Reply of [`DispatchDragEventParams`] (`Input.dispatchDragEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchDragEventReturns {}
 
@@ -375,7 +375,7 @@ pub struct DispatchKeyEventParams {
     pub commands: Option<Vec<String>>,
 }
 
-/// Values of `type` of \[`DispatchKeyEventParams`\].
+/// Values of `type` of [`DispatchKeyEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchKeyEventType {
     /// `keyDown`
@@ -430,7 +430,7 @@ impl<'de> serde::Deserialize<'de> for DispatchKeyEventType {
     }
 }
 
-/// Reply of \[`DispatchKeyEventParams`\] (`Input.dispatchKeyEvent`).
+/// Reply of [`DispatchKeyEventParams`] (`Input.dispatchKeyEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchKeyEventReturns {}
 
@@ -451,7 +451,7 @@ pub struct InsertTextParams {
     pub text: String,
 }
 
-/// Reply of \[`InsertTextParams`\] (`Input.insertText`).
+/// Reply of [`InsertTextParams`] (`Input.insertText`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct InsertTextReturns {}
 
@@ -493,7 +493,7 @@ pub struct ImeSetCompositionParams {
     pub replacement_end: Option<i64>,
 }
 
-/// Reply of \[`ImeSetCompositionParams`\] (`Input.imeSetComposition`).
+/// Reply of [`ImeSetCompositionParams`] (`Input.imeSetComposition`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ImeSetCompositionReturns {}
 
@@ -576,7 +576,7 @@ pub struct DispatchMouseEventParams {
     pub pointer_type: Option<DispatchMouseEventPointerType>,
 }
 
-/// Values of `type` of \[`DispatchMouseEventParams`\].
+/// Values of `type` of [`DispatchMouseEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchMouseEventType {
     /// `mousePressed`
@@ -631,7 +631,7 @@ impl<'de> serde::Deserialize<'de> for DispatchMouseEventType {
     }
 }
 
-/// Values of `pointerType` of \[`DispatchMouseEventParams`\].
+/// Values of `pointerType` of [`DispatchMouseEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchMouseEventPointerType {
     /// `mouse`
@@ -678,7 +678,7 @@ impl<'de> serde::Deserialize<'de> for DispatchMouseEventPointerType {
     }
 }
 
-/// Reply of \[`DispatchMouseEventParams`\] (`Input.dispatchMouseEvent`).
+/// Reply of [`DispatchMouseEventParams`] (`Input.dispatchMouseEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchMouseEventReturns {}
 
@@ -710,7 +710,7 @@ pub struct DispatchTouchEventParams {
     pub timestamp: Option<TimeSinceEpoch>,
 }
 
-/// Values of `type` of \[`DispatchTouchEventParams`\].
+/// Values of `type` of [`DispatchTouchEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchTouchEventType {
     /// `touchStart`
@@ -765,7 +765,7 @@ impl<'de> serde::Deserialize<'de> for DispatchTouchEventType {
     }
 }
 
-/// Reply of \[`DispatchTouchEventParams`\] (`Input.dispatchTouchEvent`).
+/// Reply of [`DispatchTouchEventParams`] (`Input.dispatchTouchEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchTouchEventReturns {}
 
@@ -780,7 +780,7 @@ impl crate::Command for DispatchTouchEventParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CancelDraggingParams {}
 
-/// Reply of \[`CancelDraggingParams`\] (`Input.cancelDragging`).
+/// Reply of [`CancelDraggingParams`] (`Input.cancelDragging`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CancelDraggingReturns {}
 
@@ -827,7 +827,7 @@ pub struct EmulateTouchFromMouseEventParams {
     pub click_count: Option<i64>,
 }
 
-/// Values of `type` of \[`EmulateTouchFromMouseEventParams`\].
+/// Values of `type` of [`EmulateTouchFromMouseEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EmulateTouchFromMouseEventType {
     /// `mousePressed`
@@ -882,7 +882,7 @@ impl<'de> serde::Deserialize<'de> for EmulateTouchFromMouseEventType {
     }
 }
 
-/// Reply of \[`EmulateTouchFromMouseEventParams`\] (`Input.emulateTouchFromMouseEvent`).
+/// Reply of [`EmulateTouchFromMouseEventParams`] (`Input.emulateTouchFromMouseEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EmulateTouchFromMouseEventReturns {}
 
@@ -900,7 +900,7 @@ pub struct SetIgnoreInputEventsParams {
     pub ignore: bool,
 }
 
-/// Reply of \[`SetIgnoreInputEventsParams`\] (`Input.setIgnoreInputEvents`).
+/// Reply of [`SetIgnoreInputEventsParams`] (`Input.setIgnoreInputEvents`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetIgnoreInputEventsReturns {}
 
@@ -920,7 +920,7 @@ pub struct SetInterceptDragsParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetInterceptDragsParams`\] (`Input.setInterceptDrags`).
+/// Reply of [`SetInterceptDragsParams`] (`Input.setInterceptDrags`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInterceptDragsReturns {}
 
@@ -960,7 +960,7 @@ pub struct SynthesizePinchGestureParams {
     pub gesture_source_type: Option<GestureSourceType>,
 }
 
-/// Reply of \[`SynthesizePinchGestureParams`\] (`Input.synthesizePinchGesture`).
+/// Reply of [`SynthesizePinchGestureParams`] (`Input.synthesizePinchGesture`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SynthesizePinchGestureReturns {}
 
@@ -1043,7 +1043,7 @@ pub struct SynthesizeScrollGestureParams {
     pub interaction_marker_name: Option<String>,
 }
 
-/// Reply of \[`SynthesizeScrollGestureParams`\] (`Input.synthesizeScrollGesture`).
+/// Reply of [`SynthesizeScrollGestureParams`] (`Input.synthesizeScrollGesture`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SynthesizeScrollGestureReturns {}
 
@@ -1079,7 +1079,7 @@ pub struct SynthesizeTapGestureParams {
     pub gesture_source_type: Option<GestureSourceType>,
 }
 
-/// Reply of \[`SynthesizeTapGestureParams`\] (`Input.synthesizeTapGesture`).
+/// Reply of [`SynthesizeTapGestureParams`] (`Input.synthesizeTapGesture`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SynthesizeTapGestureReturns {}
 

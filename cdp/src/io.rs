@@ -27,7 +27,7 @@ pub struct CloseParams {
     pub handle: StreamHandle,
 }
 
-/// Reply of \[`CloseParams`\] (`IO.close`).
+/// Reply of [`CloseParams`] (`IO.close`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CloseReturns {}
 
@@ -52,7 +52,7 @@ pub struct ReadParams {
     pub size: Option<i64>,
 }
 
-/// Reply of \[`ReadParams`\] (`IO.read`).
+/// Reply of [`ReadParams`] (`IO.read`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReadReturns {
     /// Set if the data is base64-encoded
@@ -85,7 +85,7 @@ pub struct ResolveBlobParams {
     pub object_id: crate::runtime::RemoteObjectId,
 }
 
-/// Reply of \[`ResolveBlobParams`\] (`IO.resolveBlob`).
+/// Reply of [`ResolveBlobParams`] (`IO.resolveBlob`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ResolveBlobReturns {
     /// UUID of the specified Blob.

@@ -30,7 +30,7 @@ pub struct ScrollRect {
     pub type_: ScrollRectType,
 }
 
-/// Values of `type` of \[`ScrollRect`\].
+/// Values of `type` of [`ScrollRect`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ScrollRectType {
     /// `RepaintsOnScroll`
@@ -198,7 +198,7 @@ pub struct CompositingReasonsParams {
     pub layer_id: LayerId,
 }
 
-/// Reply of \[`CompositingReasonsParams`\] (`LayerTree.compositingReasons`).
+/// Reply of [`CompositingReasonsParams`] (`LayerTree.compositingReasons`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompositingReasonsReturns {
     /// A list of strings specifying reasons for the given layer to become composited.
@@ -220,7 +220,7 @@ impl crate::Command for CompositingReasonsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`LayerTree.disable`).
+/// Reply of [`DisableParams`] (`LayerTree.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -235,7 +235,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`LayerTree.enable`).
+/// Reply of [`EnableParams`] (`LayerTree.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -253,7 +253,7 @@ pub struct LoadSnapshotParams {
     pub tiles: Vec<PictureTile>,
 }
 
-/// Reply of \[`LoadSnapshotParams`\] (`LayerTree.loadSnapshot`).
+/// Reply of [`LoadSnapshotParams`] (`LayerTree.loadSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadSnapshotReturns {
     /// The id of the snapshot.
@@ -276,7 +276,7 @@ pub struct MakeSnapshotParams {
     pub layer_id: LayerId,
 }
 
-/// Reply of \[`MakeSnapshotParams`\] (`LayerTree.makeSnapshot`).
+/// Reply of [`MakeSnapshotParams`] (`LayerTree.makeSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MakeSnapshotReturns {
     /// The id of the layer snapshot.
@@ -314,7 +314,7 @@ pub struct ProfileSnapshotParams {
     pub clip_rect: Option<crate::dom::Rect>,
 }
 
-/// Reply of \[`ProfileSnapshotParams`\] (`LayerTree.profileSnapshot`).
+/// Reply of [`ProfileSnapshotParams`] (`LayerTree.profileSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProfileSnapshotReturns {
     /// The array of paint profiles, one per run.
@@ -336,7 +336,7 @@ pub struct ReleaseSnapshotParams {
     pub snapshot_id: SnapshotId,
 }
 
-/// Reply of \[`ReleaseSnapshotParams`\] (`LayerTree.releaseSnapshot`).
+/// Reply of [`ReleaseSnapshotParams`] (`LayerTree.releaseSnapshot`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReleaseSnapshotReturns {}
 
@@ -364,7 +364,7 @@ pub struct ReplaySnapshotParams {
     pub scale: Option<f64>,
 }
 
-/// Reply of \[`ReplaySnapshotParams`\] (`LayerTree.replaySnapshot`).
+/// Reply of [`ReplaySnapshotParams`] (`LayerTree.replaySnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReplaySnapshotReturns {
     /// A data: URL for resulting image.
@@ -387,7 +387,7 @@ pub struct SnapshotCommandLogParams {
     pub snapshot_id: SnapshotId,
 }
 
-/// Reply of \[`SnapshotCommandLogParams`\] (`LayerTree.snapshotCommandLog`).
+/// Reply of [`SnapshotCommandLogParams`] (`LayerTree.snapshotCommandLog`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotCommandLogReturns {
     /// The array of canvas function calls.

@@ -59,7 +59,7 @@ pub struct LogEntry {
     pub args: Option<Vec<crate::runtime::RemoteObject>>,
 }
 
-/// Values of `source` of \[`LogEntry`\].
+/// Values of `source` of [`LogEntry`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogEntrySource {
     /// `xml`
@@ -150,7 +150,7 @@ impl<'de> serde::Deserialize<'de> for LogEntrySource {
     }
 }
 
-/// Values of `level` of \[`LogEntry`\].
+/// Values of `level` of [`LogEntry`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogEntryLevel {
     /// `verbose`
@@ -205,7 +205,7 @@ impl<'de> serde::Deserialize<'de> for LogEntryLevel {
     }
 }
 
-/// Values of `category` of \[`LogEntry`\].
+/// Values of `category` of [`LogEntry`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogEntryCategory {
     /// `cors`
@@ -257,7 +257,7 @@ pub struct ViolationSetting {
     pub threshold: f64,
 }
 
-/// Values of `name` of \[`ViolationSetting`\].
+/// Values of `name` of [`ViolationSetting`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ViolationSettingName {
     /// `longTask`
@@ -330,7 +330,7 @@ impl<'de> serde::Deserialize<'de> for ViolationSettingName {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearParams {}
 
-/// Reply of \[`ClearParams`\] (`Log.clear`).
+/// Reply of [`ClearParams`] (`Log.clear`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearReturns {}
 
@@ -345,7 +345,7 @@ impl crate::Command for ClearParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Log.disable`).
+/// Reply of [`DisableParams`] (`Log.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -361,7 +361,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Log.enable`).
+/// Reply of [`EnableParams`] (`Log.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -379,7 +379,7 @@ pub struct StartViolationsReportParams {
     pub config: Vec<ViolationSetting>,
 }
 
-/// Reply of \[`StartViolationsReportParams`\] (`Log.startViolationsReport`).
+/// Reply of [`StartViolationsReportParams`] (`Log.startViolationsReport`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartViolationsReportReturns {}
 
@@ -394,7 +394,7 @@ impl crate::Command for StartViolationsReportParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopViolationsReportParams {}
 
-/// Reply of \[`StopViolationsReportParams`\] (`Log.stopViolationsReport`).
+/// Reply of [`StopViolationsReportParams`] (`Log.stopViolationsReport`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopViolationsReportReturns {}
 

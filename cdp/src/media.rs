@@ -38,7 +38,7 @@ pub struct PlayerMessage {
     pub message: String,
 }
 
-/// Values of `level` of \[`PlayerMessage`\].
+/// Values of `level` of [`PlayerMessage`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PlayerMessageLevel {
     /// `error`
@@ -146,7 +146,7 @@ pub struct Player {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Media.enable`).
+/// Reply of [`EnableParams`] (`Media.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -161,7 +161,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Media.disable`).
+/// Reply of [`DisableParams`] (`Media.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 

@@ -108,7 +108,7 @@ pub struct DOMCounter {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetDOMCountersParams {}
 
-/// Reply of \[`GetDOMCountersParams`\] (`Memory.getDOMCounters`).
+/// Reply of [`GetDOMCountersParams`] (`Memory.getDOMCounters`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDOMCountersReturns {
     pub documents: i64,
@@ -128,7 +128,7 @@ impl crate::Command for GetDOMCountersParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetDOMCountersForLeakDetectionParams {}
 
-/// Reply of \[`GetDOMCountersForLeakDetectionParams`\] (`Memory.getDOMCountersForLeakDetection`).
+/// Reply of [`GetDOMCountersForLeakDetectionParams`] (`Memory.getDOMCountersForLeakDetection`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDOMCountersForLeakDetectionReturns {
     /// DOM object counters.
@@ -147,7 +147,7 @@ impl crate::Command for GetDOMCountersForLeakDetectionParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PrepareForLeakDetectionParams {}
 
-/// Reply of \[`PrepareForLeakDetectionParams`\] (`Memory.prepareForLeakDetection`).
+/// Reply of [`PrepareForLeakDetectionParams`] (`Memory.prepareForLeakDetection`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PrepareForLeakDetectionReturns {}
 
@@ -162,7 +162,7 @@ impl crate::Command for PrepareForLeakDetectionParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ForciblyPurgeJavaScriptMemoryParams {}
 
-/// Reply of \[`ForciblyPurgeJavaScriptMemoryParams`\] (`Memory.forciblyPurgeJavaScriptMemory`).
+/// Reply of [`ForciblyPurgeJavaScriptMemoryParams`] (`Memory.forciblyPurgeJavaScriptMemory`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ForciblyPurgeJavaScriptMemoryReturns {}
 
@@ -180,7 +180,7 @@ pub struct SetPressureNotificationsSuppressedParams {
     pub suppressed: bool,
 }
 
-/// Reply of \[`SetPressureNotificationsSuppressedParams`\] (`Memory.setPressureNotificationsSuppressed`).
+/// Reply of [`SetPressureNotificationsSuppressedParams`] (`Memory.setPressureNotificationsSuppressed`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPressureNotificationsSuppressedReturns {}
 
@@ -198,7 +198,7 @@ pub struct SimulatePressureNotificationParams {
     pub level: PressureLevel,
 }
 
-/// Reply of \[`SimulatePressureNotificationParams`\] (`Memory.simulatePressureNotification`).
+/// Reply of [`SimulatePressureNotificationParams`] (`Memory.simulatePressureNotification`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulatePressureNotificationReturns {}
 
@@ -228,7 +228,7 @@ pub struct StartSamplingParams {
     pub suppress_randomness: Option<bool>,
 }
 
-/// Reply of \[`StartSamplingParams`\] (`Memory.startSampling`).
+/// Reply of [`StartSamplingParams`] (`Memory.startSampling`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartSamplingReturns {}
 
@@ -243,7 +243,7 @@ impl crate::Command for StartSamplingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopSamplingParams {}
 
-/// Reply of \[`StopSamplingParams`\] (`Memory.stopSampling`).
+/// Reply of [`StopSamplingParams`] (`Memory.stopSampling`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopSamplingReturns {}
 
@@ -259,7 +259,7 @@ impl crate::Command for StopSamplingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAllTimeSamplingProfileParams {}
 
-/// Reply of \[`GetAllTimeSamplingProfileParams`\] (`Memory.getAllTimeSamplingProfile`).
+/// Reply of [`GetAllTimeSamplingProfileParams`] (`Memory.getAllTimeSamplingProfile`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAllTimeSamplingProfileReturns {
     pub profile: SamplingProfile,
@@ -277,7 +277,7 @@ impl crate::Command for GetAllTimeSamplingProfileParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetBrowserSamplingProfileParams {}
 
-/// Reply of \[`GetBrowserSamplingProfileParams`\] (`Memory.getBrowserSamplingProfile`).
+/// Reply of [`GetBrowserSamplingProfileParams`] (`Memory.getBrowserSamplingProfile`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetBrowserSamplingProfileReturns {
     pub profile: SamplingProfile,
@@ -295,7 +295,7 @@ impl crate::Command for GetBrowserSamplingProfileParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetSamplingProfileParams {}
 
-/// Reply of \[`GetSamplingProfileParams`\] (`Memory.getSamplingProfile`).
+/// Reply of [`GetSamplingProfileParams`] (`Memory.getSamplingProfile`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSamplingProfileReturns {
     pub profile: SamplingProfile,

@@ -789,7 +789,7 @@ pub struct Request {
     pub is_ad_related: Option<bool>,
 }
 
-/// Values of `referrerPolicy` of \[`Request`\].
+/// Values of `referrerPolicy` of [`Request`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RequestReferrerPolicy {
     /// `unsafe-url`
@@ -1346,7 +1346,7 @@ pub struct TrustTokenParams {
     pub issuers: Option<Vec<String>>,
 }
 
-/// Values of `refreshPolicy` of \[`TrustTokenParams`\].
+/// Values of `refreshPolicy` of [`TrustTokenParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TrustTokenParamsRefreshPolicy {
     /// `UseCached`
@@ -1861,7 +1861,7 @@ pub struct Initiator {
     pub request_id: Option<RequestId>,
 }
 
-/// Values of `type` of \[`Initiator`\].
+/// Values of `type` of [`Initiator`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum InitiatorType {
     /// `parser`
@@ -2447,7 +2447,7 @@ pub struct AuthChallenge {
     pub realm: String,
 }
 
-/// Values of `source` of \[`AuthChallenge`\].
+/// Values of `source` of [`AuthChallenge`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AuthChallengeSource {
     /// `Server`
@@ -2513,7 +2513,7 @@ pub struct AuthChallengeResponse {
     pub password: Option<String>,
 }
 
-/// Values of `response` of \[`AuthChallengeResponse`\].
+/// Values of `response` of [`AuthChallengeResponse`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AuthChallengeResponseResponse {
     /// `Default`
@@ -3509,7 +3509,7 @@ pub struct DeviceBoundSessionWithUsage {
     pub usage: DeviceBoundSessionWithUsageUsage,
 }
 
-/// Values of `usage` of \[`DeviceBoundSessionWithUsage`\].
+/// Values of `usage` of [`DeviceBoundSessionWithUsage`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DeviceBoundSessionWithUsageUsage {
     /// `NotInScope`
@@ -3609,7 +3609,7 @@ pub struct DeviceBoundSessionUrlRule {
     pub path_prefix: String,
 }
 
-/// Values of `ruleType` of \[`DeviceBoundSessionUrlRule`\].
+/// Values of `ruleType` of [`DeviceBoundSessionUrlRule`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DeviceBoundSessionUrlRuleRuleType {
     /// `Exclude`
@@ -4200,7 +4200,7 @@ pub struct RefreshEventDetails {
     pub failed_request: Option<DeviceBoundSessionFailedRequest>,
 }
 
-/// Values of `refreshResult` of \[`RefreshEventDetails`\].
+/// Values of `refreshResult` of [`RefreshEventDetails`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RefreshEventDetailsRefreshResult {
     /// `Refreshed`
@@ -4289,7 +4289,7 @@ pub struct TerminationEventDetails {
     pub deletion_reason: TerminationEventDetailsDeletionReason,
 }
 
-/// Values of `deletionReason` of \[`TerminationEventDetails`\].
+/// Values of `deletionReason` of [`TerminationEventDetails`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TerminationEventDetailsDeletionReason {
     /// `Expired`
@@ -4380,7 +4380,7 @@ pub struct ChallengeEventDetails {
     pub challenge: String,
 }
 
-/// Values of `challengeResult` of \[`ChallengeEventDetails`\].
+/// Values of `challengeResult` of [`ChallengeEventDetails`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ChallengeEventDetailsChallengeResult {
     /// `Success`
@@ -4484,7 +4484,7 @@ pub struct LoadNetworkResourceOptions {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CanClearBrowserCacheParams {}
 
-/// Reply of \[`CanClearBrowserCacheParams`\] (`Network.canClearBrowserCache`).
+/// Reply of [`CanClearBrowserCacheParams`] (`Network.canClearBrowserCache`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CanClearBrowserCacheReturns {
     /// True if browser cache can be cleared.
@@ -4504,7 +4504,7 @@ impl crate::Command for CanClearBrowserCacheParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CanClearBrowserCookiesParams {}
 
-/// Reply of \[`CanClearBrowserCookiesParams`\] (`Network.canClearBrowserCookies`).
+/// Reply of [`CanClearBrowserCookiesParams`] (`Network.canClearBrowserCookies`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CanClearBrowserCookiesReturns {
     /// True if browser cookies can be cleared.
@@ -4524,7 +4524,7 @@ impl crate::Command for CanClearBrowserCookiesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CanEmulateNetworkConditionsParams {}
 
-/// Reply of \[`CanEmulateNetworkConditionsParams`\] (`Network.canEmulateNetworkConditions`).
+/// Reply of [`CanEmulateNetworkConditionsParams`] (`Network.canEmulateNetworkConditions`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CanEmulateNetworkConditionsReturns {
     /// True if emulation of network conditions is supported.
@@ -4542,7 +4542,7 @@ impl crate::Command for CanEmulateNetworkConditionsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearBrowserCacheParams {}
 
-/// Reply of \[`ClearBrowserCacheParams`\] (`Network.clearBrowserCache`).
+/// Reply of [`ClearBrowserCacheParams`] (`Network.clearBrowserCache`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearBrowserCacheReturns {}
 
@@ -4557,7 +4557,7 @@ impl crate::Command for ClearBrowserCacheParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearBrowserCookiesParams {}
 
-/// Reply of \[`ClearBrowserCookiesParams`\] (`Network.clearBrowserCookies`).
+/// Reply of [`ClearBrowserCookiesParams`] (`Network.clearBrowserCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearBrowserCookiesReturns {}
 
@@ -4595,7 +4595,7 @@ pub struct DeleteCookiesParams {
     pub partition_key: Option<CookiePartitionKey>,
 }
 
-/// Reply of \[`DeleteCookiesParams`\] (`Network.deleteCookies`).
+/// Reply of [`DeleteCookiesParams`] (`Network.deleteCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteCookiesReturns {}
 
@@ -4610,7 +4610,7 @@ impl crate::Command for DeleteCookiesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Network.disable`).
+/// Reply of [`DisableParams`] (`Network.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -4673,7 +4673,7 @@ pub struct EmulateNetworkConditionsParams {
     pub packet_reordering: Option<bool>,
 }
 
-/// Reply of \[`EmulateNetworkConditionsParams`\] (`Network.emulateNetworkConditions`).
+/// Reply of [`EmulateNetworkConditionsParams`] (`Network.emulateNetworkConditions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EmulateNetworkConditionsReturns {}
 
@@ -4711,7 +4711,7 @@ pub struct EmulateNetworkConditionsByRuleParams {
     pub matched_network_conditions: Vec<NetworkConditions>,
 }
 
-/// Reply of \[`EmulateNetworkConditionsByRuleParams`\] (`Network.emulateNetworkConditionsByRule`).
+/// Reply of [`EmulateNetworkConditionsByRuleParams`] (`Network.emulateNetworkConditionsByRule`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EmulateNetworkConditionsByRuleReturns {
     /// An id for each entry in matchedNetworkConditions. The id will be included in the requestWillBeSentExtraInfo for
@@ -4751,7 +4751,7 @@ pub struct OverrideNetworkStateParams {
     pub connection_type: Option<ConnectionType>,
 }
 
-/// Reply of \[`OverrideNetworkStateParams`\] (`Network.overrideNetworkState`).
+/// Reply of [`OverrideNetworkStateParams`] (`Network.overrideNetworkState`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct OverrideNetworkStateReturns {}
 
@@ -4816,7 +4816,7 @@ pub struct EnableParams {
     pub enable_durable_messages: Option<bool>,
 }
 
-/// Reply of \[`EnableParams`\] (`Network.enable`).
+/// Reply of [`EnableParams`] (`Network.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -4850,7 +4850,7 @@ pub struct ConfigureDurableMessagesParams {
     pub max_resource_buffer_size: Option<i64>,
 }
 
-/// Reply of \[`ConfigureDurableMessagesParams`\] (`Network.configureDurableMessages`).
+/// Reply of [`ConfigureDurableMessagesParams`] (`Network.configureDurableMessages`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ConfigureDurableMessagesReturns {}
 
@@ -4869,7 +4869,7 @@ impl crate::Command for ConfigureDurableMessagesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAllCookiesParams {}
 
-/// Reply of \[`GetAllCookiesParams`\] (`Network.getAllCookies`).
+/// Reply of [`GetAllCookiesParams`] (`Network.getAllCookies`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAllCookiesReturns {
     /// Array of cookie objects.
@@ -4892,7 +4892,7 @@ pub struct GetCertificateParams {
     pub origin: String,
 }
 
-/// Reply of \[`GetCertificateParams`\] (`Network.getCertificate`).
+/// Reply of [`GetCertificateParams`] (`Network.getCertificate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCertificateReturns {
     #[serde(rename = "tableNames")]
@@ -4917,7 +4917,7 @@ pub struct GetCookiesParams {
     pub urls: Option<Vec<String>>,
 }
 
-/// Reply of \[`GetCookiesParams`\] (`Network.getCookies`).
+/// Reply of [`GetCookiesParams`] (`Network.getCookies`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCookiesReturns {
     /// Array of cookie objects.
@@ -4939,7 +4939,7 @@ pub struct GetResponseBodyParams {
     pub request_id: RequestId,
 }
 
-/// Reply of \[`GetResponseBodyParams`\] (`Network.getResponseBody`).
+/// Reply of [`GetResponseBodyParams`] (`Network.getResponseBody`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetResponseBodyReturns {
     /// Response body.
@@ -4964,7 +4964,7 @@ pub struct GetRequestPostDataParams {
     pub request_id: RequestId,
 }
 
-/// Reply of \[`GetRequestPostDataParams`\] (`Network.getRequestPostData`).
+/// Reply of [`GetRequestPostDataParams`] (`Network.getRequestPostData`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetRequestPostDataReturns {
     /// Request body string, omitting files from multipart requests
@@ -4994,7 +4994,7 @@ pub struct ReplayXHRParams {
     pub request_id: RequestId,
 }
 
-/// Reply of \[`ReplayXHRParams`\] (`Network.replayXHR`).
+/// Reply of [`ReplayXHRParams`] (`Network.replayXHR`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReplayXHRReturns {}
 
@@ -5027,7 +5027,7 @@ pub struct SearchInResponseBodyParams {
     pub is_regex: Option<bool>,
 }
 
-/// Reply of \[`SearchInResponseBodyParams`\] (`Network.searchInResponseBody`).
+/// Reply of [`SearchInResponseBodyParams`] (`Network.searchInResponseBody`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchInResponseBodyReturns {
     /// List of search matches.
@@ -5061,7 +5061,7 @@ pub struct SetBlockedURLsParams {
     pub urls: Option<Vec<String>>,
 }
 
-/// Reply of \[`SetBlockedURLsParams`\] (`Network.setBlockedURLs`).
+/// Reply of [`SetBlockedURLsParams`] (`Network.setBlockedURLs`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBlockedURLsReturns {}
 
@@ -5079,7 +5079,7 @@ pub struct SetBypassServiceWorkerParams {
     pub bypass: bool,
 }
 
-/// Reply of \[`SetBypassServiceWorkerParams`\] (`Network.setBypassServiceWorker`).
+/// Reply of [`SetBypassServiceWorkerParams`] (`Network.setBypassServiceWorker`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBypassServiceWorkerReturns {}
 
@@ -5098,7 +5098,7 @@ pub struct SetCacheDisabledParams {
     pub cache_disabled: bool,
 }
 
-/// Reply of \[`SetCacheDisabledParams`\] (`Network.setCacheDisabled`).
+/// Reply of [`SetCacheDisabledParams`] (`Network.setCacheDisabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCacheDisabledReturns {}
 
@@ -5174,7 +5174,7 @@ pub struct SetCookieParams {
     pub partition_key: Option<CookiePartitionKey>,
 }
 
-/// Reply of \[`SetCookieParams`\] (`Network.setCookie`).
+/// Reply of [`SetCookieParams`] (`Network.setCookie`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetCookieReturns {
     /// Always set to true. If an error occurs, the response indicates protocol error.
@@ -5197,7 +5197,7 @@ pub struct SetCookiesParams {
     pub cookies: Vec<CookieParam>,
 }
 
-/// Reply of \[`SetCookiesParams`\] (`Network.setCookies`).
+/// Reply of [`SetCookiesParams`] (`Network.setCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCookiesReturns {}
 
@@ -5215,7 +5215,7 @@ pub struct SetExtraHTTPHeadersParams {
     pub headers: Headers,
 }
 
-/// Reply of \[`SetExtraHTTPHeadersParams`\] (`Network.setExtraHTTPHeaders`).
+/// Reply of [`SetExtraHTTPHeadersParams`] (`Network.setExtraHTTPHeaders`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetExtraHTTPHeadersReturns {}
 
@@ -5235,7 +5235,7 @@ pub struct SetAttachDebugStackParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetAttachDebugStackParams`\] (`Network.setAttachDebugStack`).
+/// Reply of [`SetAttachDebugStackParams`] (`Network.setAttachDebugStack`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAttachDebugStackReturns {}
 
@@ -5275,7 +5275,7 @@ pub struct SetUserAgentOverrideParams {
     pub user_agent_metadata: Option<crate::emulation::UserAgentMetadata>,
 }
 
-/// Reply of \[`SetUserAgentOverrideParams`\] (`Network.setUserAgentOverride`).
+/// Reply of [`SetUserAgentOverrideParams`] (`Network.setUserAgentOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetUserAgentOverrideReturns {}
 
@@ -5297,7 +5297,7 @@ pub struct StreamResourceContentParams {
     pub request_id: RequestId,
 }
 
-/// Reply of \[`StreamResourceContentParams`\] (`Network.streamResourceContent`).
+/// Reply of [`StreamResourceContentParams`] (`Network.streamResourceContent`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StreamResourceContentReturns {
     /// Data that has been buffered until streaming is enabled. (Encoded as a base64 string when passed over JSON)
@@ -5322,7 +5322,7 @@ pub struct GetSecurityIsolationStatusParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
-/// Reply of \[`GetSecurityIsolationStatusParams`\] (`Network.getSecurityIsolationStatus`).
+/// Reply of [`GetSecurityIsolationStatusParams`] (`Network.getSecurityIsolationStatus`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSecurityIsolationStatusReturns {
     pub status: SecurityIsolationStatus,
@@ -5345,7 +5345,7 @@ pub struct EnableReportingApiParams {
     pub enable: bool,
 }
 
-/// Reply of \[`EnableReportingApiParams`\] (`Network.enableReportingApi`).
+/// Reply of [`EnableReportingApiParams`] (`Network.enableReportingApi`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReportingApiReturns {}
 
@@ -5365,7 +5365,7 @@ pub struct EnableDeviceBoundSessionsParams {
     pub enable: bool,
 }
 
-/// Reply of \[`EnableDeviceBoundSessionsParams`\] (`Network.enableDeviceBoundSessions`).
+/// Reply of [`EnableDeviceBoundSessionsParams`] (`Network.enableDeviceBoundSessions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableDeviceBoundSessionsReturns {}
 
@@ -5384,7 +5384,7 @@ pub struct DeleteDeviceBoundSessionParams {
     pub key: DeviceBoundSessionKey,
 }
 
-/// Reply of \[`DeleteDeviceBoundSessionParams`\] (`Network.deleteDeviceBoundSession`).
+/// Reply of [`DeleteDeviceBoundSessionParams`] (`Network.deleteDeviceBoundSession`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteDeviceBoundSessionReturns {}
 
@@ -5404,7 +5404,7 @@ pub struct FetchSchemefulSiteParams {
     pub origin: String,
 }
 
-/// Reply of \[`FetchSchemefulSiteParams`\] (`Network.fetchSchemefulSite`).
+/// Reply of [`FetchSchemefulSiteParams`] (`Network.fetchSchemefulSite`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FetchSchemefulSiteReturns {
     /// The corresponding schemeful site.
@@ -5434,7 +5434,7 @@ pub struct LoadNetworkResourceParams {
     pub options: LoadNetworkResourceOptions,
 }
 
-/// Reply of \[`LoadNetworkResourceParams`\] (`Network.loadNetworkResource`).
+/// Reply of [`LoadNetworkResourceParams`] (`Network.loadNetworkResource`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadNetworkResourceReturns {
     pub resource: LoadNetworkResourcePageResult,
@@ -5458,7 +5458,7 @@ pub struct SetCookieControlsParams {
     pub enable_third_party_cookie_restriction: bool,
 }
 
-/// Reply of \[`SetCookieControlsParams`\] (`Network.setCookieControls`).
+/// Reply of [`SetCookieControlsParams`] (`Network.setCookieControls`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCookieControlsReturns {}
 
@@ -6386,7 +6386,7 @@ pub struct TrustTokenOperationDoneEvent {
     pub issued_token_count: Option<i64>,
 }
 
-/// Values of `status` of \[`TrustTokenOperationDoneEvent`\].
+/// Values of `status` of [`TrustTokenOperationDoneEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TrustTokenOperationDoneStatus {
     /// `Ok`

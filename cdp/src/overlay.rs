@@ -274,7 +274,7 @@ pub struct LineStyle {
     pub pattern: Option<LineStylePattern>,
 }
 
-/// Values of `pattern` of \[`LineStyle`\].
+/// Values of `pattern` of [`LineStyle`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LineStylePattern {
     /// `dashed`
@@ -981,7 +981,7 @@ pub struct InspectedElementAnchorConfig {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Overlay.disable`).
+/// Reply of [`DisableParams`] (`Overlay.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -996,7 +996,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Overlay.enable`).
+/// Reply of [`EnableParams`] (`Overlay.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -1043,7 +1043,7 @@ pub struct GetHighlightObjectForTestParams {
     pub show_accessibility_info: Option<bool>,
 }
 
-/// Reply of \[`GetHighlightObjectForTestParams`\] (`Overlay.getHighlightObjectForTest`).
+/// Reply of [`GetHighlightObjectForTestParams`] (`Overlay.getHighlightObjectForTest`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHighlightObjectForTestReturns {
     /// Highlight data for the node.
@@ -1065,7 +1065,7 @@ pub struct GetGridHighlightObjectsForTestParams {
     pub node_ids: Vec<crate::dom::NodeId>,
 }
 
-/// Reply of \[`GetGridHighlightObjectsForTestParams`\] (`Overlay.getGridHighlightObjectsForTest`).
+/// Reply of [`GetGridHighlightObjectsForTestParams`] (`Overlay.getGridHighlightObjectsForTest`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetGridHighlightObjectsForTestReturns {
     /// Grid Highlight data for the node ids provided.
@@ -1087,7 +1087,7 @@ pub struct GetSourceOrderHighlightObjectForTestParams {
     pub node_id: crate::dom::NodeId,
 }
 
-/// Reply of \[`GetSourceOrderHighlightObjectForTestParams`\] (`Overlay.getSourceOrderHighlightObjectForTest`).
+/// Reply of [`GetSourceOrderHighlightObjectForTestParams`] (`Overlay.getSourceOrderHighlightObjectForTest`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSourceOrderHighlightObjectForTestReturns {
     /// Source order highlight data for the node id provided.
@@ -1105,7 +1105,7 @@ impl crate::Command for GetSourceOrderHighlightObjectForTestParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HideHighlightParams {}
 
-/// Reply of \[`HideHighlightParams`\] (`Overlay.hideHighlight`).
+/// Reply of [`HideHighlightParams`] (`Overlay.hideHighlight`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HideHighlightReturns {}
 
@@ -1143,7 +1143,7 @@ pub struct HighlightFrameParams {
     pub content_outline_color: Option<crate::dom::RGBA>,
 }
 
-/// Reply of \[`HighlightFrameParams`\] (`Overlay.highlightFrame`).
+/// Reply of [`HighlightFrameParams`] (`Overlay.highlightFrame`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightFrameReturns {}
 
@@ -1179,7 +1179,7 @@ pub struct HighlightNodeParams {
     pub selector: Option<String>,
 }
 
-/// Reply of \[`HighlightNodeParams`\] (`Overlay.highlightNode`).
+/// Reply of [`HighlightNodeParams`] (`Overlay.highlightNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightNodeReturns {}
 
@@ -1207,7 +1207,7 @@ pub struct HighlightQuadParams {
     pub outline_color: Option<crate::dom::RGBA>,
 }
 
-/// Reply of \[`HighlightQuadParams`\] (`Overlay.highlightQuad`).
+/// Reply of [`HighlightQuadParams`] (`Overlay.highlightQuad`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightQuadReturns {}
 
@@ -1244,7 +1244,7 @@ pub struct HighlightRectParams {
     pub outline_color: Option<crate::dom::RGBA>,
 }
 
-/// Reply of \[`HighlightRectParams`\] (`Overlay.highlightRect`).
+/// Reply of [`HighlightRectParams`] (`Overlay.highlightRect`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightRectReturns {}
 
@@ -1277,7 +1277,7 @@ pub struct HighlightSourceOrderParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
-/// Reply of \[`HighlightSourceOrderParams`\] (`Overlay.highlightSourceOrder`).
+/// Reply of [`HighlightSourceOrderParams`] (`Overlay.highlightSourceOrder`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightSourceOrderReturns {}
 
@@ -1304,7 +1304,7 @@ pub struct SetInspectModeParams {
     pub highlight_config: Option<HighlightConfig>,
 }
 
-/// Reply of \[`SetInspectModeParams`\] (`Overlay.setInspectMode`).
+/// Reply of [`SetInspectModeParams`] (`Overlay.setInspectMode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInspectModeReturns {}
 
@@ -1322,7 +1322,7 @@ pub struct SetShowAdHighlightsParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowAdHighlightsParams`\] (`Overlay.setShowAdHighlights`).
+/// Reply of [`SetShowAdHighlightsParams`] (`Overlay.setShowAdHighlights`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowAdHighlightsReturns {}
 
@@ -1339,7 +1339,7 @@ pub struct SetPausedInDebuggerMessageParams {
     pub message: Option<String>,
 }
 
-/// Reply of \[`SetPausedInDebuggerMessageParams`\] (`Overlay.setPausedInDebuggerMessage`).
+/// Reply of [`SetPausedInDebuggerMessageParams`] (`Overlay.setPausedInDebuggerMessage`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPausedInDebuggerMessageReturns {}
 
@@ -1357,7 +1357,7 @@ pub struct SetShowDebugBordersParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowDebugBordersParams`\] (`Overlay.setShowDebugBorders`).
+/// Reply of [`SetShowDebugBordersParams`] (`Overlay.setShowDebugBorders`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowDebugBordersReturns {}
 
@@ -1375,7 +1375,7 @@ pub struct SetShowFPSCounterParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowFPSCounterParams`\] (`Overlay.setShowFPSCounter`).
+/// Reply of [`SetShowFPSCounterParams`] (`Overlay.setShowFPSCounter`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowFPSCounterReturns {}
 
@@ -1394,7 +1394,7 @@ pub struct SetShowGridOverlaysParams {
     pub grid_node_highlight_configs: Vec<GridNodeHighlightConfig>,
 }
 
-/// Reply of \[`SetShowGridOverlaysParams`\] (`Overlay.setShowGridOverlays`).
+/// Reply of [`SetShowGridOverlaysParams`] (`Overlay.setShowGridOverlays`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowGridOverlaysReturns {}
 
@@ -1411,7 +1411,7 @@ pub struct SetShowFlexOverlaysParams {
     pub flex_node_highlight_configs: Vec<FlexNodeHighlightConfig>,
 }
 
-/// Reply of \[`SetShowFlexOverlaysParams`\] (`Overlay.setShowFlexOverlays`).
+/// Reply of [`SetShowFlexOverlaysParams`] (`Overlay.setShowFlexOverlays`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowFlexOverlaysReturns {}
 
@@ -1428,7 +1428,7 @@ pub struct SetShowScrollSnapOverlaysParams {
     pub scroll_snap_highlight_configs: Vec<ScrollSnapHighlightConfig>,
 }
 
-/// Reply of \[`SetShowScrollSnapOverlaysParams`\] (`Overlay.setShowScrollSnapOverlays`).
+/// Reply of [`SetShowScrollSnapOverlaysParams`] (`Overlay.setShowScrollSnapOverlays`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowScrollSnapOverlaysReturns {}
 
@@ -1445,7 +1445,7 @@ pub struct SetShowContainerQueryOverlaysParams {
     pub container_query_highlight_configs: Vec<ContainerQueryHighlightConfig>,
 }
 
-/// Reply of \[`SetShowContainerQueryOverlaysParams`\] (`Overlay.setShowContainerQueryOverlays`).
+/// Reply of [`SetShowContainerQueryOverlaysParams`] (`Overlay.setShowContainerQueryOverlays`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowContainerQueryOverlaysReturns {}
 
@@ -1462,7 +1462,7 @@ pub struct SetShowInspectedElementAnchorParams {
     pub inspected_element_anchor_config: InspectedElementAnchorConfig,
 }
 
-/// Reply of \[`SetShowInspectedElementAnchorParams`\] (`Overlay.setShowInspectedElementAnchor`).
+/// Reply of [`SetShowInspectedElementAnchorParams`] (`Overlay.setShowInspectedElementAnchor`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowInspectedElementAnchorReturns {}
 
@@ -1480,7 +1480,7 @@ pub struct SetShowPaintRectsParams {
     pub result: bool,
 }
 
-/// Reply of \[`SetShowPaintRectsParams`\] (`Overlay.setShowPaintRects`).
+/// Reply of [`SetShowPaintRectsParams`] (`Overlay.setShowPaintRects`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowPaintRectsReturns {}
 
@@ -1498,7 +1498,7 @@ pub struct SetShowLayoutShiftRegionsParams {
     pub result: bool,
 }
 
-/// Reply of \[`SetShowLayoutShiftRegionsParams`\] (`Overlay.setShowLayoutShiftRegions`).
+/// Reply of [`SetShowLayoutShiftRegionsParams`] (`Overlay.setShowLayoutShiftRegions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowLayoutShiftRegionsReturns {}
 
@@ -1516,7 +1516,7 @@ pub struct SetShowScrollBottleneckRectsParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowScrollBottleneckRectsParams`\] (`Overlay.setShowScrollBottleneckRects`).
+/// Reply of [`SetShowScrollBottleneckRectsParams`] (`Overlay.setShowScrollBottleneckRects`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowScrollBottleneckRectsReturns {}
 
@@ -1536,7 +1536,7 @@ pub struct SetShowHitTestBordersParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowHitTestBordersParams`\] (`Overlay.setShowHitTestBorders`).
+/// Reply of [`SetShowHitTestBordersParams`] (`Overlay.setShowHitTestBorders`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowHitTestBordersReturns {}
 
@@ -1555,7 +1555,7 @@ pub struct SetShowWebVitalsParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowWebVitalsParams`\] (`Overlay.setShowWebVitals`).
+/// Reply of [`SetShowWebVitalsParams`] (`Overlay.setShowWebVitals`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowWebVitalsReturns {}
 
@@ -1573,7 +1573,7 @@ pub struct SetShowViewportSizeOnResizeParams {
     pub show: bool,
 }
 
-/// Reply of \[`SetShowViewportSizeOnResizeParams`\] (`Overlay.setShowViewportSizeOnResize`).
+/// Reply of [`SetShowViewportSizeOnResizeParams`] (`Overlay.setShowViewportSizeOnResize`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowViewportSizeOnResizeReturns {}
 
@@ -1596,7 +1596,7 @@ pub struct SetShowHingeParams {
     pub hinge_config: Option<HingeConfig>,
 }
 
-/// Reply of \[`SetShowHingeParams`\] (`Overlay.setShowHinge`).
+/// Reply of [`SetShowHingeParams`] (`Overlay.setShowHinge`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowHingeReturns {}
 
@@ -1619,7 +1619,7 @@ pub struct SetShowDisplayCutoutParams {
     pub display_cutout_config: Option<DisplayCutoutConfig>,
 }
 
-/// Reply of \[`SetShowDisplayCutoutParams`\] (`Overlay.setShowDisplayCutout`).
+/// Reply of [`SetShowDisplayCutoutParams`] (`Overlay.setShowDisplayCutout`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowDisplayCutoutReturns {}
 
@@ -1638,7 +1638,7 @@ pub struct SetShowIsolatedElementsParams {
     pub isolated_element_highlight_configs: Vec<IsolatedElementHighlightConfig>,
 }
 
-/// Reply of \[`SetShowIsolatedElementsParams`\] (`Overlay.setShowIsolatedElements`).
+/// Reply of [`SetShowIsolatedElementsParams`] (`Overlay.setShowIsolatedElements`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowIsolatedElementsReturns {}
 
@@ -1661,7 +1661,7 @@ pub struct SetShowWindowControlsOverlayParams {
     pub window_controls_overlay_config: Option<WindowControlsOverlayConfig>,
 }
 
-/// Reply of \[`SetShowWindowControlsOverlayParams`\] (`Overlay.setShowWindowControlsOverlay`).
+/// Reply of [`SetShowWindowControlsOverlayParams`] (`Overlay.setShowWindowControlsOverlay`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetShowWindowControlsOverlayReturns {}
 

@@ -2880,7 +2880,7 @@ pub struct AddScriptToEvaluateOnLoadParams {
     pub script_source: String,
 }
 
-/// Reply of \[`AddScriptToEvaluateOnLoadParams`\] (`Page.addScriptToEvaluateOnLoad`).
+/// Reply of [`AddScriptToEvaluateOnLoadParams`] (`Page.addScriptToEvaluateOnLoad`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddScriptToEvaluateOnLoadReturns {
     /// Identifier of the added script.
@@ -2927,7 +2927,7 @@ pub struct AddScriptToEvaluateOnNewDocumentParams {
     pub run_immediately: Option<bool>,
 }
 
-/// Reply of \[`AddScriptToEvaluateOnNewDocumentParams`\] (`Page.addScriptToEvaluateOnNewDocument`).
+/// Reply of [`AddScriptToEvaluateOnNewDocumentParams`] (`Page.addScriptToEvaluateOnNewDocument`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddScriptToEvaluateOnNewDocumentReturns {
     /// Identifier of the added script.
@@ -2945,7 +2945,7 @@ impl crate::Command for AddScriptToEvaluateOnNewDocumentParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BringToFrontParams {}
 
-/// Reply of \[`BringToFrontParams`\] (`Page.bringToFront`).
+/// Reply of [`BringToFrontParams`] (`Page.bringToFront`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BringToFrontReturns {}
 
@@ -2997,7 +2997,7 @@ pub struct CaptureScreenshotParams {
     pub optimize_for_speed: Option<bool>,
 }
 
-/// Values of `format` of \[`CaptureScreenshotParams`\].
+/// Values of `format` of [`CaptureScreenshotParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CaptureScreenshotFormat {
     /// `jpeg`
@@ -3048,7 +3048,7 @@ impl<'de> serde::Deserialize<'de> for CaptureScreenshotFormat {
     }
 }
 
-/// Reply of \[`CaptureScreenshotParams`\] (`Page.captureScreenshot`).
+/// Reply of [`CaptureScreenshotParams`] (`Page.captureScreenshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaptureScreenshotReturns {
     /// Base64-encoded image data. (Encoded as a base64 string when passed over JSON)
@@ -3073,7 +3073,7 @@ pub struct CaptureSnapshotParams {
     pub format: Option<CaptureSnapshotFormat>,
 }
 
-/// Values of `format` of \[`CaptureSnapshotParams`\].
+/// Values of `format` of [`CaptureSnapshotParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CaptureSnapshotFormat {
     /// `mhtml`
@@ -3116,7 +3116,7 @@ impl<'de> serde::Deserialize<'de> for CaptureSnapshotFormat {
     }
 }
 
-/// Reply of \[`CaptureSnapshotParams`\] (`Page.captureSnapshot`).
+/// Reply of [`CaptureSnapshotParams`] (`Page.captureSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaptureSnapshotReturns {
     /// Serialized page data.
@@ -3138,7 +3138,7 @@ impl crate::Command for CaptureSnapshotParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceMetricsOverrideParams {}
 
-/// Reply of \[`ClearDeviceMetricsOverrideParams`\] (`Page.clearDeviceMetricsOverride`).
+/// Reply of [`ClearDeviceMetricsOverrideParams`] (`Page.clearDeviceMetricsOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceMetricsOverrideReturns {}
 
@@ -3157,7 +3157,7 @@ impl crate::Command for ClearDeviceMetricsOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceOrientationOverrideParams {}
 
-/// Reply of \[`ClearDeviceOrientationOverrideParams`\] (`Page.clearDeviceOrientationOverride`).
+/// Reply of [`ClearDeviceOrientationOverrideParams`] (`Page.clearDeviceOrientationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDeviceOrientationOverrideReturns {}
 
@@ -3176,7 +3176,7 @@ impl crate::Command for ClearDeviceOrientationOverrideParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearGeolocationOverrideParams {}
 
-/// Reply of \[`ClearGeolocationOverrideParams`\] (`Page.clearGeolocationOverride`).
+/// Reply of [`ClearGeolocationOverrideParams`] (`Page.clearGeolocationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearGeolocationOverrideReturns {}
 
@@ -3218,7 +3218,7 @@ pub struct CreateIsolatedWorldParams {
     pub content_security_policy: Option<String>,
 }
 
-/// Reply of \[`CreateIsolatedWorldParams`\] (`Page.createIsolatedWorld`).
+/// Reply of [`CreateIsolatedWorldParams`] (`Page.createIsolatedWorld`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateIsolatedWorldReturns {
     /// Execution context of the isolated world.
@@ -3247,7 +3247,7 @@ pub struct DeleteCookieParams {
     pub url: String,
 }
 
-/// Reply of \[`DeleteCookieParams`\] (`Page.deleteCookie`).
+/// Reply of [`DeleteCookieParams`] (`Page.deleteCookie`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteCookieReturns {}
 
@@ -3262,7 +3262,7 @@ impl crate::Command for DeleteCookieParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Page.disable`).
+/// Reply of [`DisableParams`] (`Page.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -3288,7 +3288,7 @@ pub struct EnableParams {
     pub enable_file_chooser_opened_event: Option<bool>,
 }
 
-/// Reply of \[`EnableParams`\] (`Page.enable`).
+/// Reply of [`EnableParams`] (`Page.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -3314,7 +3314,7 @@ pub struct GetAppManifestParams {
     pub manifest_id: Option<String>,
 }
 
-/// Reply of \[`GetAppManifestParams`\] (`Page.getAppManifest`).
+/// Reply of [`GetAppManifestParams`] (`Page.getAppManifest`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAppManifestReturns {
     /// Manifest location.
@@ -3343,7 +3343,7 @@ impl crate::Command for GetAppManifestParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetInstallabilityErrorsParams {}
 
-/// Reply of \[`GetInstallabilityErrorsParams`\] (`Page.getInstallabilityErrors`).
+/// Reply of [`GetInstallabilityErrorsParams`] (`Page.getInstallabilityErrors`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetInstallabilityErrorsReturns {
     #[serde(rename = "installabilityErrors")]
@@ -3363,7 +3363,7 @@ impl crate::Command for GetInstallabilityErrorsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetManifestIconsParams {}
 
-/// Reply of \[`GetManifestIconsParams`\] (`Page.getManifestIcons`).
+/// Reply of [`GetManifestIconsParams`] (`Page.getManifestIcons`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetManifestIconsReturns {
     #[serde(
@@ -3388,7 +3388,7 @@ impl crate::Command for GetManifestIconsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAppIdParams {}
 
-/// Reply of \[`GetAppIdParams`\] (`Page.getAppId`).
+/// Reply of [`GetAppIdParams`] (`Page.getAppId`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAppIdReturns {
     /// App id, either from manifest's id attribute or computed from start_url
@@ -3426,7 +3426,7 @@ impl crate::Command for GetAppIdParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetSubAppsParams {}
 
-/// Reply of \[`GetSubAppsParams`\] (`Page.getSubApps`).
+/// Reply of [`GetSubAppsParams`] (`Page.getSubApps`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSubAppsReturns {
     #[serde(rename = "subApps")]
@@ -3446,7 +3446,7 @@ impl crate::Command for GetSubAppsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetSiblingSubAppsParams {}
 
-/// Reply of \[`GetSiblingSubAppsParams`\] (`Page.getSiblingSubApps`).
+/// Reply of [`GetSiblingSubAppsParams`] (`Page.getSiblingSubApps`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSiblingSubAppsReturns {
     #[serde(rename = "subApps")]
@@ -3467,7 +3467,7 @@ pub struct GetAdScriptAncestryParams {
     pub frame_id: FrameId,
 }
 
-/// Reply of \[`GetAdScriptAncestryParams`\] (`Page.getAdScriptAncestry`).
+/// Reply of [`GetAdScriptAncestryParams`] (`Page.getAdScriptAncestry`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetAdScriptAncestryReturns {
     /// The ancestry chain of ad script identifiers leading to this frame's
@@ -3502,7 +3502,7 @@ pub struct GetSpellCheckCustomDictionaryParams {
     pub frame_id: FrameId,
 }
 
-/// Reply of \[`GetSpellCheckCustomDictionaryParams`\] (`Page.getSpellCheckCustomDictionary`).
+/// Reply of [`GetSpellCheckCustomDictionaryParams`] (`Page.getSpellCheckCustomDictionary`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSpellCheckCustomDictionaryReturns {
     pub words: Vec<String>,
@@ -3519,7 +3519,7 @@ impl crate::Command for GetSpellCheckCustomDictionaryParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetFrameTreeParams {}
 
-/// Reply of \[`GetFrameTreeParams`\] (`Page.getFrameTree`).
+/// Reply of [`GetFrameTreeParams`] (`Page.getFrameTree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFrameTreeReturns {
     /// Present frame tree structure.
@@ -3538,7 +3538,7 @@ impl crate::Command for GetFrameTreeParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetLayoutMetricsParams {}
 
-/// Reply of \[`GetLayoutMetricsParams`\] (`Page.getLayoutMetrics`).
+/// Reply of [`GetLayoutMetricsParams`] (`Page.getLayoutMetrics`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetLayoutMetricsReturns {
     /// Deprecated metrics relating to the layout viewport. Is in device pixels. Use `cssLayoutViewport` instead.
@@ -3578,7 +3578,7 @@ impl crate::Command for GetLayoutMetricsParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetNavigationHistoryParams {}
 
-/// Reply of \[`GetNavigationHistoryParams`\] (`Page.getNavigationHistory`).
+/// Reply of [`GetNavigationHistoryParams`] (`Page.getNavigationHistory`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetNavigationHistoryReturns {
     /// Index of the current navigation history entry.
@@ -3599,7 +3599,7 @@ impl crate::Command for GetNavigationHistoryParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetNavigationHistoryParams {}
 
-/// Reply of \[`ResetNavigationHistoryParams`\] (`Page.resetNavigationHistory`).
+/// Reply of [`ResetNavigationHistoryParams`] (`Page.resetNavigationHistory`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResetNavigationHistoryReturns {}
 
@@ -3622,7 +3622,7 @@ pub struct GetResourceContentParams {
     pub url: String,
 }
 
-/// Reply of \[`GetResourceContentParams`\] (`Page.getResourceContent`).
+/// Reply of [`GetResourceContentParams`] (`Page.getResourceContent`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetResourceContentReturns {
     /// Resource content.
@@ -3645,7 +3645,7 @@ impl crate::Command for GetResourceContentParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetResourceTreeParams {}
 
-/// Reply of \[`GetResourceTreeParams`\] (`Page.getResourceTree`).
+/// Reply of [`GetResourceTreeParams`] (`Page.getResourceTree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetResourceTreeReturns {
     /// Present frame / resource tree structure.
@@ -3675,7 +3675,7 @@ pub struct HandleJavaScriptDialogParams {
     pub prompt_text: Option<String>,
 }
 
-/// Reply of \[`HandleJavaScriptDialogParams`\] (`Page.handleJavaScriptDialog`).
+/// Reply of [`HandleJavaScriptDialogParams`] (`Page.handleJavaScriptDialog`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HandleJavaScriptDialogReturns {}
 
@@ -3715,7 +3715,7 @@ pub struct NavigateParams {
     pub referrer_policy: Option<ReferrerPolicy>,
 }
 
-/// Reply of \[`NavigateParams`\] (`Page.navigate`).
+/// Reply of [`NavigateParams`] (`Page.navigate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NavigateReturns {
     /// Frame id that has navigated (or failed to navigate)
@@ -3754,7 +3754,7 @@ pub struct NavigateToHistoryEntryParams {
     pub entry_id: i64,
 }
 
-/// Reply of \[`NavigateToHistoryEntryParams`\] (`Page.navigateToHistoryEntry`).
+/// Reply of [`NavigateToHistoryEntryParams`] (`Page.navigateToHistoryEntry`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NavigateToHistoryEntryReturns {}
 
@@ -3899,7 +3899,7 @@ pub struct PrintToPDFParams {
     pub generate_document_outline: Option<bool>,
 }
 
-/// Values of `transferMode` of \[`PrintToPDFParams`\].
+/// Values of `transferMode` of [`PrintToPDFParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PrintToPDFTransferMode {
     /// `ReturnAsBase64`
@@ -3946,7 +3946,7 @@ impl<'de> serde::Deserialize<'de> for PrintToPDFTransferMode {
     }
 }
 
-/// Reply of \[`PrintToPDFParams`\] (`Page.printToPDF`).
+/// Reply of [`PrintToPDFParams`] (`Page.printToPDF`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PrintToPDFReturns {
     /// Base64-encoded pdf data. Empty if \|returnAsStream\| is specified. (Encoded as a base64 string when passed over JSON)
@@ -3992,7 +3992,7 @@ pub struct ReloadParams {
     pub loader_id: Option<crate::network::LoaderId>,
 }
 
-/// Reply of \[`ReloadParams`\] (`Page.reload`).
+/// Reply of [`ReloadParams`] (`Page.reload`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReloadReturns {}
 
@@ -4011,7 +4011,7 @@ pub struct RemoveScriptToEvaluateOnLoadParams {
     pub identifier: ScriptIdentifier,
 }
 
-/// Reply of \[`RemoveScriptToEvaluateOnLoadParams`\] (`Page.removeScriptToEvaluateOnLoad`).
+/// Reply of [`RemoveScriptToEvaluateOnLoadParams`] (`Page.removeScriptToEvaluateOnLoad`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveScriptToEvaluateOnLoadReturns {}
 
@@ -4028,7 +4028,7 @@ pub struct RemoveScriptToEvaluateOnNewDocumentParams {
     pub identifier: ScriptIdentifier,
 }
 
-/// Reply of \[`RemoveScriptToEvaluateOnNewDocumentParams`\] (`Page.removeScriptToEvaluateOnNewDocument`).
+/// Reply of [`RemoveScriptToEvaluateOnNewDocumentParams`] (`Page.removeScriptToEvaluateOnNewDocument`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveScriptToEvaluateOnNewDocumentReturns {}
 
@@ -4049,7 +4049,7 @@ pub struct ScreencastFrameAckParams {
     pub session_id: i64,
 }
 
-/// Reply of \[`ScreencastFrameAckParams`\] (`Page.screencastFrameAck`).
+/// Reply of [`ScreencastFrameAckParams`] (`Page.screencastFrameAck`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ScreencastFrameAckReturns {}
 
@@ -4084,7 +4084,7 @@ pub struct SearchInResourceParams {
     pub is_regex: Option<bool>,
 }
 
-/// Reply of \[`SearchInResourceParams`\] (`Page.searchInResource`).
+/// Reply of [`SearchInResourceParams`] (`Page.searchInResource`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchInResourceReturns {
     /// List of search matches.
@@ -4107,7 +4107,7 @@ pub struct SetAdBlockingEnabledParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetAdBlockingEnabledParams`\] (`Page.setAdBlockingEnabled`).
+/// Reply of [`SetAdBlockingEnabledParams`] (`Page.setAdBlockingEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAdBlockingEnabledReturns {}
 
@@ -4125,7 +4125,7 @@ pub struct SetBypassCSPParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetBypassCSPParams`\] (`Page.setBypassCSP`).
+/// Reply of [`SetBypassCSPParams`] (`Page.setBypassCSP`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBypassCSPReturns {}
 
@@ -4145,7 +4145,7 @@ pub struct GetPermissionsPolicyStateParams {
     pub frame_id: FrameId,
 }
 
-/// Reply of \[`GetPermissionsPolicyStateParams`\] (`Page.getPermissionsPolicyState`).
+/// Reply of [`GetPermissionsPolicyStateParams`] (`Page.getPermissionsPolicyState`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPermissionsPolicyStateReturns {
     pub states: Vec<PermissionsPolicyFeatureState>,
@@ -4167,7 +4167,7 @@ pub struct GetOriginTrialsParams {
     pub frame_id: FrameId,
 }
 
-/// Reply of \[`GetOriginTrialsParams`\] (`Page.getOriginTrials`).
+/// Reply of [`GetOriginTrialsParams`] (`Page.getOriginTrials`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetOriginTrialsReturns {
     #[serde(rename = "originTrials")]
@@ -4242,7 +4242,7 @@ pub struct SetDeviceMetricsOverrideParams {
     pub viewport: Option<Viewport>,
 }
 
-/// Reply of \[`SetDeviceMetricsOverrideParams`\] (`Page.setDeviceMetricsOverride`).
+/// Reply of [`SetDeviceMetricsOverrideParams`] (`Page.setDeviceMetricsOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDeviceMetricsOverrideReturns {}
 
@@ -4268,7 +4268,7 @@ pub struct SetDeviceOrientationOverrideParams {
     pub gamma: f64,
 }
 
-/// Reply of \[`SetDeviceOrientationOverrideParams`\] (`Page.setDeviceOrientationOverride`).
+/// Reply of [`SetDeviceOrientationOverrideParams`] (`Page.setDeviceOrientationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDeviceOrientationOverrideReturns {}
 
@@ -4296,7 +4296,7 @@ pub struct SetFontFamiliesParams {
     pub for_scripts: Option<Vec<ScriptFontFamilies>>,
 }
 
-/// Reply of \[`SetFontFamiliesParams`\] (`Page.setFontFamilies`).
+/// Reply of [`SetFontFamiliesParams`] (`Page.setFontFamilies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetFontFamiliesReturns {}
 
@@ -4317,7 +4317,7 @@ pub struct SetFontSizesParams {
     pub font_sizes: FontSizes,
 }
 
-/// Reply of \[`SetFontSizesParams`\] (`Page.setFontSizes`).
+/// Reply of [`SetFontSizesParams`] (`Page.setFontSizes`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetFontSizesReturns {}
 
@@ -4338,7 +4338,7 @@ pub struct SetDocumentContentParams {
     pub html: String,
 }
 
-/// Reply of \[`SetDocumentContentParams`\] (`Page.setDocumentContent`).
+/// Reply of [`SetDocumentContentParams`] (`Page.setDocumentContent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDocumentContentReturns {}
 
@@ -4366,7 +4366,7 @@ pub struct SetDownloadBehaviorParams {
     pub download_path: Option<String>,
 }
 
-/// Values of `behavior` of \[`SetDownloadBehaviorParams`\].
+/// Values of `behavior` of [`SetDownloadBehaviorParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetDownloadBehaviorBehavior {
     /// `deny`
@@ -4417,7 +4417,7 @@ impl<'de> serde::Deserialize<'de> for SetDownloadBehaviorBehavior {
     }
 }
 
-/// Reply of \[`SetDownloadBehaviorParams`\] (`Page.setDownloadBehavior`).
+/// Reply of [`SetDownloadBehaviorParams`] (`Page.setDownloadBehavior`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDownloadBehaviorReturns {}
 
@@ -4447,7 +4447,7 @@ pub struct SetGeolocationOverrideParams {
     pub accuracy: Option<f64>,
 }
 
-/// Reply of \[`SetGeolocationOverrideParams`\] (`Page.setGeolocationOverride`).
+/// Reply of [`SetGeolocationOverrideParams`] (`Page.setGeolocationOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetGeolocationOverrideReturns {}
 
@@ -4465,7 +4465,7 @@ pub struct SetLifecycleEventsEnabledParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetLifecycleEventsEnabledParams`\] (`Page.setLifecycleEventsEnabled`).
+/// Reply of [`SetLifecycleEventsEnabledParams`] (`Page.setLifecycleEventsEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetLifecycleEventsEnabledReturns {}
 
@@ -4490,7 +4490,7 @@ pub struct SetTouchEmulationEnabledParams {
     pub configuration: Option<SetTouchEmulationEnabledConfiguration>,
 }
 
-/// Values of `configuration` of \[`SetTouchEmulationEnabledParams`\].
+/// Values of `configuration` of [`SetTouchEmulationEnabledParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetTouchEmulationEnabledConfiguration {
     /// `mobile`
@@ -4537,7 +4537,7 @@ impl<'de> serde::Deserialize<'de> for SetTouchEmulationEnabledConfiguration {
     }
 }
 
-/// Reply of \[`SetTouchEmulationEnabledParams`\] (`Page.setTouchEmulationEnabled`).
+/// Reply of [`SetTouchEmulationEnabledParams`] (`Page.setTouchEmulationEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTouchEmulationEnabledReturns {}
 
@@ -4592,7 +4592,7 @@ pub struct StartScreencastParams {
     pub send_last_frame: Option<bool>,
 }
 
-/// Values of `format` of \[`StartScreencastParams`\].
+/// Values of `format` of [`StartScreencastParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StartScreencastFormat {
     /// `jpeg`
@@ -4639,7 +4639,7 @@ impl<'de> serde::Deserialize<'de> for StartScreencastFormat {
     }
 }
 
-/// Reply of \[`StartScreencastParams`\] (`Page.startScreencast`).
+/// Reply of [`StartScreencastParams`] (`Page.startScreencast`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartScreencastReturns {}
 
@@ -4677,7 +4677,7 @@ pub struct StartScreenRecordingParams {
     pub capture_area: Option<StartScreenRecordingCaptureArea>,
 }
 
-/// Values of `captureArea` of \[`StartScreenRecordingParams`\].
+/// Values of `captureArea` of [`StartScreenRecordingParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StartScreenRecordingCaptureArea {
     /// `target`
@@ -4724,7 +4724,7 @@ impl<'de> serde::Deserialize<'de> for StartScreenRecordingCaptureArea {
     }
 }
 
-/// Reply of \[`StartScreenRecordingParams`\] (`Page.startScreenRecording`).
+/// Reply of [`StartScreenRecordingParams`] (`Page.startScreenRecording`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StartScreenRecordingReturns {
     /// A handle of the stream that holds resulting screencast data.
@@ -4746,7 +4746,7 @@ impl crate::Command for StartScreenRecordingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopScreenRecordingParams {}
 
-/// Reply of \[`StopScreenRecordingParams`\] (`Page.stopScreenRecording`).
+/// Reply of [`StopScreenRecordingParams`] (`Page.stopScreenRecording`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StopScreenRecordingReturns {
     /// A handle of the stream that holds resulting screencast data.
@@ -4766,7 +4766,7 @@ impl crate::Command for StopScreenRecordingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopLoadingParams {}
 
-/// Reply of \[`StopLoadingParams`\] (`Page.stopLoading`).
+/// Reply of [`StopLoadingParams`] (`Page.stopLoading`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopLoadingReturns {}
 
@@ -4783,7 +4783,7 @@ impl crate::Command for StopLoadingParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrashParams {}
 
-/// Reply of \[`CrashParams`\] (`Page.crash`).
+/// Reply of [`CrashParams`] (`Page.crash`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrashReturns {}
 
@@ -4798,7 +4798,7 @@ impl crate::Command for CrashParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CloseParams {}
 
-/// Reply of \[`CloseParams`\] (`Page.close`).
+/// Reply of [`CloseParams`] (`Page.close`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CloseReturns {}
 
@@ -4820,7 +4820,7 @@ pub struct SetWebLifecycleStateParams {
     pub state: SetWebLifecycleStateState,
 }
 
-/// Values of `state` of \[`SetWebLifecycleStateParams`\].
+/// Values of `state` of [`SetWebLifecycleStateParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetWebLifecycleStateState {
     /// `frozen`
@@ -4867,7 +4867,7 @@ impl<'de> serde::Deserialize<'de> for SetWebLifecycleStateState {
     }
 }
 
-/// Reply of \[`SetWebLifecycleStateParams`\] (`Page.setWebLifecycleState`).
+/// Reply of [`SetWebLifecycleStateParams`] (`Page.setWebLifecycleState`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetWebLifecycleStateReturns {}
 
@@ -4884,7 +4884,7 @@ impl crate::Command for SetWebLifecycleStateParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopScreencastParams {}
 
-/// Reply of \[`StopScreencastParams`\] (`Page.stopScreencast`).
+/// Reply of [`StopScreencastParams`] (`Page.stopScreencast`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopScreencastReturns {}
 
@@ -4908,7 +4908,7 @@ pub struct ProduceCompilationCacheParams {
     pub scripts: Vec<CompilationCacheParams>,
 }
 
-/// Reply of \[`ProduceCompilationCacheParams`\] (`Page.produceCompilationCache`).
+/// Reply of [`ProduceCompilationCacheParams`] (`Page.produceCompilationCache`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ProduceCompilationCacheReturns {}
 
@@ -4930,7 +4930,7 @@ pub struct AddCompilationCacheParams {
     pub data: String,
 }
 
-/// Reply of \[`AddCompilationCacheParams`\] (`Page.addCompilationCache`).
+/// Reply of [`AddCompilationCacheParams`] (`Page.addCompilationCache`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddCompilationCacheReturns {}
 
@@ -4947,7 +4947,7 @@ impl crate::Command for AddCompilationCacheParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearCompilationCacheParams {}
 
-/// Reply of \[`ClearCompilationCacheParams`\] (`Page.clearCompilationCache`).
+/// Reply of [`ClearCompilationCacheParams`] (`Page.clearCompilationCache`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearCompilationCacheReturns {}
 
@@ -4967,7 +4967,7 @@ pub struct SetSPCTransactionModeParams {
     pub mode: SetSPCTransactionModeMode,
 }
 
-/// Values of `mode` of \[`SetSPCTransactionModeParams`\].
+/// Values of `mode` of [`SetSPCTransactionModeParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetSPCTransactionModeMode {
     /// `none`
@@ -5026,7 +5026,7 @@ impl<'de> serde::Deserialize<'de> for SetSPCTransactionModeMode {
     }
 }
 
-/// Reply of \[`SetSPCTransactionModeParams`\] (`Page.setSPCTransactionMode`).
+/// Reply of [`SetSPCTransactionModeParams`] (`Page.setSPCTransactionMode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSPCTransactionModeReturns {}
 
@@ -5046,7 +5046,7 @@ pub struct SetRPHRegistrationModeParams {
     pub mode: SetRPHRegistrationModeMode,
 }
 
-/// Values of `mode` of \[`SetRPHRegistrationModeParams`\].
+/// Values of `mode` of [`SetRPHRegistrationModeParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetRPHRegistrationModeMode {
     /// `none`
@@ -5097,7 +5097,7 @@ impl<'de> serde::Deserialize<'de> for SetRPHRegistrationModeMode {
     }
 }
 
-/// Reply of \[`SetRPHRegistrationModeParams`\] (`Page.setRPHRegistrationMode`).
+/// Reply of [`SetRPHRegistrationModeParams`] (`Page.setRPHRegistrationMode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetRPHRegistrationModeReturns {}
 
@@ -5120,7 +5120,7 @@ pub struct GenerateTestReportParams {
     pub group: Option<String>,
 }
 
-/// Reply of \[`GenerateTestReportParams`\] (`Page.generateTestReport`).
+/// Reply of [`GenerateTestReportParams`] (`Page.generateTestReport`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GenerateTestReportReturns {}
 
@@ -5137,7 +5137,7 @@ impl crate::Command for GenerateTestReportParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct WaitForDebuggerParams {}
 
-/// Reply of \[`WaitForDebuggerParams`\] (`Page.waitForDebugger`).
+/// Reply of [`WaitForDebuggerParams`] (`Page.waitForDebugger`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct WaitForDebuggerReturns {}
 
@@ -5163,7 +5163,7 @@ pub struct SetInterceptFileChooserDialogParams {
     pub cancel: Option<bool>,
 }
 
-/// Reply of \[`SetInterceptFileChooserDialogParams`\] (`Page.setInterceptFileChooserDialog`).
+/// Reply of [`SetInterceptFileChooserDialogParams`] (`Page.setInterceptFileChooserDialog`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInterceptFileChooserDialogReturns {}
 
@@ -5189,7 +5189,7 @@ pub struct SetPrerenderingAllowedParams {
     pub is_allowed: bool,
 }
 
-/// Reply of \[`SetPrerenderingAllowedParams`\] (`Page.setPrerenderingAllowed`).
+/// Reply of [`SetPrerenderingAllowedParams`] (`Page.setPrerenderingAllowed`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPrerenderingAllowedReturns {}
 
@@ -5215,7 +5215,7 @@ pub struct GetAnnotatedPageContentParams {
     pub include_actionable_information: Option<bool>,
 }
 
-/// Reply of \[`GetAnnotatedPageContentParams`\] (`Page.getAnnotatedPageContent`).
+/// Reply of [`GetAnnotatedPageContentParams`] (`Page.getAnnotatedPageContent`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAnnotatedPageContentReturns {
     /// The annotated page content as a base64 encoded protobuf.
@@ -5241,7 +5241,7 @@ pub struct SetInputVisualizationParams {
     pub clicks: Option<bool>,
 }
 
-/// Reply of \[`SetInputVisualizationParams`\] (`Page.setInputVisualization`).
+/// Reply of [`SetInputVisualizationParams`] (`Page.setInputVisualization`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetInputVisualizationReturns {}
 
@@ -5283,7 +5283,7 @@ pub struct FileChooserOpenedEvent {
     pub backend_node_id: Option<crate::dom::BackendNodeId>,
 }
 
-/// Values of `mode` of \[`FileChooserOpenedEvent`\].
+/// Values of `mode` of [`FileChooserOpenedEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FileChooserOpenedMode {
     /// `selectSingle`
@@ -5382,7 +5382,7 @@ pub struct FrameDetachedEvent {
     pub reason: FrameDetachedReason,
 }
 
-/// Values of `reason` of \[`FrameDetachedEvent`\].
+/// Values of `reason` of [`FrameDetachedEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FrameDetachedReason {
     /// `remove`
@@ -5519,7 +5519,7 @@ pub struct FrameStartedNavigatingEvent {
     pub navigation_type: FrameStartedNavigatingNavigationType,
 }
 
-/// Values of `navigationType` of \[`FrameStartedNavigatingEvent`\].
+/// Values of `navigationType` of [`FrameStartedNavigatingEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FrameStartedNavigatingNavigationType {
     /// `reload`
@@ -5716,7 +5716,7 @@ pub struct DownloadProgressEvent {
     pub state: DownloadProgressState,
 }
 
-/// Values of `state` of \[`DownloadProgressEvent`\].
+/// Values of `state` of [`DownloadProgressEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DownloadProgressState {
     /// `inProgress`
@@ -5928,7 +5928,7 @@ pub struct NavigatedWithinDocumentEvent {
     pub navigation_type: NavigatedWithinDocumentNavigationType,
 }
 
-/// Values of `navigationType` of \[`NavigatedWithinDocumentEvent`\].
+/// Values of `navigationType` of [`NavigatedWithinDocumentEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NavigatedWithinDocumentNavigationType {
     /// `fragment`

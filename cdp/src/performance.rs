@@ -25,7 +25,7 @@ pub struct Metric {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Performance.disable`).
+/// Reply of [`DisableParams`] (`Performance.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -48,7 +48,7 @@ pub struct EnableParams {
     pub time_domain: Option<EnableTimeDomain>,
 }
 
-/// Values of `timeDomain` of \[`EnableParams`\].
+/// Values of `timeDomain` of [`EnableParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EnableTimeDomain {
     /// `timeTicks`
@@ -95,7 +95,7 @@ impl<'de> serde::Deserialize<'de> for EnableTimeDomain {
     }
 }
 
-/// Reply of \[`EnableParams`\] (`Performance.enable`).
+/// Reply of [`EnableParams`] (`Performance.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -118,7 +118,7 @@ pub struct SetTimeDomainParams {
     pub time_domain: SetTimeDomainTimeDomain,
 }
 
-/// Values of `timeDomain` of \[`SetTimeDomainParams`\].
+/// Values of `timeDomain` of [`SetTimeDomainParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetTimeDomainTimeDomain {
     /// `timeTicks`
@@ -165,7 +165,7 @@ impl<'de> serde::Deserialize<'de> for SetTimeDomainTimeDomain {
     }
 }
 
-/// Reply of \[`SetTimeDomainParams`\] (`Performance.setTimeDomain`).
+/// Reply of [`SetTimeDomainParams`] (`Performance.setTimeDomain`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTimeDomainReturns {}
 
@@ -180,7 +180,7 @@ impl crate::Command for SetTimeDomainParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetMetricsParams {}
 
-/// Reply of \[`GetMetricsParams`\] (`Performance.getMetrics`).
+/// Reply of [`GetMetricsParams`] (`Performance.getMetrics`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetMetricsReturns {
     /// Current values for run-time metrics.

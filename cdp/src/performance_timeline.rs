@@ -103,7 +103,7 @@ pub struct EnableParams {
     pub event_types: Vec<String>,
 }
 
-/// Reply of \[`EnableParams`\] (`PerformanceTimeline.enable`).
+/// Reply of [`EnableParams`] (`PerformanceTimeline.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 

@@ -118,7 +118,7 @@ pub struct ScriptCoverage {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Profiler.disable`).
+/// Reply of [`DisableParams`] (`Profiler.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -131,7 +131,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Profiler.enable`).
+/// Reply of [`EnableParams`] (`Profiler.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -147,7 +147,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetBestEffortCoverageParams {}
 
-/// Reply of \[`GetBestEffortCoverageParams`\] (`Profiler.getBestEffortCoverage`).
+/// Reply of [`GetBestEffortCoverageParams`] (`Profiler.getBestEffortCoverage`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetBestEffortCoverageReturns {
     /// Coverage data for the current isolate.
@@ -168,7 +168,7 @@ pub struct SetSamplingIntervalParams {
     pub interval: i64,
 }
 
-/// Reply of \[`SetSamplingIntervalParams`\] (`Profiler.setSamplingInterval`).
+/// Reply of [`SetSamplingIntervalParams`] (`Profiler.setSamplingInterval`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSamplingIntervalReturns {}
 
@@ -181,7 +181,7 @@ impl crate::Command for SetSamplingIntervalParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartParams {}
 
-/// Reply of \[`StartParams`\] (`Profiler.start`).
+/// Reply of [`StartParams`] (`Profiler.start`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartReturns {}
 
@@ -212,7 +212,7 @@ pub struct StartPreciseCoverageParams {
     pub allow_triggered_updates: Option<bool>,
 }
 
-/// Reply of \[`StartPreciseCoverageParams`\] (`Profiler.startPreciseCoverage`).
+/// Reply of [`StartPreciseCoverageParams`] (`Profiler.startPreciseCoverage`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StartPreciseCoverageReturns {
     /// Monotonically increasing time (in seconds) when the coverage update was taken in the backend.
@@ -228,7 +228,7 @@ impl crate::Command for StartPreciseCoverageParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopParams {}
 
-/// Reply of \[`StopParams`\] (`Profiler.stop`).
+/// Reply of [`StopParams`] (`Profiler.stop`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StopReturns {
     /// Recorded profile.
@@ -247,7 +247,7 @@ impl crate::Command for StopParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopPreciseCoverageParams {}
 
-/// Reply of \[`StopPreciseCoverageParams`\] (`Profiler.stopPreciseCoverage`).
+/// Reply of [`StopPreciseCoverageParams`] (`Profiler.stopPreciseCoverage`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopPreciseCoverageReturns {}
 
@@ -263,7 +263,7 @@ impl crate::Command for StopPreciseCoverageParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TakePreciseCoverageParams {}
 
-/// Reply of \[`TakePreciseCoverageParams`\] (`Profiler.takePreciseCoverage`).
+/// Reply of [`TakePreciseCoverageParams`] (`Profiler.takePreciseCoverage`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TakePreciseCoverageReturns {
     /// Coverage data for the current isolate.

@@ -95,7 +95,7 @@ pub struct GetOsAppStateParams {
     pub manifest_id: String,
 }
 
-/// Reply of \[`GetOsAppStateParams`\] (`PWA.getOsAppState`).
+/// Reply of [`GetOsAppStateParams`] (`PWA.getOsAppState`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetOsAppStateReturns {
     #[serde(rename = "badgeCount")]
@@ -151,7 +151,7 @@ pub struct InstallParams {
     pub install_url_or_bundle_url: Option<String>,
 }
 
-/// Reply of \[`InstallParams`\] (`PWA.install`).
+/// Reply of [`InstallParams`] (`PWA.install`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct InstallReturns {}
 
@@ -169,7 +169,7 @@ pub struct UninstallParams {
     pub manifest_id: String,
 }
 
-/// Reply of \[`UninstallParams`\] (`PWA.uninstall`).
+/// Reply of [`UninstallParams`] (`PWA.uninstall`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UninstallReturns {}
 
@@ -191,7 +191,7 @@ pub struct LaunchParams {
     pub url: Option<String>,
 }
 
-/// Reply of \[`LaunchParams`\] (`PWA.launch`).
+/// Reply of [`LaunchParams`] (`PWA.launch`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LaunchReturns {
     /// ID of the tab target created as a result.
@@ -226,7 +226,7 @@ pub struct LaunchFilesInAppParams {
     pub files: Vec<String>,
 }
 
-/// Reply of \[`LaunchFilesInAppParams`\] (`PWA.launchFilesInApp`).
+/// Reply of [`LaunchFilesInAppParams`] (`PWA.launchFilesInApp`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LaunchFilesInAppReturns {
     /// IDs of the tab targets created as the result.
@@ -250,7 +250,7 @@ pub struct OpenCurrentPageInAppParams {
     pub manifest_id: String,
 }
 
-/// Reply of \[`OpenCurrentPageInAppParams`\] (`PWA.openCurrentPageInApp`).
+/// Reply of [`OpenCurrentPageInAppParams`] (`PWA.openCurrentPageInApp`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct OpenCurrentPageInAppReturns {}
 
@@ -299,7 +299,7 @@ pub struct ChangeAppUserSettingsParams {
     pub display_mode: Option<DisplayMode>,
 }
 
-/// Reply of \[`ChangeAppUserSettingsParams`\] (`PWA.changeAppUserSettings`).
+/// Reply of [`ChangeAppUserSettingsParams`] (`PWA.changeAppUserSettings`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ChangeAppUserSettingsReturns {}
 

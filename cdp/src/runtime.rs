@@ -37,7 +37,7 @@ pub struct SerializationOptions {
     pub additional_parameters: Option<serde_json::Value>,
 }
 
-/// Values of `serialization` of \[`SerializationOptions`\].
+/// Values of `serialization` of [`SerializationOptions`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SerializationOptionsSerialization {
     /// `deep`
@@ -108,7 +108,7 @@ pub struct DeepSerializedValue {
     pub weak_local_object_reference: Option<i64>,
 }
 
-/// Values of `type` of \[`DeepSerializedValue`\].
+/// Values of `type` of [`DeepSerializedValue`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DeepSerializedValueType {
     /// `undefined`
@@ -304,7 +304,7 @@ pub struct RemoteObject {
     pub custom_preview: Option<CustomPreview>,
 }
 
-/// Values of `type` of \[`RemoteObject`\].
+/// Values of `type` of [`RemoteObject`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RemoteObjectType {
     /// `object`
@@ -375,7 +375,7 @@ impl<'de> serde::Deserialize<'de> for RemoteObjectType {
     }
 }
 
-/// Values of `subtype` of \[`RemoteObject`\].
+/// Values of `subtype` of [`RemoteObject`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RemoteObjectSubtype {
     /// `array`
@@ -538,7 +538,7 @@ pub struct ObjectPreview {
     pub entries: Option<Vec<EntryPreview>>,
 }
 
-/// Values of `type` of \[`ObjectPreview`\].
+/// Values of `type` of [`ObjectPreview`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ObjectPreviewType {
     /// `object`
@@ -609,7 +609,7 @@ impl<'de> serde::Deserialize<'de> for ObjectPreviewType {
     }
 }
 
-/// Values of `subtype` of \[`ObjectPreview`\].
+/// Values of `subtype` of [`ObjectPreview`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ObjectPreviewSubtype {
     /// `array`
@@ -755,7 +755,7 @@ pub struct PropertyPreview {
     pub subtype: Option<PropertyPreviewSubtype>,
 }
 
-/// Values of `type` of \[`PropertyPreview`\].
+/// Values of `type` of [`PropertyPreview`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PropertyPreviewType {
     /// `object`
@@ -830,7 +830,7 @@ impl<'de> serde::Deserialize<'de> for PropertyPreviewType {
     }
 }
 
-/// Values of `subtype` of \[`PropertyPreview`\].
+/// Values of `subtype` of [`PropertyPreview`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PropertyPreviewSubtype {
     /// `array`
@@ -1213,7 +1213,7 @@ pub struct AwaitPromiseParams {
     pub generate_preview: Option<bool>,
 }
 
-/// Reply of \[`AwaitPromiseParams`\] (`Runtime.awaitPromise`).
+/// Reply of [`AwaitPromiseParams`] (`Runtime.awaitPromise`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AwaitPromiseReturns {
     /// Promise result. Will contain rejected value if promise was rejected.
@@ -1336,7 +1336,7 @@ pub struct CallFunctionOnParams {
     pub serialization_options: Option<SerializationOptions>,
 }
 
-/// Reply of \[`CallFunctionOnParams`\] (`Runtime.callFunctionOn`).
+/// Reply of [`CallFunctionOnParams`] (`Runtime.callFunctionOn`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallFunctionOnReturns {
     /// Call result.
@@ -1378,7 +1378,7 @@ pub struct CompileScriptParams {
     pub execution_context_id: Option<ExecutionContextId>,
 }
 
-/// Reply of \[`CompileScriptParams`\] (`Runtime.compileScript`).
+/// Reply of [`CompileScriptParams`] (`Runtime.compileScript`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CompileScriptReturns {
     /// Id of the script.
@@ -1404,7 +1404,7 @@ impl crate::Command for CompileScriptParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Runtime.disable`).
+/// Reply of [`DisableParams`] (`Runtime.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -1419,7 +1419,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DiscardConsoleEntriesParams {}
 
-/// Reply of \[`DiscardConsoleEntriesParams`\] (`Runtime.discardConsoleEntries`).
+/// Reply of [`DiscardConsoleEntriesParams`] (`Runtime.discardConsoleEntries`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DiscardConsoleEntriesReturns {}
 
@@ -1436,7 +1436,7 @@ impl crate::Command for DiscardConsoleEntriesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Runtime.enable`).
+/// Reply of [`EnableParams`] (`Runtime.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -1577,7 +1577,7 @@ pub struct EvaluateParams {
     pub serialization_options: Option<SerializationOptions>,
 }
 
-/// Reply of \[`EvaluateParams`\] (`Runtime.evaluate`).
+/// Reply of [`EvaluateParams`] (`Runtime.evaluate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EvaluateReturns {
     /// Evaluation result.
@@ -1604,7 +1604,7 @@ impl crate::Command for EvaluateParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetIsolateIdParams {}
 
-/// Reply of \[`GetIsolateIdParams`\] (`Runtime.getIsolateId`).
+/// Reply of [`GetIsolateIdParams`] (`Runtime.getIsolateId`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetIsolateIdReturns {
     /// The isolate id.
@@ -1625,7 +1625,7 @@ impl crate::Command for GetIsolateIdParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetHeapUsageParams {}
 
-/// Reply of \[`GetHeapUsageParams`\] (`Runtime.getHeapUsage`).
+/// Reply of [`GetHeapUsageParams`] (`Runtime.getHeapUsage`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHeapUsageReturns {
     /// Used JavaScript heap size in bytes.
@@ -1694,7 +1694,7 @@ pub struct GetPropertiesParams {
     pub non_indexed_properties_only: Option<bool>,
 }
 
-/// Reply of \[`GetPropertiesParams`\] (`Runtime.getProperties`).
+/// Reply of [`GetPropertiesParams`] (`Runtime.getProperties`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPropertiesReturns {
     /// Object properties.
@@ -1743,7 +1743,7 @@ pub struct GlobalLexicalScopeNamesParams {
     pub execution_context_id: Option<ExecutionContextId>,
 }
 
-/// Reply of \[`GlobalLexicalScopeNamesParams`\] (`Runtime.globalLexicalScopeNames`).
+/// Reply of [`GlobalLexicalScopeNamesParams`] (`Runtime.globalLexicalScopeNames`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GlobalLexicalScopeNamesReturns {
     pub names: Vec<String>,
@@ -1769,7 +1769,7 @@ pub struct QueryObjectsParams {
     pub object_group: Option<String>,
 }
 
-/// Reply of \[`QueryObjectsParams`\] (`Runtime.queryObjects`).
+/// Reply of [`QueryObjectsParams`] (`Runtime.queryObjects`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QueryObjectsReturns {
     /// Array with objects.
@@ -1791,7 +1791,7 @@ pub struct ReleaseObjectParams {
     pub object_id: RemoteObjectId,
 }
 
-/// Reply of \[`ReleaseObjectParams`\] (`Runtime.releaseObject`).
+/// Reply of [`ReleaseObjectParams`] (`Runtime.releaseObject`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReleaseObjectReturns {}
 
@@ -1810,7 +1810,7 @@ pub struct ReleaseObjectGroupParams {
     pub object_group: String,
 }
 
-/// Reply of \[`ReleaseObjectGroupParams`\] (`Runtime.releaseObjectGroup`).
+/// Reply of [`ReleaseObjectGroupParams`] (`Runtime.releaseObjectGroup`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReleaseObjectGroupReturns {}
 
@@ -1825,7 +1825,7 @@ impl crate::Command for ReleaseObjectGroupParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunIfWaitingForDebuggerParams {}
 
-/// Reply of \[`RunIfWaitingForDebuggerParams`\] (`Runtime.runIfWaitingForDebugger`).
+/// Reply of [`RunIfWaitingForDebuggerParams`] (`Runtime.runIfWaitingForDebugger`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunIfWaitingForDebuggerReturns {}
 
@@ -1892,7 +1892,7 @@ pub struct RunScriptParams {
     pub await_promise: Option<bool>,
 }
 
-/// Reply of \[`RunScriptParams`\] (`Runtime.runScript`).
+/// Reply of [`RunScriptParams`] (`Runtime.runScript`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunScriptReturns {
     /// Run result.
@@ -1924,7 +1924,7 @@ pub struct SetAsyncCallStackDepthParams {
     pub max_depth: i64,
 }
 
-/// Reply of \[`SetAsyncCallStackDepthParams`\] (`Runtime.setAsyncCallStackDepth`).
+/// Reply of [`SetAsyncCallStackDepthParams`] (`Runtime.setAsyncCallStackDepth`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAsyncCallStackDepthReturns {}
 
@@ -1941,7 +1941,7 @@ pub struct SetCustomObjectFormatterEnabledParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetCustomObjectFormatterEnabledParams`\] (`Runtime.setCustomObjectFormatterEnabled`).
+/// Reply of [`SetCustomObjectFormatterEnabledParams`] (`Runtime.setCustomObjectFormatterEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCustomObjectFormatterEnabledReturns {}
 
@@ -1958,7 +1958,7 @@ pub struct SetMaxCallStackSizeToCaptureParams {
     pub size: i64,
 }
 
-/// Reply of \[`SetMaxCallStackSizeToCaptureParams`\] (`Runtime.setMaxCallStackSizeToCapture`).
+/// Reply of [`SetMaxCallStackSizeToCaptureParams`] (`Runtime.setMaxCallStackSizeToCapture`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetMaxCallStackSizeToCaptureReturns {}
 
@@ -1976,7 +1976,7 @@ impl crate::Command for SetMaxCallStackSizeToCaptureParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TerminateExecutionParams {}
 
-/// Reply of \[`TerminateExecutionParams`\] (`Runtime.terminateExecution`).
+/// Reply of [`TerminateExecutionParams`] (`Runtime.terminateExecution`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TerminateExecutionReturns {}
 
@@ -2024,7 +2024,7 @@ pub struct AddBindingParams {
     pub execution_context_name: Option<String>,
 }
 
-/// Reply of \[`AddBindingParams`\] (`Runtime.addBinding`).
+/// Reply of [`AddBindingParams`] (`Runtime.addBinding`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddBindingReturns {}
 
@@ -2042,7 +2042,7 @@ pub struct RemoveBindingParams {
     pub name: String,
 }
 
-/// Reply of \[`RemoveBindingParams`\] (`Runtime.removeBinding`).
+/// Reply of [`RemoveBindingParams`] (`Runtime.removeBinding`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveBindingReturns {}
 
@@ -2067,7 +2067,7 @@ pub struct GetExceptionDetailsParams {
     pub error_object_id: RemoteObjectId,
 }
 
-/// Reply of \[`GetExceptionDetailsParams`\] (`Runtime.getExceptionDetails`).
+/// Reply of [`GetExceptionDetailsParams`] (`Runtime.getExceptionDetails`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetExceptionDetailsReturns {
     #[serde(
@@ -2134,7 +2134,7 @@ pub struct ConsoleAPICalledEvent {
     pub context: Option<String>,
 }
 
-/// Values of `type` of \[`ConsoleAPICalledEvent`\].
+/// Values of `type` of [`ConsoleAPICalledEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ConsoleAPICalledType {
     /// `log`

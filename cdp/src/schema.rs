@@ -29,7 +29,7 @@ pub struct Domain {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetDomainsParams {}
 
-/// Reply of \[`GetDomainsParams`\] (`Schema.getDomains`).
+/// Reply of [`GetDomainsParams`] (`Schema.getDomains`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDomainsReturns {
     /// List of supported domains.

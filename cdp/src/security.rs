@@ -384,7 +384,7 @@ impl<'de> serde::Deserialize<'de> for CertificateErrorAction {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`Security.disable`).
+/// Reply of [`DisableParams`] (`Security.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -399,7 +399,7 @@ impl crate::Command for DisableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Security.enable`).
+/// Reply of [`EnableParams`] (`Security.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -417,7 +417,7 @@ pub struct SetIgnoreCertificateErrorsParams {
     pub ignore: bool,
 }
 
-/// Reply of \[`SetIgnoreCertificateErrorsParams`\] (`Security.setIgnoreCertificateErrors`).
+/// Reply of [`SetIgnoreCertificateErrorsParams`] (`Security.setIgnoreCertificateErrors`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetIgnoreCertificateErrorsReturns {}
 
@@ -440,7 +440,7 @@ pub struct HandleCertificateErrorParams {
     pub action: CertificateErrorAction,
 }
 
-/// Reply of \[`HandleCertificateErrorParams`\] (`Security.handleCertificateError`).
+/// Reply of [`HandleCertificateErrorParams`] (`Security.handleCertificateError`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HandleCertificateErrorReturns {}
 
@@ -462,7 +462,7 @@ pub struct SetOverrideCertificateErrorsParams {
     pub override_: bool,
 }
 
-/// Reply of \[`SetOverrideCertificateErrorsParams`\] (`Security.setOverrideCertificateErrors`).
+/// Reply of [`SetOverrideCertificateErrorsParams`] (`Security.setOverrideCertificateErrors`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetOverrideCertificateErrorsReturns {}
 

@@ -356,7 +356,7 @@ pub struct DeliverPushMessageParams {
     pub data: String,
 }
 
-/// Reply of \[`DeliverPushMessageParams`\] (`ServiceWorker.deliverPushMessage`).
+/// Reply of [`DeliverPushMessageParams`] (`ServiceWorker.deliverPushMessage`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeliverPushMessageReturns {}
 
@@ -369,7 +369,7 @@ impl crate::Command for DeliverPushMessageParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`ServiceWorker.disable`).
+/// Reply of [`DisableParams`] (`ServiceWorker.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -389,7 +389,7 @@ pub struct DispatchSyncEventParams {
     pub last_chance: bool,
 }
 
-/// Reply of \[`DispatchSyncEventParams`\] (`ServiceWorker.dispatchSyncEvent`).
+/// Reply of [`DispatchSyncEventParams`] (`ServiceWorker.dispatchSyncEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchSyncEventReturns {}
 
@@ -407,7 +407,7 @@ pub struct DispatchPeriodicSyncEventParams {
     pub tag: String,
 }
 
-/// Reply of \[`DispatchPeriodicSyncEventParams`\] (`ServiceWorker.dispatchPeriodicSyncEvent`).
+/// Reply of [`DispatchPeriodicSyncEventParams`] (`ServiceWorker.dispatchPeriodicSyncEvent`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchPeriodicSyncEventReturns {}
 
@@ -420,7 +420,7 @@ impl crate::Command for DispatchPeriodicSyncEventParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`ServiceWorker.enable`).
+/// Reply of [`EnableParams`] (`ServiceWorker.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -436,7 +436,7 @@ pub struct SetForceUpdateOnPageLoadParams {
     pub force_update_on_page_load: bool,
 }
 
-/// Reply of \[`SetForceUpdateOnPageLoadParams`\] (`ServiceWorker.setForceUpdateOnPageLoad`).
+/// Reply of [`SetForceUpdateOnPageLoadParams`] (`ServiceWorker.setForceUpdateOnPageLoad`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetForceUpdateOnPageLoadReturns {}
 
@@ -452,7 +452,7 @@ pub struct SkipWaitingParams {
     pub scope_url: String,
 }
 
-/// Reply of \[`SkipWaitingParams`\] (`ServiceWorker.skipWaiting`).
+/// Reply of [`SkipWaitingParams`] (`ServiceWorker.skipWaiting`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SkipWaitingReturns {}
 
@@ -468,7 +468,7 @@ pub struct StartWorkerParams {
     pub scope_url: String,
 }
 
-/// Reply of \[`StartWorkerParams`\] (`ServiceWorker.startWorker`).
+/// Reply of [`StartWorkerParams`] (`ServiceWorker.startWorker`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartWorkerReturns {}
 
@@ -481,7 +481,7 @@ impl crate::Command for StartWorkerParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopAllWorkersParams {}
 
-/// Reply of \[`StopAllWorkersParams`\] (`ServiceWorker.stopAllWorkers`).
+/// Reply of [`StopAllWorkersParams`] (`ServiceWorker.stopAllWorkers`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopAllWorkersReturns {}
 
@@ -497,7 +497,7 @@ pub struct StopWorkerParams {
     pub version_id: String,
 }
 
-/// Reply of \[`StopWorkerParams`\] (`ServiceWorker.stopWorker`).
+/// Reply of [`StopWorkerParams`] (`ServiceWorker.stopWorker`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StopWorkerReturns {}
 
@@ -513,7 +513,7 @@ pub struct UnregisterParams {
     pub scope_url: String,
 }
 
-/// Reply of \[`UnregisterParams`\] (`ServiceWorker.unregister`).
+/// Reply of [`UnregisterParams`] (`ServiceWorker.unregister`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UnregisterReturns {}
 
@@ -529,7 +529,7 @@ pub struct UpdateRegistrationParams {
     pub scope_url: String,
 }
 
-/// Reply of \[`UpdateRegistrationParams`\] (`ServiceWorker.updateRegistration`).
+/// Reply of [`UpdateRegistrationParams`] (`ServiceWorker.updateRegistration`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UpdateRegistrationReturns {}
 

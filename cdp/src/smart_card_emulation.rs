@@ -466,7 +466,7 @@ pub struct ReaderStateOut {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`SmartCardEmulation.enable`).
+/// Reply of [`EnableParams`] (`SmartCardEmulation.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -481,7 +481,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`SmartCardEmulation.disable`).
+/// Reply of [`DisableParams`] (`SmartCardEmulation.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -505,7 +505,7 @@ pub struct ReportEstablishContextResultParams {
     pub context_id: i64,
 }
 
-/// Reply of \[`ReportEstablishContextResultParams`\] (`SmartCardEmulation.reportEstablishContextResult`).
+/// Reply of [`ReportEstablishContextResultParams`] (`SmartCardEmulation.reportEstablishContextResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportEstablishContextResultReturns {}
 
@@ -527,7 +527,7 @@ pub struct ReportReleaseContextResultParams {
     pub request_id: String,
 }
 
-/// Reply of \[`ReportReleaseContextResultParams`\] (`SmartCardEmulation.reportReleaseContextResult`).
+/// Reply of [`ReportReleaseContextResultParams`] (`SmartCardEmulation.reportReleaseContextResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportReleaseContextResultReturns {}
 
@@ -550,7 +550,7 @@ pub struct ReportListReadersResultParams {
     pub readers: Vec<String>,
 }
 
-/// Reply of \[`ReportListReadersResultParams`\] (`SmartCardEmulation.reportListReadersResult`).
+/// Reply of [`ReportListReadersResultParams`] (`SmartCardEmulation.reportListReadersResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportListReadersResultReturns {}
 
@@ -574,7 +574,7 @@ pub struct ReportGetStatusChangeResultParams {
     pub reader_states: Vec<ReaderStateOut>,
 }
 
-/// Reply of \[`ReportGetStatusChangeResultParams`\] (`SmartCardEmulation.reportGetStatusChangeResult`).
+/// Reply of [`ReportGetStatusChangeResultParams`] (`SmartCardEmulation.reportGetStatusChangeResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportGetStatusChangeResultReturns {}
 
@@ -598,7 +598,7 @@ pub struct ReportBeginTransactionResultParams {
     pub handle: i64,
 }
 
-/// Reply of \[`ReportBeginTransactionResultParams`\] (`SmartCardEmulation.reportBeginTransactionResult`).
+/// Reply of [`ReportBeginTransactionResultParams`] (`SmartCardEmulation.reportBeginTransactionResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportBeginTransactionResultReturns {}
 
@@ -634,7 +634,7 @@ pub struct ReportPlainResultParams {
     pub request_id: String,
 }
 
-/// Reply of \[`ReportPlainResultParams`\] (`SmartCardEmulation.reportPlainResult`).
+/// Reply of [`ReportPlainResultParams`] (`SmartCardEmulation.reportPlainResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportPlainResultReturns {}
 
@@ -663,7 +663,7 @@ pub struct ReportConnectResultParams {
     pub active_protocol: Option<Protocol>,
 }
 
-/// Reply of \[`ReportConnectResultParams`\] (`SmartCardEmulation.reportConnectResult`).
+/// Reply of [`ReportConnectResultParams`] (`SmartCardEmulation.reportConnectResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportConnectResultReturns {}
 
@@ -696,7 +696,7 @@ pub struct ReportDataResultParams {
     pub data: String,
 }
 
-/// Reply of \[`ReportDataResultParams`\] (`SmartCardEmulation.reportDataResult`).
+/// Reply of [`ReportDataResultParams`] (`SmartCardEmulation.reportDataResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportDataResultReturns {}
 
@@ -724,7 +724,7 @@ pub struct ReportStatusResultParams {
     pub protocol: Option<Protocol>,
 }
 
-/// Reply of \[`ReportStatusResultParams`\] (`SmartCardEmulation.reportStatusResult`).
+/// Reply of [`ReportStatusResultParams`] (`SmartCardEmulation.reportStatusResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportStatusResultReturns {}
 
@@ -744,7 +744,7 @@ pub struct ReportErrorParams {
     pub result_code: ResultCode,
 }
 
-/// Reply of \[`ReportErrorParams`\] (`SmartCardEmulation.reportError`).
+/// Reply of [`ReportErrorParams`] (`SmartCardEmulation.reportError`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportErrorReturns {}
 

@@ -235,7 +235,7 @@ pub struct GetStorageKeyForFrameParams {
     pub frame_id: crate::page::FrameId,
 }
 
-/// Reply of \[`GetStorageKeyForFrameParams`\] (`Storage.getStorageKeyForFrame`).
+/// Reply of [`GetStorageKeyForFrameParams`] (`Storage.getStorageKeyForFrame`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetStorageKeyForFrameReturns {
     #[serde(rename = "storageKey")]
@@ -259,7 +259,7 @@ pub struct GetStorageKeyParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
-/// Reply of \[`GetStorageKeyParams`\] (`Storage.getStorageKey`).
+/// Reply of [`GetStorageKeyParams`] (`Storage.getStorageKey`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetStorageKeyReturns {
     #[serde(rename = "storageKey")]
@@ -283,7 +283,7 @@ pub struct ClearDataForOriginParams {
     pub storage_types: String,
 }
 
-/// Reply of \[`ClearDataForOriginParams`\] (`Storage.clearDataForOrigin`).
+/// Reply of [`ClearDataForOriginParams`] (`Storage.clearDataForOrigin`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDataForOriginReturns {}
 
@@ -305,7 +305,7 @@ pub struct ClearDataForStorageKeyParams {
     pub storage_types: String,
 }
 
-/// Reply of \[`ClearDataForStorageKeyParams`\] (`Storage.clearDataForStorageKey`).
+/// Reply of [`ClearDataForStorageKeyParams`] (`Storage.clearDataForStorageKey`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearDataForStorageKeyReturns {}
 
@@ -328,7 +328,7 @@ pub struct GetCookiesParams {
     pub browser_context_id: Option<crate::browser::BrowserContextID>,
 }
 
-/// Reply of \[`GetCookiesParams`\] (`Storage.getCookies`).
+/// Reply of [`GetCookiesParams`] (`Storage.getCookies`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCookiesReturns {
     /// Array of cookie objects.
@@ -356,7 +356,7 @@ pub struct SetCookiesParams {
     pub browser_context_id: Option<crate::browser::BrowserContextID>,
 }
 
-/// Reply of \[`SetCookiesParams`\] (`Storage.setCookies`).
+/// Reply of [`SetCookiesParams`] (`Storage.setCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCookiesReturns {}
 
@@ -379,7 +379,7 @@ pub struct ClearCookiesParams {
     pub browser_context_id: Option<crate::browser::BrowserContextID>,
 }
 
-/// Reply of \[`ClearCookiesParams`\] (`Storage.clearCookies`).
+/// Reply of [`ClearCookiesParams`] (`Storage.clearCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearCookiesReturns {}
 
@@ -397,7 +397,7 @@ pub struct GetUsageAndQuotaParams {
     pub origin: String,
 }
 
-/// Reply of \[`GetUsageAndQuotaParams`\] (`Storage.getUsageAndQuota`).
+/// Reply of [`GetUsageAndQuotaParams`] (`Storage.getUsageAndQuota`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetUsageAndQuotaReturns {
     /// Storage usage (bytes).
@@ -437,7 +437,7 @@ pub struct OverrideQuotaForOriginParams {
     pub quota_size: Option<f64>,
 }
 
-/// Reply of \[`OverrideQuotaForOriginParams`\] (`Storage.overrideQuotaForOrigin`).
+/// Reply of [`OverrideQuotaForOriginParams`] (`Storage.overrideQuotaForOrigin`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct OverrideQuotaForOriginReturns {}
 
@@ -455,7 +455,7 @@ pub struct TrackCacheStorageForOriginParams {
     pub origin: String,
 }
 
-/// Reply of \[`TrackCacheStorageForOriginParams`\] (`Storage.trackCacheStorageForOrigin`).
+/// Reply of [`TrackCacheStorageForOriginParams`] (`Storage.trackCacheStorageForOrigin`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TrackCacheStorageForOriginReturns {}
 
@@ -474,7 +474,7 @@ pub struct TrackCacheStorageForStorageKeyParams {
     pub storage_key: String,
 }
 
-/// Reply of \[`TrackCacheStorageForStorageKeyParams`\] (`Storage.trackCacheStorageForStorageKey`).
+/// Reply of [`TrackCacheStorageForStorageKeyParams`] (`Storage.trackCacheStorageForStorageKey`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TrackCacheStorageForStorageKeyReturns {}
 
@@ -492,7 +492,7 @@ pub struct TrackIndexedDBForOriginParams {
     pub origin: String,
 }
 
-/// Reply of \[`TrackIndexedDBForOriginParams`\] (`Storage.trackIndexedDBForOrigin`).
+/// Reply of [`TrackIndexedDBForOriginParams`] (`Storage.trackIndexedDBForOrigin`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TrackIndexedDBForOriginReturns {}
 
@@ -511,7 +511,7 @@ pub struct TrackIndexedDBForStorageKeyParams {
     pub storage_key: String,
 }
 
-/// Reply of \[`TrackIndexedDBForStorageKeyParams`\] (`Storage.trackIndexedDBForStorageKey`).
+/// Reply of [`TrackIndexedDBForStorageKeyParams`] (`Storage.trackIndexedDBForStorageKey`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TrackIndexedDBForStorageKeyReturns {}
 
@@ -529,7 +529,7 @@ pub struct UntrackCacheStorageForOriginParams {
     pub origin: String,
 }
 
-/// Reply of \[`UntrackCacheStorageForOriginParams`\] (`Storage.untrackCacheStorageForOrigin`).
+/// Reply of [`UntrackCacheStorageForOriginParams`] (`Storage.untrackCacheStorageForOrigin`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UntrackCacheStorageForOriginReturns {}
 
@@ -548,7 +548,7 @@ pub struct UntrackCacheStorageForStorageKeyParams {
     pub storage_key: String,
 }
 
-/// Reply of \[`UntrackCacheStorageForStorageKeyParams`\] (`Storage.untrackCacheStorageForStorageKey`).
+/// Reply of [`UntrackCacheStorageForStorageKeyParams`] (`Storage.untrackCacheStorageForStorageKey`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UntrackCacheStorageForStorageKeyReturns {}
 
@@ -566,7 +566,7 @@ pub struct UntrackIndexedDBForOriginParams {
     pub origin: String,
 }
 
-/// Reply of \[`UntrackIndexedDBForOriginParams`\] (`Storage.untrackIndexedDBForOrigin`).
+/// Reply of [`UntrackIndexedDBForOriginParams`] (`Storage.untrackIndexedDBForOrigin`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UntrackIndexedDBForOriginReturns {}
 
@@ -585,7 +585,7 @@ pub struct UntrackIndexedDBForStorageKeyParams {
     pub storage_key: String,
 }
 
-/// Reply of \[`UntrackIndexedDBForStorageKeyParams`\] (`Storage.untrackIndexedDBForStorageKey`).
+/// Reply of [`UntrackIndexedDBForStorageKeyParams`] (`Storage.untrackIndexedDBForStorageKey`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UntrackIndexedDBForStorageKeyReturns {}
 
@@ -603,7 +603,7 @@ impl crate::Command for UntrackIndexedDBForStorageKeyParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetTrustTokensParams {}
 
-/// Reply of \[`GetTrustTokensParams`\] (`Storage.getTrustTokens`).
+/// Reply of [`GetTrustTokensParams`] (`Storage.getTrustTokens`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetTrustTokensReturns {
     pub tokens: Vec<TrustTokens>,
@@ -626,7 +626,7 @@ pub struct ClearTrustTokensParams {
     pub issuer_origin: String,
 }
 
-/// Reply of \[`ClearTrustTokensParams`\] (`Storage.clearTrustTokens`).
+/// Reply of [`ClearTrustTokensParams`] (`Storage.clearTrustTokens`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClearTrustTokensReturns {
     /// True if any tokens were deleted, false otherwise.
@@ -648,7 +648,7 @@ impl crate::Command for ClearTrustTokensParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetPrivateVerificationTokensParams {}
 
-/// Reply of \[`GetPrivateVerificationTokensParams`\] (`Storage.getPrivateVerificationTokens`).
+/// Reply of [`GetPrivateVerificationTokensParams`] (`Storage.getPrivateVerificationTokens`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPrivateVerificationTokensReturns {
     pub tokens: Vec<PrivateVerificationToken>,
@@ -668,7 +668,7 @@ impl crate::Command for GetPrivateVerificationTokensParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetPrivateVerificationTokensIssuerConfigsParams {}
 
-/// Reply of \[`GetPrivateVerificationTokensIssuerConfigsParams`\] (`Storage.getPrivateVerificationTokensIssuerConfigs`).
+/// Reply of [`GetPrivateVerificationTokensIssuerConfigsParams`] (`Storage.getPrivateVerificationTokensIssuerConfigs`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPrivateVerificationTokensIssuerConfigsReturns {
     pub configs: Vec<PrivateVerificationTokensIssuerConfig>,
@@ -690,7 +690,7 @@ pub struct ClearPrivateVerificationTokensParams {
     pub issuer_origin: String,
 }
 
-/// Reply of \[`ClearPrivateVerificationTokensParams`\] (`Storage.clearPrivateVerificationTokens`).
+/// Reply of [`ClearPrivateVerificationTokensParams`] (`Storage.clearPrivateVerificationTokens`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearPrivateVerificationTokensReturns {}
 
@@ -710,7 +710,7 @@ pub struct DeletePrivateVerificationTokenParams {
     pub token_id: String,
 }
 
-/// Reply of \[`DeletePrivateVerificationTokenParams`\] (`Storage.deletePrivateVerificationToken`).
+/// Reply of [`DeletePrivateVerificationTokenParams`] (`Storage.deletePrivateVerificationToken`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeletePrivateVerificationTokenReturns {}
 
@@ -729,7 +729,7 @@ pub struct SetPrivateVerificationTokensTrackingParams {
     pub enable: bool,
 }
 
-/// Reply of \[`SetPrivateVerificationTokensTrackingParams`\] (`Storage.setPrivateVerificationTokensTracking`).
+/// Reply of [`SetPrivateVerificationTokensTrackingParams`] (`Storage.setPrivateVerificationTokensTracking`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPrivateVerificationTokensTrackingReturns {}
 
@@ -750,7 +750,7 @@ pub struct SetStorageBucketTrackingParams {
     pub enable: bool,
 }
 
-/// Reply of \[`SetStorageBucketTrackingParams`\] (`Storage.setStorageBucketTracking`).
+/// Reply of [`SetStorageBucketTrackingParams`] (`Storage.setStorageBucketTracking`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetStorageBucketTrackingReturns {}
 
@@ -769,7 +769,7 @@ pub struct DeleteStorageBucketParams {
     pub bucket: StorageBucket,
 }
 
-/// Reply of \[`DeleteStorageBucketParams`\] (`Storage.deleteStorageBucket`).
+/// Reply of [`DeleteStorageBucketParams`] (`Storage.deleteStorageBucket`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteStorageBucketReturns {}
 
@@ -786,7 +786,7 @@ impl crate::Command for DeleteStorageBucketParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunBounceTrackingMitigationsParams {}
 
-/// Reply of \[`RunBounceTrackingMitigationsParams`\] (`Storage.runBounceTrackingMitigations`).
+/// Reply of [`RunBounceTrackingMitigationsParams`] (`Storage.runBounceTrackingMitigations`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunBounceTrackingMitigationsReturns {
     #[serde(rename = "deletedSites")]

@@ -236,7 +236,7 @@ pub struct ProcessInfo {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetInfoParams {}
 
-/// Reply of \[`GetInfoParams`\] (`SystemInfo.getInfo`).
+/// Reply of [`GetInfoParams`] (`SystemInfo.getInfo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetInfoReturns {
     /// Information about the GPUs on the system.
@@ -269,7 +269,7 @@ pub struct GetFeatureStateParams {
     pub feature_state: String,
 }
 
-/// Reply of \[`GetFeatureStateParams`\] (`SystemInfo.getFeatureState`).
+/// Reply of [`GetFeatureStateParams`] (`SystemInfo.getFeatureState`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFeatureStateReturns {
     #[serde(rename = "featureEnabled")]
@@ -287,7 +287,7 @@ impl crate::Command for GetFeatureStateParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetProcessInfoParams {}
 
-/// Reply of \[`GetProcessInfoParams`\] (`SystemInfo.getProcessInfo`).
+/// Reply of [`GetProcessInfoParams`] (`SystemInfo.getProcessInfo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetProcessInfoReturns {
     /// An array of process info blocks.

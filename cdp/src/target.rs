@@ -181,7 +181,7 @@ pub struct ActivateTargetParams {
     pub target_id: TargetID,
 }
 
-/// Reply of \[`ActivateTargetParams`\] (`Target.activateTarget`).
+/// Reply of [`ActivateTargetParams`] (`Target.activateTarget`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ActivateTargetReturns {}
 
@@ -204,7 +204,7 @@ pub struct AttachToTargetParams {
     pub flatten: Option<bool>,
 }
 
-/// Reply of \[`AttachToTargetParams`\] (`Target.attachToTarget`).
+/// Reply of [`AttachToTargetParams`] (`Target.attachToTarget`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AttachToTargetReturns {
     /// Id assigned to the session.
@@ -225,7 +225,7 @@ impl crate::Command for AttachToTargetParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AttachToBrowserTargetParams {}
 
-/// Reply of \[`AttachToBrowserTargetParams`\] (`Target.attachToBrowserTarget`).
+/// Reply of [`AttachToBrowserTargetParams`] (`Target.attachToBrowserTarget`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AttachToBrowserTargetReturns {
     /// Id assigned to the session.
@@ -247,7 +247,7 @@ pub struct CloseTargetParams {
     pub target_id: TargetID,
 }
 
-/// Reply of \[`CloseTargetParams`\] (`Target.closeTarget`).
+/// Reply of [`CloseTargetParams`] (`Target.closeTarget`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CloseTargetReturns {
     /// Always set to true. If an error occurs, the response indicates protocol error.
@@ -293,7 +293,7 @@ pub struct ExposeDevToolsProtocolParams {
     pub inherit_permissions: Option<bool>,
 }
 
-/// Reply of \[`ExposeDevToolsProtocolParams`\] (`Target.exposeDevToolsProtocol`).
+/// Reply of [`ExposeDevToolsProtocolParams`] (`Target.exposeDevToolsProtocol`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExposeDevToolsProtocolReturns {}
 
@@ -347,7 +347,7 @@ pub struct CreateBrowserContextParams {
     pub origins_with_universal_network_access: Option<Vec<String>>,
 }
 
-/// Reply of \[`CreateBrowserContextParams`\] (`Target.createBrowserContext`).
+/// Reply of [`CreateBrowserContextParams`] (`Target.createBrowserContext`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateBrowserContextReturns {
     /// The id of the context created.
@@ -366,7 +366,7 @@ impl crate::Command for CreateBrowserContextParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetBrowserContextsParams {}
 
-/// Reply of \[`GetBrowserContextsParams`\] (`Target.getBrowserContexts`).
+/// Reply of [`GetBrowserContextsParams`] (`Target.getBrowserContexts`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetBrowserContextsReturns {
     /// An array of browser context ids.
@@ -468,7 +468,7 @@ pub struct CreateTargetParams {
     pub focus: Option<bool>,
 }
 
-/// Reply of \[`CreateTargetParams`\] (`Target.createTarget`).
+/// Reply of [`CreateTargetParams`] (`Target.createTarget`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateTargetReturns {
     /// The id of the page opened.
@@ -496,7 +496,7 @@ pub struct DetachFromTargetParams {
     pub target_id: Option<TargetID>,
 }
 
-/// Reply of \[`DetachFromTargetParams`\] (`Target.detachFromTarget`).
+/// Reply of [`DetachFromTargetParams`] (`Target.detachFromTarget`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DetachFromTargetReturns {}
 
@@ -515,7 +515,7 @@ pub struct DisposeBrowserContextParams {
     pub browser_context_id: crate::browser::BrowserContextID,
 }
 
-/// Reply of \[`DisposeBrowserContextParams`\] (`Target.disposeBrowserContext`).
+/// Reply of [`DisposeBrowserContextParams`] (`Target.disposeBrowserContext`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisposeBrowserContextReturns {}
 
@@ -535,7 +535,7 @@ pub struct GetTargetInfoParams {
     pub target_id: Option<TargetID>,
 }
 
-/// Reply of \[`GetTargetInfoParams`\] (`Target.getTargetInfo`).
+/// Reply of [`GetTargetInfoParams`] (`Target.getTargetInfo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetTargetInfoReturns {
     #[serde(rename = "targetInfo")]
@@ -561,7 +561,7 @@ pub struct GetTargetsParams {
     pub filter: Option<TargetFilter>,
 }
 
-/// Reply of \[`GetTargetsParams`\] (`Target.getTargets`).
+/// Reply of [`GetTargetsParams`] (`Target.getTargets`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetTargetsReturns {
     /// The list of targets.
@@ -594,7 +594,7 @@ pub struct SendMessageToTargetParams {
     pub target_id: Option<TargetID>,
 }
 
-/// Reply of \[`SendMessageToTargetParams`\] (`Target.sendMessageToTarget`).
+/// Reply of [`SendMessageToTargetParams`] (`Target.sendMessageToTarget`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SendMessageToTargetReturns {}
 
@@ -636,7 +636,7 @@ pub struct SetAutoAttachParams {
     pub filter: Option<TargetFilter>,
 }
 
-/// Reply of \[`SetAutoAttachParams`\] (`Target.setAutoAttach`).
+/// Reply of [`SetAutoAttachParams`] (`Target.setAutoAttach`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAutoAttachReturns {}
 
@@ -669,7 +669,7 @@ pub struct AutoAttachRelatedParams {
     pub filter: Option<TargetFilter>,
 }
 
-/// Reply of \[`AutoAttachRelatedParams`\] (`Target.autoAttachRelated`).
+/// Reply of [`AutoAttachRelatedParams`] (`Target.autoAttachRelated`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AutoAttachRelatedReturns {}
 
@@ -694,7 +694,7 @@ pub struct SetDiscoverTargetsParams {
     pub filter: Option<TargetFilter>,
 }
 
-/// Reply of \[`SetDiscoverTargetsParams`\] (`Target.setDiscoverTargets`).
+/// Reply of [`SetDiscoverTargetsParams`] (`Target.setDiscoverTargets`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDiscoverTargetsReturns {}
 
@@ -715,7 +715,7 @@ pub struct SetRemoteLocationsParams {
     pub locations: Vec<RemoteLocation>,
 }
 
-/// Reply of \[`SetRemoteLocationsParams`\] (`Target.setRemoteLocations`).
+/// Reply of [`SetRemoteLocationsParams`] (`Target.setRemoteLocations`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetRemoteLocationsReturns {}
 
@@ -737,7 +737,7 @@ pub struct GetDevToolsTargetParams {
     pub target_id: TargetID,
 }
 
-/// Reply of \[`GetDevToolsTargetParams`\] (`Target.getDevToolsTarget`).
+/// Reply of [`GetDevToolsTargetParams`] (`Target.getDevToolsTarget`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetDevToolsTargetReturns {
     /// The targetId of DevTools page target if exists.
@@ -767,7 +767,7 @@ pub struct OpenDevToolsParams {
     pub panel_id: Option<String>,
 }
 
-/// Reply of \[`OpenDevToolsParams`\] (`Target.openDevTools`).
+/// Reply of [`OpenDevToolsParams`] (`Target.openDevTools`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OpenDevToolsReturns {
     /// The targetId of DevTools page target.

@@ -23,7 +23,7 @@ pub struct BindParams {
     pub port: i64,
 }
 
-/// Reply of \[`BindParams`\] (`Tethering.bind`).
+/// Reply of [`BindParams`] (`Tethering.bind`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BindReturns {}
 
@@ -41,7 +41,7 @@ pub struct UnbindParams {
     pub port: i64,
 }
 
-/// Reply of \[`UnbindParams`\] (`Tethering.unbind`).
+/// Reply of [`UnbindParams`] (`Tethering.unbind`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UnbindReturns {}
 

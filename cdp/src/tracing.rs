@@ -99,7 +99,7 @@ pub struct TraceConfig {
     pub memory_dump_config: Option<MemoryDumpConfig>,
 }
 
-/// Values of `recordMode` of \[`TraceConfig`\].
+/// Values of `recordMode` of [`TraceConfig`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TraceConfigRecordMode {
     /// `recordUntilFull`
@@ -371,7 +371,7 @@ impl<'de> serde::Deserialize<'de> for TracingBackend {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EndParams {}
 
-/// Reply of \[`EndParams`\] (`Tracing.end`).
+/// Reply of [`EndParams`] (`Tracing.end`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EndReturns {}
 
@@ -388,7 +388,7 @@ impl crate::Command for EndParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetCategoriesParams {}
 
-/// Reply of \[`GetCategoriesParams`\] (`Tracing.getCategories`).
+/// Reply of [`GetCategoriesParams`] (`Tracing.getCategories`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCategoriesReturns {
     /// A list of supported tracing categories.
@@ -408,7 +408,7 @@ impl crate::Command for GetCategoriesParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GetTrackEventDescriptorParams {}
 
-/// Reply of \[`GetTrackEventDescriptorParams`\] (`Tracing.getTrackEventDescriptor`).
+/// Reply of [`GetTrackEventDescriptorParams`] (`Tracing.getTrackEventDescriptor`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetTrackEventDescriptorReturns {
     /// Base64-encoded serialized perfetto.protos.TrackEventDescriptor protobuf message. (Encoded as a base64 string when passed over JSON)
@@ -432,7 +432,7 @@ pub struct RecordClockSyncMarkerParams {
     pub sync_id: String,
 }
 
-/// Reply of \[`RecordClockSyncMarkerParams`\] (`Tracing.recordClockSyncMarker`).
+/// Reply of [`RecordClockSyncMarkerParams`] (`Tracing.recordClockSyncMarker`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RecordClockSyncMarkerReturns {}
 
@@ -460,7 +460,7 @@ pub struct RequestMemoryDumpParams {
     pub level_of_detail: Option<MemoryDumpLevelOfDetail>,
 }
 
-/// Reply of \[`RequestMemoryDumpParams`\] (`Tracing.requestMemoryDump`).
+/// Reply of [`RequestMemoryDumpParams`] (`Tracing.requestMemoryDump`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestMemoryDumpReturns {
     /// GUID of the resulting global memory dump.
@@ -578,7 +578,7 @@ pub struct StartParams {
     pub screenshot_max_count: Option<i64>,
 }
 
-/// Values of `transferMode` of \[`StartParams`\].
+/// Values of `transferMode` of [`StartParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StartTransferMode {
     /// `ReportEvents`
@@ -625,7 +625,7 @@ impl<'de> serde::Deserialize<'de> for StartTransferMode {
     }
 }
 
-/// Reply of \[`StartParams`\] (`Tracing.start`).
+/// Reply of [`StartParams`] (`Tracing.start`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StartReturns {}
 

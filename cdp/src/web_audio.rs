@@ -374,7 +374,7 @@ pub struct AudioParam {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`WebAudio.enable`).
+/// Reply of [`EnableParams`] (`WebAudio.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -389,7 +389,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`WebAudio.disable`).
+/// Reply of [`DisableParams`] (`WebAudio.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -407,7 +407,7 @@ pub struct GetRealtimeDataParams {
     pub context_id: GraphObjectId,
 }
 
-/// Reply of \[`GetRealtimeDataParams`\] (`WebAudio.getRealtimeData`).
+/// Reply of [`GetRealtimeDataParams`] (`WebAudio.getRealtimeData`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetRealtimeDataReturns {
     #[serde(rename = "realtimeData")]

@@ -397,7 +397,7 @@ pub struct EnableParams {
     pub enable_ui: Option<bool>,
 }
 
-/// Reply of \[`EnableParams`\] (`WebAuthn.enable`).
+/// Reply of [`EnableParams`] (`WebAuthn.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -412,7 +412,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`WebAuthn.disable`).
+/// Reply of [`DisableParams`] (`WebAuthn.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -429,7 +429,7 @@ pub struct AddVirtualAuthenticatorParams {
     pub options: VirtualAuthenticatorOptions,
 }
 
-/// Reply of \[`AddVirtualAuthenticatorParams`\] (`WebAuthn.addVirtualAuthenticator`).
+/// Reply of [`AddVirtualAuthenticatorParams`] (`WebAuthn.addVirtualAuthenticator`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddVirtualAuthenticatorReturns {
     #[serde(rename = "authenticatorId")]
@@ -466,7 +466,7 @@ pub struct SetResponseOverrideBitsParams {
     pub is_bad_up: Option<bool>,
 }
 
-/// Reply of \[`SetResponseOverrideBitsParams`\] (`WebAuthn.setResponseOverrideBits`).
+/// Reply of [`SetResponseOverrideBitsParams`] (`WebAuthn.setResponseOverrideBits`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetResponseOverrideBitsReturns {}
 
@@ -484,7 +484,7 @@ pub struct RemoveVirtualAuthenticatorParams {
     pub authenticator_id: AuthenticatorId,
 }
 
-/// Reply of \[`RemoveVirtualAuthenticatorParams`\] (`WebAuthn.removeVirtualAuthenticator`).
+/// Reply of [`RemoveVirtualAuthenticatorParams`] (`WebAuthn.removeVirtualAuthenticator`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveVirtualAuthenticatorReturns {}
 
@@ -503,7 +503,7 @@ pub struct AddCredentialParams {
     pub credential: Credential,
 }
 
-/// Reply of \[`AddCredentialParams`\] (`WebAuthn.addCredential`).
+/// Reply of [`AddCredentialParams`] (`WebAuthn.addCredential`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddCredentialReturns {}
 
@@ -524,7 +524,7 @@ pub struct GetCredentialParams {
     pub credential_id: String,
 }
 
-/// Reply of \[`GetCredentialParams`\] (`WebAuthn.getCredential`).
+/// Reply of [`GetCredentialParams`] (`WebAuthn.getCredential`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCredentialReturns {
     pub credential: Credential,
@@ -544,7 +544,7 @@ pub struct GetCredentialsParams {
     pub authenticator_id: AuthenticatorId,
 }
 
-/// Reply of \[`GetCredentialsParams`\] (`WebAuthn.getCredentials`).
+/// Reply of [`GetCredentialsParams`] (`WebAuthn.getCredentials`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetCredentialsReturns {
     pub credentials: Vec<Credential>,
@@ -566,7 +566,7 @@ pub struct RemoveCredentialParams {
     pub credential_id: String,
 }
 
-/// Reply of \[`RemoveCredentialParams`\] (`WebAuthn.removeCredential`).
+/// Reply of [`RemoveCredentialParams`] (`WebAuthn.removeCredential`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RemoveCredentialReturns {}
 
@@ -584,7 +584,7 @@ pub struct ClearCredentialsParams {
     pub authenticator_id: AuthenticatorId,
 }
 
-/// Reply of \[`ClearCredentialsParams`\] (`WebAuthn.clearCredentials`).
+/// Reply of [`ClearCredentialsParams`] (`WebAuthn.clearCredentials`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearCredentialsReturns {}
 
@@ -605,7 +605,7 @@ pub struct SetUserVerifiedParams {
     pub is_user_verified: bool,
 }
 
-/// Reply of \[`SetUserVerifiedParams`\] (`WebAuthn.setUserVerified`).
+/// Reply of [`SetUserVerifiedParams`] (`WebAuthn.setUserVerified`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetUserVerifiedReturns {}
 
@@ -625,7 +625,7 @@ pub struct SetAutomaticPresenceSimulationParams {
     pub enabled: bool,
 }
 
-/// Reply of \[`SetAutomaticPresenceSimulationParams`\] (`WebAuthn.setAutomaticPresenceSimulation`).
+/// Reply of [`SetAutomaticPresenceSimulationParams`] (`WebAuthn.setAutomaticPresenceSimulation`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAutomaticPresenceSimulationReturns {}
 
@@ -676,7 +676,7 @@ pub struct SetCredentialPropertiesParams {
     pub sign_count: Option<f64>,
 }
 
-/// Reply of \[`SetCredentialPropertiesParams`\] (`WebAuthn.setCredentialProperties`).
+/// Reply of [`SetCredentialPropertiesParams`] (`WebAuthn.setCredentialProperties`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCredentialPropertiesReturns {}
 

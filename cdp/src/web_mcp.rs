@@ -160,7 +160,7 @@ pub struct RemovedTool {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`WebMCP.enable`).
+/// Reply of [`EnableParams`] (`WebMCP.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 
@@ -175,7 +175,7 @@ impl crate::Command for EnableParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableParams {}
 
-/// Reply of \[`DisableParams`\] (`WebMCP.disable`).
+/// Reply of [`DisableParams`] (`WebMCP.disable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisableReturns {}
 
@@ -199,7 +199,7 @@ pub struct InvokeToolParams {
     pub input: serde_json::Value,
 }
 
-/// Reply of \[`InvokeToolParams`\] (`WebMCP.invokeTool`).
+/// Reply of [`InvokeToolParams`] (`WebMCP.invokeTool`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InvokeToolReturns {
     /// Unique identifier for this invocation. Response is sent before tool events.
@@ -222,7 +222,7 @@ pub struct CancelInvocationParams {
     pub invocation_id: String,
 }
 
-/// Reply of \[`CancelInvocationParams`\] (`WebMCP.cancelInvocation`).
+/// Reply of [`CancelInvocationParams`] (`WebMCP.cancelInvocation`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CancelInvocationReturns {}
 

@@ -55,7 +55,9 @@ pub fn parse_viewport(text: &str) -> std::result::Result<(u32, u32), String> {
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;
     if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
-        return Err(format!("viewport sides must be 1 to 16384 px, not {text:?}"));
+        return Err(format!(
+            "viewport sides must be 1 to 16384 px, not {text:?}"
+        ));
     }
     Ok((w, h))
 }
@@ -127,7 +129,12 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
     }
     let mut session = Session::start(session_options(&args.browser, args.viewport)).await?;
     let result = async {
-        open_in(&mut session, args.page.as_deref(), args.browser.target.is_some()).await?;
+        open_in(
+            &mut session,
+            args.page.as_deref(),
+            args.browser.target.is_some(),
+        )
+        .await?;
         session.snapshot_text(&options).await
     }
     .await;

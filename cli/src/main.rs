@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 mod commands;
 
 #[derive(Parser, Debug)]
-#[command(name = "pagesight", version, about = "Eyes and hands for LLM browser agents on a live Chromium page")]
+#[command(
+    name = "pagesight",
+    version,
+    about = "Eyes and hands for LLM browser agents on a live Chromium page"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,

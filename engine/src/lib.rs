@@ -4,17 +4,18 @@
 //! `transport` (the only I/O) -> `capture` -> `model` -> `analysis` -> `identity` -> `render`,
 //! with `browser` launching or connecting to Chromium and managing pages.
 
-pub mod error;
-pub mod transport;
-pub mod browser;
-pub mod doctor;
-pub mod identity;
-pub mod capture;
-pub mod model;
+pub mod act;
 pub mod analysis;
+pub mod browser;
+pub mod capture;
+pub mod doctor;
+pub mod error;
+pub mod identity;
+pub mod model;
 pub mod render;
-pub mod snapshot;
 pub mod session;
+pub mod snapshot;
+pub mod transport;
 
 pub use error::{Error, ErrorCode, Result};
 pub use pagesight_cdp as cdp;

@@ -11,13 +11,14 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::act::{ActState, ActTarget};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
-use crate::capture::capture_page;
+use crate::capture::{capture_page, confirm_hits};
 use crate::cdp::page as cdp_page;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::render::Format;
-use crate::snapshot::{process, Snapshot, SnapshotOptions};
+use crate::snapshot::{analyze_capture, render_snapshot, Snapshot, SnapshotOptions};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -28,11 +29,14 @@ struct PageState {
     page: Page,
     uids: UidTable,
     last: Option<Snapshot>,
+    /// Dialogs and input state of the page for actions (`crate::act`).
+    act: ActState,
 }
 
 impl PageState {
     fn new(page: Page) -> Self {
         PageState {
+            act: ActState::new(&page),
             page,
             uids: UidTable::new(),
             last: None,
@@ -134,17 +138,33 @@ impl Session {
                 self.select_page(index).await
             }
             "close" => self.close_page().await,
-            "diff" | "click" | "hover" | "fill" | "select" | "press" | "scroll" | "upload"
-            | "dialog" => Err(Error::invalid_argument(format!(
+            "click" | "hover" | "fill" | "select" | "press" | "scroll" | "upload" | "dialog" => {
+                self.act(command).await
+            }
+            "diff" => Err(Error::invalid_argument(format!(
                 "the {:?} command is not available in this version of pagesight; \
-                 available: open, snapshot, back, forward, reload, pages, select_page, close",
+                 available: open, snapshot, back, forward, reload, pages, select_page, close, \
+                 click, hover, fill, select, press, scroll, upload, dialog",
                 args.cmd
             ))),
             other => Err(Error::invalid_argument(format!(
                 "unknown command {other:?}; commands are open, snapshot, back, forward, reload, \
-                 pages, select_page, close"
+                 pages, select_page, close, click, hover, fill, select, press, scroll, upload, \
+                 dialog"
             ))),
         }
+    }
+
+    /// Runs an action command on the current page (see [`crate::act`]).
+    async fn act(&mut self, command: &Value) -> Result<Value> {
+        let state = self.current_page_mut()?;
+        let target = ActTarget {
+            page: &state.page,
+            uids: &mut state.uids,
+            last: &mut state.last,
+            state: &mut state.act,
+        };
+        crate::act::execute(target, command).await
     }
 
     /// Navigates the current page (opening one if there is none) and waits for it to load.
@@ -169,37 +189,30 @@ impl Session {
 
     /// Takes a snapshot of the current page.
     pub async fn snapshot(&mut self, options: &SnapshotOptions) -> Result<Value> {
-        let state = self.current_page_mut()?;
-        let capture = capture_page(&state.page).await?;
-        let target = state.page.target_id().to_string();
-        let snapshot = process(capture, &mut state.uids, &target, options)?;
-        let result = match options.format {
-            Format::Text => Value::String(snapshot.output.clone()),
-            Format::Json => serde_json::from_str(&snapshot.output).map_err(|e| {
+        let output = self.snapshot_text(options).await?;
+        match options.format {
+            Format::Text => Ok(Value::String(output)),
+            Format::Json => serde_json::from_str(&output).map_err(|e| {
                 Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
-            })?,
-        };
-        state.last = Some(snapshot);
-        Ok(result)
+            }),
+        }
     }
 
-    /// Takes a snapshot and returns the rendered text as is (for the command line).
+    /// Takes a snapshot and returns the rendered text (or JSON text) as is.
     pub async fn snapshot_text(&mut self, options: &SnapshotOptions) -> Result<String> {
         let state = self.current_page_mut()?;
-        let capture = capture_page(&state.page).await?;
-        let target = state.page.target_id().to_string();
-        let snapshot = process(capture, &mut state.uids, &target, options)?;
-        let text = snapshot.output.clone();
-        state.last = Some(snapshot);
-        Ok(text)
+        state.last = Some(take_snapshot(&state.page, &mut state.uids, options).await?);
+        Ok(state
+            .last
+            .as_ref()
+            .map(|s| s.output.clone())
+            .unwrap_or_default())
     }
 
     async fn history(&mut self, delta: i64) -> Result<Value> {
         let timeout = self.load_timeout;
         let page = &self.current_page_mut()?.page;
-        let history = page
-            .send(&cdp_page::GetNavigationHistoryParams {})
-            .await?;
+        let history = page.send(&cdp_page::GetNavigationHistoryParams {}).await?;
         let target = history.current_index + delta;
         let Some(entry) = usize::try_from(target)
             .ok()
@@ -232,6 +245,14 @@ impl Session {
         let current = self
             .current
             .map(|i| self.pages[i].page.target_id().to_string());
+        let dialogs: Vec<(String, Value)> = self
+            .pages
+            .iter_mut()
+            .filter_map(|p| {
+                let d = p.act.open_dialog()?;
+                Some((p.page.target_id().to_string(), d))
+            })
+            .collect();
         let list: Vec<Value> = targets
             .iter()
             .enumerate()
@@ -242,6 +263,7 @@ impl Session {
                     "url": p.url,
                     "title": p.title,
                     "current": current.as_deref() == Some(p.target_id.as_str()),
+                    "dialog": dialogs.iter().find(|(t, _)| *t == p.target_id).map(|(_, d)| d),
                 })
             })
             .collect();
@@ -305,6 +327,19 @@ impl Session {
     }
 }
 
+/// One live snapshot of `page`: capture, analysis, Chromium's word on the unsure hit tests, render.
+pub async fn take_snapshot(
+    page: &Page,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
+    let capture = capture_page(page).await?;
+    let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
+    confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
+    snapshot.output = render_snapshot(&snapshot, options);
+    Ok(snapshot)
+}
+
 /// The JSON response line for a command's outcome.
 pub fn response_line(outcome: Result<Value>) -> String {
     let value = match outcome {
@@ -360,7 +395,10 @@ pub fn normalize_url(input: &str) -> Result<String> {
     if !absolute.is_file() {
         return Err(Error::invalid_argument(format!("{s} is not a file")));
     }
-    Ok(format!("file://{}", percent_encode_path(&absolute.to_string_lossy())))
+    Ok(format!(
+        "file://{}",
+        percent_encode_path(&absolute.to_string_lossy())
+    ))
 }
 
 fn percent_encode_path(path: &str) -> String {
@@ -398,10 +436,7 @@ impl<'a> Args<'a> {
             .get(name)
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "{:?} needs a {name:?} field (a string)",
-                    self.cmd
-                ))
+                Error::invalid_argument(format!("{:?} needs a {name:?} field (a string)", self.cmd))
             })
     }
 

@@ -83,6 +83,19 @@ pub fn process(
     page_target: &str,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
+    let mut snapshot = analyze_capture(capture, table, page_target, options)?;
+    snapshot.output = render_snapshot(&snapshot, options);
+    Ok(snapshot)
+}
+
+/// The pipeline up to the uids: model, analysis, uid assignment; `output` is left empty. A live
+/// snapshot confirms unsure hit tests with Chromium between this and [`render_snapshot`].
+pub fn analyze_capture(
+    capture: Capture,
+    table: &mut UidTable,
+    page_target: &str,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
     let model = Model::from_capture(capture)?;
     let analysis = analyze(
         &model,
@@ -91,23 +104,27 @@ pub fn process(
         },
     );
     let uids = assign_uids(&model, table, page_target);
-    let output = render(
-        &model,
-        &analysis,
-        &uids,
+    Ok(Snapshot {
+        output: String::new(),
+        model,
+        analysis,
+        uids,
+    })
+}
+
+/// Renders an analysed snapshot in the mode and format `options` ask for.
+pub fn render_snapshot(snapshot: &Snapshot, options: &SnapshotOptions) -> String {
+    render(
+        &snapshot.model,
+        &snapshot.analysis,
+        &snapshot.uids,
         &RenderOptions {
             mode: options.mode,
             format: options.format,
             verbose: options.verbose,
             consistent: true,
         },
-    );
-    Ok(Snapshot {
-        output,
-        model,
-        analysis,
-        uids,
-    })
+    )
 }
 
 /// Renders a saved capture (gzip'd or plain JSON bytes) with a fresh uid table: the offline

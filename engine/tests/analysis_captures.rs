@@ -44,7 +44,10 @@ fn check_model(name: &str, m: &Model) {
         assert!(n.subtree_end.0 as usize <= m.nodes.len());
         if let Some(p) = n.parent {
             assert!(p < id, "{name}: parent after child");
-            assert!(m.contains(p, id), "{name}: node {i} outside its parent's range");
+            assert!(
+                m.contains(p, id),
+                "{name}: node {i} outside its parent's range"
+            );
             assert!(n.subtree_end <= m.node(p).subtree_end);
             assert_eq!(n.depth, m.node(p).depth + 1);
         }
@@ -64,7 +67,11 @@ fn check_model(name: &str, m: &Model) {
     for a in &m.ax_nodes {
         if let Some(b) = a.backend_dom_node_id {
             if let Some(node) = m.node_by_backend_id(b) {
-                assert_eq!(a.node, Some(node), "{name}: AX node not linked to its DOM node");
+                assert_eq!(
+                    a.node,
+                    Some(node),
+                    "{name}: AX node not linked to its DOM node"
+                );
                 linked += 1;
             }
         }
@@ -72,7 +79,10 @@ fn check_model(name: &str, m: &Model) {
             let _ = m.ax(p);
         }
     }
-    assert!(linked > 0 || m.ax_nodes.is_empty(), "{name}: no AX node linked");
+    assert!(
+        linked > 0 || m.ax_nodes.is_empty(),
+        "{name}: no AX node linked"
+    );
     for (i, n) in m.nodes.iter().enumerate() {
         if let Some(a) = n.ax {
             assert_eq!(m.ax(a).node, Some(NodeId(i as u32)));
@@ -106,7 +116,10 @@ fn every_capture_loads_and_analyses() {
             }
             // Nothing is both hidden from the mouse and clickable.
             if f.click_point.is_some() {
-                assert!(f.hittable, "{name}: node {i} has a click point but cannot be hit");
+                assert!(
+                    f.hittable,
+                    "{name}: node {i} has a click point but cannot be hit"
+                );
             }
             if f.in_viewport {
                 in_view += 1;
@@ -120,12 +133,18 @@ fn every_capture_loads_and_analyses() {
                 with_point += 1;
                 assert!(f.interactive);
                 let h = a.hit_test(p.x, p.y).expect("click point hits");
-                assert!(m.contains(id, h.node), "{name}: click point of {i} hits elsewhere");
+                assert!(
+                    m.contains(id, h.node),
+                    "{name}: click point of {i} hits elsewhere"
+                );
                 let v = a.viewport.rect();
                 assert!(p.x >= v.x && p.x < v.right() && p.y >= v.y && p.y < v.bottom());
             }
             if f.visible {
-                assert!(f.bounds.is_some(), "{name}: visible node {i} without bounds");
+                assert!(
+                    f.bounds.is_some(),
+                    "{name}: visible node {i} without bounds"
+                );
             }
         }
         println!(

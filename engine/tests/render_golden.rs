@@ -11,48 +11,9 @@ use std::time::Instant;
 
 use pagesight::analysis::{analyze, Analysis, AnalysisOptions};
 use pagesight::capture::Capture;
-use pagesight::identity::Uid;
-use pagesight::model::{AxId, Model, NodeId};
-use pagesight::render::{render, Format, Mode, RenderOptions, UidSource};
-
-/// Uids as the identity layer gives them on a page's first snapshot: `1_<n>` in node order.
-struct FirstSnapshotUids {
-    ax_base: u32,
-    ax_dom: Vec<Option<NodeId>>,
-}
-
-impl FirstSnapshotUids {
-    fn new(model: &Model) -> Self {
-        FirstSnapshotUids {
-            ax_base: model.nodes.len() as u32,
-            ax_dom: model.ax_nodes.iter().map(|a| a.node).collect(),
-        }
-    }
-}
-
-impl UidSource for FirstSnapshotUids {
-    fn dom(&self, node: NodeId) -> Option<Uid> {
-        Some(Uid {
-            snapshot: 1,
-            n: node.0,
-        })
-    }
-    fn ax(&self, ax: AxId) -> Option<Uid> {
-        match self.ax_dom.get(ax.index()).copied().flatten() {
-            Some(d) => self.dom(d),
-            None => Some(Uid {
-                snapshot: 1,
-                n: self.ax_base + ax.0,
-            }),
-        }
-    }
-    fn is_new(&self, _uid: Uid) -> bool {
-        false
-    }
-    fn snapshot(&self) -> u32 {
-        1
-    }
-}
+use pagesight::identity::{assign_uids, Uid, UidAssignment, UidTable};
+use pagesight::model::Model;
+use pagesight::render::{render, Format, Mode, RenderOptions};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -68,7 +29,11 @@ fn captures() -> Vec<(String, PathBuf)> {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.path())
                 .filter_map(|p| {
-                    let name = p.file_name()?.to_str()?.strip_suffix(".json.gz")?.to_string();
+                    let name = p
+                        .file_name()?
+                        .to_str()?
+                        .strip_suffix(".json.gz")?
+                        .to_string();
                     Some((name, p))
                 })
                 .collect()
@@ -76,6 +41,11 @@ fn captures() -> Vec<(String, PathBuf)> {
         .unwrap_or_default();
     out.sort();
     out
+}
+
+/// The uids of a page's first snapshot.
+fn first_uids(model: &Model) -> UidAssignment {
+    assign_uids(model, &mut UidTable::new(), "page")
 }
 
 fn load(path: &Path) -> (Model, Analysis) {
@@ -128,7 +98,11 @@ fn check_golden(name: &str, kind: &str, got: &str) {
 fn check_a11y_lines(name: &str, text: &str) {
     for line in text.lines() {
         let body = line.trim_start_matches(' ');
-        assert_eq!((line.len() - body.len()) % 2, 0, "{name}: odd indent: {line:?}");
+        assert_eq!(
+            (line.len() - body.len()) % 2,
+            0,
+            "{name}: odd indent: {line:?}"
+        );
         let rest = body
             .strip_prefix("uid=")
             .unwrap_or_else(|| panic!("{name}: not a node line: {line:?}"));
@@ -155,13 +129,19 @@ fn check_dom_lines(name: &str, text: &str) {
             assert!(b[1..close].parse::<Uid>().is_ok(), "{name}: {line:?}");
             assert!(b.ends_with(" />"), "{name}: unterminated {line:?}");
         } else {
-            assert_eq!(body.len(), line.len(), "{name}: indented free text {line:?}");
+            assert_eq!(
+                body.len(),
+                line.len(),
+                "{name}: indented free text {line:?}"
+            );
         }
     }
 }
 
-fn check_json_node(name: &str, v: &serde_json::Value, depth: usize) -> usize {
-    let o = v.as_object().unwrap_or_else(|| panic!("{name}: node is not an object"));
+fn check_json_node(name: &str, v: &serde_json::Value) -> usize {
+    let o = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{name}: node is not an object"));
     for key in [
         "uid",
         "backendNodeId",
@@ -182,7 +162,10 @@ fn check_json_node(name: &str, v: &serde_json::Value, depth: usize) -> usize {
     ] {
         assert!(o.contains_key(key), "{name}: node without {key}: {v}");
     }
-    assert!(o["uid"].as_str().is_some_and(|u| u.parse::<Uid>().is_ok()), "{name}: uid {v}");
+    assert!(
+        o["uid"].as_str().is_some_and(|u| u.parse::<Uid>().is_ok()),
+        "{name}: uid {v}"
+    );
     assert!(o["role"].is_string() && o["name"].is_string());
     assert!(o["tag"].is_string() || o["tag"].is_null());
     for b in ["interactive", "visible", "inViewport", "occluded", "new"] {
@@ -203,13 +186,16 @@ fn check_json_node(name: &str, v: &serde_json::Value, depth: usize) -> usize {
         assert!(o["clickPoint"].is_null());
     }
     let mut count = 1;
-    for c in o["children"].as_array().unwrap_or_else(|| panic!("{name}: children")) {
-        count += check_json_node(name, c, depth + 1);
+    for c in o["children"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: children"))
+    {
+        count += check_json_node(name, c);
     }
     count
 }
 
-fn check_json(name: &str, model: &Model, analysis: &Analysis, uids: &FirstSnapshotUids, mode: Mode) {
+fn check_json(name: &str, model: &Model, analysis: &Analysis, uids: &UidAssignment, mode: Mode) {
     let opts = RenderOptions {
         mode,
         format: Format::Json,
@@ -230,9 +216,12 @@ fn check_json(name: &str, model: &Model, analysis: &Analysis, uids: &FirstSnapsh
         "contentHeight",
         "devicePixelRatio",
     ] {
-        assert!(v["viewport"].get(key).is_some(), "{name}: viewport without {key}");
+        assert!(
+            v["viewport"].get(key).is_some(),
+            "{name}: viewport without {key}"
+        );
     }
-    let nodes = check_json_node(name, &v["root"], 0);
+    let nodes = check_json_node(name, &v["root"]);
     // The JSON tree holds exactly the nodes the text mode prints.
     let text = render(
         model,
@@ -265,7 +254,7 @@ fn goldens() {
     assert!(!caps.is_empty(), "no captures found");
     for (name, path) in caps {
         let (model, analysis) = load(&path);
-        let uids = FirstSnapshotUids::new(&model);
+        let uids = first_uids(&model);
         let a11y = render(&model, &analysis, &uids, &RenderOptions::default());
         let dom = render(
             &model,
@@ -294,16 +283,111 @@ fn stdtypes_render_time() {
         return;
     }
     let (model, analysis) = load(&path);
-    let uids = FirstSnapshotUids::new(&model);
+    let uids = first_uids(&model);
     let opts = RenderOptions::default();
-    let _ = render(&model, &analysis, &uids, &opts);
-    let runs = 5;
-    let start = Instant::now();
-    let mut len = 0;
-    for _ in 0..runs {
-        len += render(&model, &analysis, &uids, &opts).len();
+    let runs = 10;
+    let mut per = std::time::Duration::ZERO;
+    for (label, mode, format) in [
+        ("a11y text", Mode::A11y, Format::Text),
+        ("dom text", Mode::Dom, Format::Text),
+        ("a11y json", Mode::A11y, Format::Json),
+        ("dom json", Mode::Dom, Format::Json),
+    ] {
+        let o = RenderOptions {
+            mode,
+            format,
+            ..opts
+        };
+        let _ = render(&model, &analysis, &uids, &o);
+        // The fastest of a few runs: the machine may be busy with other work.
+        let mut t = std::time::Duration::MAX;
+        let mut len = 0;
+        for _ in 0..runs {
+            let start = Instant::now();
+            len = render(&model, &analysis, &uids, &o).len();
+            t = t.min(start.elapsed());
+        }
+        eprintln!("stdtypes {label}: {t:?} (fastest of {runs}; {len} bytes)");
+        if mode == Mode::A11y && format == Format::Text {
+            per = t;
+        }
     }
-    let per = start.elapsed() / runs;
-    eprintln!("stdtypes a11y render: {per:?} per run ({} bytes)", len / runs as usize);
     assert!(per.as_millis() < 500, "a11y render took {per:?}");
+}
+
+fn load_with(path: &Path, options: AnalysisOptions) -> (Model, Analysis) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let capture = Capture::from_bytes(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let model = Model::from_capture(capture).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let analysis = analyze(&model, &options);
+    (model, analysis)
+}
+
+/// With the whole page expanded, the checkout form reads as a person sees it: every field with
+/// its label, the choices, the submit button.
+#[test]
+fn checkout_whole_page() {
+    let path = root().join("fixtures/captures/checkout.json.gz");
+    let (model, analysis) = load_with(
+        &path,
+        AnalysisOptions {
+            expand: pagesight::analysis::Expand::All,
+        },
+    );
+    let uids = first_uids(&model);
+    let a11y = render(&model, &analysis, &uids, &RenderOptions::default());
+    let dom = render(
+        &model,
+        &analysis,
+        &uids,
+        &RenderOptions {
+            mode: Mode::Dom,
+            ..RenderOptions::default()
+        },
+    );
+    check_a11y_lines("checkout", &a11y);
+    check_dom_lines("checkout", &dom);
+    for want in [
+        "textbox \"First name\" required",
+        "combobox \"Country\"",
+        "checkbox \"Shipping address is the same as my billing address\"",
+        "radio \"Credit card\" checked",
+        "textbox \"Name on card\" required",
+        "button \"Continue to checkout\"",
+    ] {
+        assert!(a11y.contains(want), "a11y view lacks {want:?}:\n{a11y}");
+    }
+    for want in [
+        "First name\n[",
+        "<select",
+        "Country",
+        "<input type=checkbox",
+        "<button type=submit>Continue to checkout />",
+    ] {
+        assert!(dom.contains(want), "dom view lacks {want:?}:\n{dom}");
+    }
+}
+
+/// Verbose mode prints more, in the same line format, on every capture.
+#[test]
+fn verbose_on_captures() {
+    for (name, path) in captures() {
+        let (model, analysis) = load(&path);
+        let uids = first_uids(&model);
+        let plain = render(&model, &analysis, &uids, &RenderOptions::default());
+        let verbose = render(
+            &model,
+            &analysis,
+            &uids,
+            &RenderOptions {
+                verbose: true,
+                ..RenderOptions::default()
+            },
+        );
+        check_a11y_lines(&name, &verbose);
+        assert!(
+            verbose.lines().count() >= plain.lines().count(),
+            "{name}: verbose prints less"
+        );
+    }
 }

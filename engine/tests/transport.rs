@@ -268,3 +268,32 @@ fn browser_killed_mid_command_over_pipe() {
 fn browser_killed_mid_command_over_websocket() {
     killed_mid_command(LaunchTransport::WebSocket);
 }
+
+async fn large_reply(browser: &Browser) {
+    let page = browser.new_page().await.expect("a page");
+    // 20 MiB: above tungstenite's default 16 MiB frame limit.
+    let reply = page
+        .send(&evaluate("'x'.repeat(20 * 1024 * 1024)", false))
+        .await
+        .expect("a 20 MiB reply");
+    let length = reply
+        .result
+        .value
+        .as_ref()
+        .and_then(|v| v.as_str())
+        .map(str::len);
+    assert_eq!(length, Some(20 * 1024 * 1024));
+    page.close().await.expect("close");
+}
+
+#[test]
+fn replies_larger_than_16_mib_over_pipe() {
+    let browser = pipe_browser();
+    rt().block_on(large_reply(browser));
+}
+
+#[test]
+fn replies_larger_than_16_mib_over_websocket() {
+    let browser = websocket_browser();
+    rt().block_on(large_reply(browser));
+}

@@ -470,6 +470,7 @@ impl HitTester {
             }
             base
         };
+        let mut lines: Vec<Rect> = Vec::new();
         for i in 0..n {
             let fl = flags[i];
             if fl & F_BOX == 0 {
@@ -516,15 +517,18 @@ impl HitTester {
                 });
             };
             if node.is_element() {
-                let inline = s.display.is_inline() && fl & F_ATOMIC == 0;
+                let inline = s.display.is_inline() && fl & (F_ATOMIC | F_IN_SVG) == 0;
                 let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq[i]);
                 let child = node.content_document.map(|c| c.0).unwrap_or(NONE);
                 if !inline {
                     if !l.bounds.is_empty() {
                         add(l.bounds, false, key, id, child);
                     }
-                } else if s.has_background && !l.bounds.is_empty() {
-                    add(l.bounds, true, key, id, child);
+                } else if !l.bounds.is_empty() {
+                    inline_line_rects(model, &flags, i, l.bounds, &mut lines);
+                    for r in lines.drain(..) {
+                        add(r, s.has_background, key, id, child);
+                    }
                 }
             }
             if fl & F_TEXT != 0 {
@@ -603,6 +607,59 @@ impl HitTester {
     /// Number of indexed items (boxes and text fragments inside the viewport).
     pub fn item_count(&self) -> usize {
         self.docs.iter().map(|d| d.items.len()).sum()
+    }
+}
+
+/// The hit areas of an inline element: one rectangle per line it spans. Chromium hits an inline
+/// box over its line's inline-box height (taller than the text fragments when the line height is),
+/// not over its bounding box, which for an inline wrapping over several lines covers parts of other
+/// lines. Single-line inlines use their bounds; multi-line ones one rectangle per line of their
+/// text fragments, grown by the leading seen on the first line.
+fn inline_line_rects(model: &Model, flags: &[u8], i: usize, bounds: Rect, out: &mut Vec<Rect>) {
+    out.clear();
+    let node = &model.nodes[i];
+    let end = node.subtree_end.0 as usize;
+    let mut j = i + 1;
+    while j < end {
+        let nj = &model.nodes[j];
+        if nj.doc != node.doc || (flags[j] & (F_ATOMIC | F_LAYER) != 0) {
+            j = nj.subtree_end.index();
+            continue;
+        }
+        if flags[j] & F_TEXT != 0 {
+            let mut b = nj.layout;
+            while let Some(id) = b {
+                for t in model.text_boxes_of(id) {
+                    let r = t.bounds;
+                    match out.last_mut() {
+                        Some(line) if r.y < line.bottom() && r.bottom() > line.y => {
+                            *line = line.union(&r);
+                        }
+                        _ => out.push(r),
+                    }
+                }
+                b = model.layout(id).next_for_node;
+            }
+        }
+        j += 1;
+    }
+    if out.len() <= 1 {
+        out.clear();
+        out.push(bounds);
+        return;
+    }
+    let lead_top = (out[0].y - bounds.y).max(0.0);
+    let lead_bottom = out
+        .last()
+        .map(|l| (bounds.bottom() - l.bottom()).max(0.0))
+        .unwrap_or(0.0);
+    for r in out.iter_mut() {
+        *r = Rect::new(
+            r.x,
+            r.y - lead_top,
+            r.width,
+            r.height + lead_top + lead_bottom,
+        );
     }
 }
 

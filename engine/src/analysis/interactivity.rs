@@ -165,11 +165,17 @@ pub fn reasons(model: &Model, id: NodeId) -> Interaction {
         return r;
     }
     let tag = model.str(n.tag);
+    // A hidden input carries form data only; Chromium still reports it `isClickable`.
+    if tag == "input"
+        && model
+            .attr(id, "type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden"))
+    {
+        return r;
+    }
     match tag {
         "a" | "area" if model.has_attr(id, "href") => r |= Interaction::NATIVE,
-        "button" | "select" | "textarea" | "summary" => {
-            r |= Interaction::NATIVE
-        }
+        "button" | "select" | "textarea" | "summary" => r |= Interaction::NATIVE,
         "input"
             if !model
                 .attr(id, "type")
@@ -278,6 +284,28 @@ fn disabled_attr_applies(tag: &str) -> bool {
 /// Fills `interactive`, `interaction` and `disabled`.
 pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
     let n = model.nodes.len();
+    let all_reasons: Vec<Interaction> = (0..n).map(|i| reasons(model, NodeId(i as u32))).collect();
+    // Whether some proper descendant has a strong reason of its own (children follow their
+    // parent in pre-order, so one backward pass propagates it up).
+    let mut strong_below = vec![false; n];
+    for i in (0..n).rev() {
+        if let Some(p) = model.nodes[i].parent {
+            if strong_below[i] || all_reasons[i].is_strong() {
+                strong_below[p.index()] = true;
+            }
+        }
+    }
+    // A page-sized wrapper that only has a delegated click listener or a pointer cursor, around
+    // real controls, is where a framework listens, not something to click: offering it would
+    // print the whole page under one "clickable" line and hide its weak-signal children.
+    let viewport_area = (model.metrics.viewport_width * model.metrics.viewport_height).max(1.0);
+    let is_delegation_wrapper = |i: usize, r: Interaction, facts: &[NodeFacts]| {
+        !r.is_strong()
+            && strong_below[i]
+            && facts[i]
+                .bounds
+                .is_some_and(|b| b.width * b.height >= 0.25 * viewport_area)
+    };
     // Nearest interactive ancestor (inclusive), disabled fieldset ancestor.
     let mut interactive_anc = vec![false; n];
     let mut in_disabled_fieldset = vec![false; n];
@@ -301,7 +329,10 @@ pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
                 }
             }
         }
-        let mut r = reasons(model, id);
+        let mut r = all_reasons[i];
+        if is_delegation_wrapper(i, r, facts) {
+            r = Interaction::default();
+        }
         let tag = model.tag(id).unwrap_or("");
         if matches!(tag, "html" | "body") && !r.is_strong() {
             r = Interaction::default();

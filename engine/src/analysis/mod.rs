@@ -21,7 +21,7 @@ pub mod hit_test;
 pub mod interactivity;
 pub mod visibility;
 
-mod click;
+pub mod click;
 mod scroll;
 
 pub use geometry::Geometry;
@@ -225,3 +225,6 @@ pub fn analyze(model: &Model, options: &AnalysisOptions) -> Analysis {
         options: *options,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -31,7 +31,7 @@ pub async fn capture_page(page: &Page) -> Result<Capture> {
             tokio::time::sleep(Duration::from_millis(100 * attempt as u64)).await;
         }
         match capture_once(page).await {
-            Ok(Attempt::Consistent(capture)) => return Ok(capture),
+            Ok(Attempt::Consistent(capture)) => return Ok(*capture),
             Ok(Attempt::Changed(what)) => last_change = what,
             Err(e) if is_missing_document(&e) => last_change = e.message().to_string(),
             Err(e) => return Err(e),
@@ -47,7 +47,7 @@ pub async fn capture_page(page: &Page) -> Result<Capture> {
 }
 
 enum Attempt {
-    Consistent(Capture),
+    Consistent(Box<Capture>),
     Changed(String),
 }
 
@@ -118,7 +118,7 @@ async fn capture_once(page: &Page) -> Result<Attempt> {
         .and_then(|i| snapshot.strings.get(i))
         .cloned()
         .unwrap_or_default();
-    Ok(Attempt::Consistent(Capture {
+    Ok(Attempt::Consistent(Box::new(Capture {
         format: FORMAT_VERSION,
         url: after.frame.url.clone(),
         title,
@@ -129,7 +129,7 @@ async fn capture_once(page: &Page) -> Result<Attempt> {
         dom_snapshot: snapshot,
         ax_trees,
         oopifs: Vec::new(),
-    }))
+    })))
 }
 
 /// Frame ids in pre-order (main frame first). Depth-limited against hostile nesting.

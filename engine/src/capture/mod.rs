@@ -27,7 +27,9 @@ use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 
+mod confirm;
 mod live;
+pub use confirm::{confirm_hits, Confirmation};
 pub use live::capture_page;
 
 /// The format version this build writes and reads.
@@ -196,10 +198,12 @@ impl Capture {
         })?;
         match header.format.as_ref().and_then(|v| v.as_u64()) {
             Some(v) if v == u64::from(FORMAT_VERSION) => {}
-            Some(v) => return Err(Error::invalid_argument(format!(
+            Some(v) => {
+                return Err(Error::invalid_argument(format!(
                 "capture format {v} is not supported (this build reads format {FORMAT_VERSION}); \
                      record the capture again with this version"
-            ))),
+            )))
+            }
             None => {
                 return Err(Error::invalid_argument(format!(
                     "not a pagesight capture: no \"format\": {FORMAT_VERSION} field"
@@ -283,7 +287,8 @@ mod tests {
 
     #[test]
     fn lone_surrogates_become_replacement_characters() {
-        let mut j = br#"["a\ud800b", "\udc00", "\ud83d\ude00", "\\ud800", "\ud800\u0041"]"#.to_vec();
+        let mut j =
+            br#"["a\ud800b", "\udc00", "\ud83d\ude00", "\\ud800", "\ud800\u0041"]"#.to_vec();
         replace_lone_surrogates(&mut j);
         let v: Vec<String> = serde_json::from_slice(&j).unwrap();
         assert_eq!(v[0], "a\u{fffd}b");

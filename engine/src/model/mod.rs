@@ -922,4 +922,4 @@ impl Iterator for Ancestors<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

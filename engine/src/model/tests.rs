@@ -1,1 +1,267 @@
 //! Unit tests of the model on tiny hand-written captures.
+
+use super::*;
+use crate::capture::Capture;
+use serde_json::{json, Value};
+
+/// A one-document capture. `nodes`: (parent, nodeType, name, attrs, value); `layout`:
+/// (node, [x, y, w, h], [display, visibility, opacity, pointer-events, position, z-index,
+/// overflow-x, overflow-y], paint order).
+pub(crate) struct Page {
+    pub strings: Vec<String>,
+    pub docs: Vec<Value>,
+    pub ax: Vec<Value>,
+    pub scroll_y: f64,
+}
+
+pub(crate) const STYLES: [&str; 8] = [
+    "display",
+    "visibility",
+    "opacity",
+    "pointer-events",
+    "position",
+    "z-index",
+    "overflow-x",
+    "overflow-y",
+];
+
+impl Page {
+    pub fn new() -> Self {
+        Page {
+            strings: Vec::new(),
+            docs: Vec::new(),
+            ax: Vec::new(),
+            scroll_y: 0.0,
+        }
+    }
+
+    pub fn s(&mut self, v: &str) -> i64 {
+        if let Some(i) = self.strings.iter().position(|x| x == v) {
+            return i as i64;
+        }
+        self.strings.push(v.to_string());
+        self.strings.len() as i64 - 1
+    }
+
+    #[allow(clippy::type_complexity)]
+    pub fn doc(
+        &mut self,
+        nodes: &[(i64, i64, &str, &[(&str, &str)], &str)],
+        layout: &[(i64, [f64; 4], [&str; 8], i64)],
+        extra: Value,
+    ) {
+        let base = 1000 * (self.docs.len() as i64 + 1);
+        let parent: Vec<i64> = nodes.iter().map(|n| n.0).collect();
+        let ty: Vec<i64> = nodes.iter().map(|n| n.1).collect();
+        let names: Vec<i64> = nodes.iter().map(|n| self.s(n.2)).collect();
+        let values: Vec<i64> = nodes
+            .iter()
+            .map(|n| if n.4.is_empty() { -1 } else { self.s(n.4) })
+            .collect();
+        let attrs: Vec<Vec<i64>> = nodes
+            .iter()
+            .map(|n| {
+                n.3.iter()
+                    .flat_map(|(k, v)| [self.s(k), self.s(v)])
+                    .collect()
+            })
+            .collect();
+        let backend: Vec<i64> = (0..nodes.len() as i64).map(|i| base + i).collect();
+        let styles: Vec<Vec<i64>> = layout
+            .iter()
+            .map(|l| l.2.iter().map(|v| self.s(v)).collect())
+            .collect();
+        let mut d = json!({
+            "documentURL": self.s("about:blank"), "title": -1, "baseURL": -1,
+            "contentLanguage": -1, "encodingName": -1, "publicId": -1, "systemId": -1,
+            "frameId": self.s(&format!("frame{}", self.docs.len())),
+            "nodes": {"parentIndex": parent, "nodeType": ty, "nodeName": names,
+                      "nodeValue": values, "backendNodeId": backend, "attributes": attrs},
+            "layout": {"nodeIndex": layout.iter().map(|l| l.0).collect::<Vec<_>>(),
+                       "styles": styles,
+                       "bounds": layout.iter().map(|l| l.1.to_vec()).collect::<Vec<_>>(),
+                       "text": layout.iter().map(|_| -1).collect::<Vec<_>>(),
+                       "stackingContexts": {"index": []},
+                       "paintOrders": layout.iter().map(|l| l.3).collect::<Vec<_>>()},
+            "textBoxes": {"layoutIndex": [], "bounds": [], "start": [], "length": []},
+            "scrollOffsetX": 0, "scrollOffsetY": if self.docs.is_empty() { self.scroll_y } else { 0.0 },
+            "contentWidth": 800, "contentHeight": 2000
+        });
+        merge(&mut d, extra);
+        self.docs.push(d);
+    }
+
+    pub fn capture(&self) -> Capture {
+        let sy = self.scroll_y as i64;
+        let v = json!({
+            "format": 1, "url": "about:blank", "title": "t",
+            "computedStyles": STYLES,
+            "layoutMetrics": {
+                "layoutViewport": {"pageX": 0, "pageY": sy, "clientWidth": 800, "clientHeight": 600},
+                "visualViewport": {"offsetX": 0, "offsetY": 0, "pageX": 0, "pageY": self.scroll_y, "clientWidth": 800, "clientHeight": 600, "scale": 1},
+                "contentSize": {"x": 0, "y": 0, "width": 800, "height": 2000},
+                "cssLayoutViewport": {"pageX": 0, "pageY": sy, "clientWidth": 800, "clientHeight": 600},
+                "cssVisualViewport": {"offsetX": 0, "offsetY": 0, "pageX": 0, "pageY": self.scroll_y, "clientWidth": 800, "clientHeight": 600, "scale": 1},
+                "cssContentSize": {"x": 0, "y": 0, "width": 800, "height": 2000}},
+            "domSnapshot": {"documents": self.docs, "strings": self.strings},
+            "axTrees": [{"frameId": "frame0", "nodes": self.ax}]
+        });
+        Capture::from_bytes(v.to_string().as_bytes()).unwrap()
+    }
+
+    pub fn model(&self) -> Model {
+        Model::from_capture(self.capture()).unwrap()
+    }
+}
+
+fn merge(a: &mut Value, b: Value) {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (a, b) => *a = b,
+    }
+}
+
+pub(crate) const BLOCK: [&str; 8] = [
+    "block", "visible", "1", "auto", "static", "auto", "visible", "visible",
+];
+
+/// `#document > html > body > [div#a, div#b > "text"]`.
+pub(crate) fn simple() -> Page {
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "DIV", &[("id", "a"), ("class", "x")], ""),
+            (2, 1, "DIV", &[("id", "b")], ""),
+            (4, 3, "#text", &[], "  hello   world "),
+        ],
+        &[
+            (0, [0.0, 0.0, 800.0, 600.0], BLOCK, 0),
+            (1, [0.0, 0.0, 800.0, 2000.0], BLOCK, 1),
+            (2, [0.0, 0.0, 800.0, 2000.0], BLOCK, 1),
+            (3, [10.0, 10.0, 100.0, 100.0], BLOCK, 1),
+            (4, [50.0, 50.0, 100.0, 100.0], BLOCK, 1),
+        ],
+        json!({}),
+    );
+    p
+}
+
+#[test]
+fn builds_a_pre_order_arena() {
+    let m = simple().model();
+    assert_eq!(m.nodes.len(), 6);
+    assert_eq!(m.node(NodeId(0)).subtree_end, NodeId(6));
+    assert_eq!(m.node(NodeId(4)).subtree_end, NodeId(6));
+    assert_eq!(m.tag(NodeId(3)), Some("div"));
+    assert_eq!(m.tag(NodeId(5)), None);
+    assert_eq!(m.attr(NodeId(3), "ID"), Some("a"));
+    assert!(m.attr(NodeId(3), "title").is_none());
+    let kids: Vec<_> = m.children(NodeId(2)).collect();
+    assert_eq!(kids, vec![NodeId(3), NodeId(4)]);
+    assert_eq!(m.text_content(NodeId(0), 100), "hello world");
+    assert_eq!(m.node_by_backend_id(1004), Some(NodeId(4)));
+    assert_eq!(m.ancestors(NodeId(5)).count(), 4);
+    assert_eq!(m.layout_of(NodeId(4)).unwrap().bounds.x, 50.0);
+}
+
+#[test]
+fn links_ax_nodes_and_keeps_orphans() {
+    let mut p = simple();
+    p.ax = vec![
+        json!({"nodeId": "1", "ignored": false, "role": {"type": "internalRole", "value": "RootWebArea"},
+               "childIds": ["2", "3"], "backendDOMNodeId": 1000}),
+        json!({"nodeId": "2", "ignored": false, "role": {"type": "role", "value": "button"},
+               "name": {"type": "computedString", "value": "Go"}, "parentId": "1",
+               "properties": [{"name": "checked", "value": {"type": "tristate", "value": "mixed"}},
+                              {"name": "disabled", "value": {"type": "boolean", "value": true}},
+                              {"name": "someFutureThing", "value": {"type": "boolean", "value": true}}],
+               "backendDOMNodeId": 1003}),
+        json!({"nodeId": "3", "ignored": false, "role": {"type": "role", "value": "generic"},
+               "parentId": "1", "backendDOMNodeId": 99999}),
+    ];
+    let m = p.model();
+    assert_eq!(m.ax_nodes.len(), 3);
+    assert_eq!(m.role(NodeId(3)), Some("button"));
+    assert_eq!(m.ax_name(NodeId(3)), Some("Go"));
+    assert_eq!(m.checked(NodeId(3)), Some(Checked::Mixed));
+    let a = m.node(NodeId(3)).ax.unwrap();
+    assert!(m.ax_flag(a, AxProp::Disabled));
+    assert_eq!(m.ax_children(AxId(0)).len(), 2);
+    assert_eq!(m.ax(AxId(2)).node, None);
+    assert_eq!(m.ax_roots, vec![AxId(0)]);
+}
+
+#[test]
+fn stitches_child_documents_under_their_owner() {
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "IFRAME", &[], ""),
+            (1, 1, "P", &[], ""),
+        ],
+        &[(2, [100.0, 50.0, 300.0, 200.0], BLOCK, 1)],
+        json!({"nodes": {"contentDocumentIndex": {"index": [2], "value": [1]}}}),
+    );
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BUTTON", &[], ""),
+        ],
+        &[(2, [0.0, 0.0, 10.0, 10.0], BLOCK, 1)],
+        json!({}),
+    );
+    let m = p.model();
+    let names: Vec<_> = m.node_ids().map(|i| m.str(m.node(i).tag)).collect();
+    assert_eq!(
+        names,
+        vec![
+            "#document",
+            "html",
+            "iframe",
+            "#document",
+            "html",
+            "button",
+            "p"
+        ]
+    );
+    assert_eq!(m.node(NodeId(2)).content_document, Some(DocId(1)));
+    assert_eq!(m.doc(DocId(1)).owner, Some(NodeId(2)));
+    assert_eq!(m.node(NodeId(2)).subtree_end, NodeId(6));
+    assert_eq!(m.node(NodeId(5)).doc, DocId(1));
+}
+
+#[test]
+fn corrupt_snapshots_are_errors_not_panics() {
+    let mut p = Page::new();
+    p.doc(
+        &[(-1, 9, "#document", &[], ""), (5, 1, "HTML", &[], "")],
+        &[],
+        json!({}),
+    );
+    let e = Model::from_capture(p.capture()).unwrap_err();
+    assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+    let mut p = Page::new();
+    p.doc(
+        &[(1, 1, "A", &[], ""), (0, 1, "B", &[], "")],
+        &[],
+        json!({}),
+    );
+    let e = Model::from_capture(p.capture()).unwrap_err();
+    assert!(e.message().contains("cycle"), "{}", e.message());
+    let mut p = simple();
+    p.docs[0]["layout"]["nodeIndex"][0] = json!(77);
+    assert!(Model::from_capture(p.capture()).is_err());
+    let mut p = simple();
+    p.docs[0]["nodes"]["nodeName"][1] = json!(4242);
+    assert!(Model::from_capture(p.capture()).is_err());
+}

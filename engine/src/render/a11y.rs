@@ -17,12 +17,16 @@
 //! What this view adds (all additive, after chrome-devtools-mcp's own attributes):
 //! - elements the analysis found interactive but the AX tree calls generic, ignores, or leaves
 //!   out (a `div` with a click listener, a `cursor:pointer` card) are spliced in at their DOM
-//!   position as `generic "<text>" clickable`, so the agent can still reach them;
+//!   position as `generic "<text>" clickable`, so the agent can still reach them (named by their
+//!   text only when it is short; a `<label>` whose control is itself offered is not spliced);
 //! - `disabled` for elements the analysis knows are disabled when the AX tree does not say so;
 //! - `occluded-by=<uid or tag>` for elements something else covers;
 //! - `scroll="…"` on scroll containers (and the root) with the content hidden in each direction;
 //! - only nodes in the (expanded) viewport are printed, with the interesting ancestors that hold
 //!   them, unless the analysis ran with `Expand::All`.
+//!
+//! Deliberate differences from Puppeteer: whitespace-only names (`StaticText " "` between inline
+//! elements) do not make a node interesting, and empty values are not printed (`value=""`).
 //!
 //! `verbose` prints every non-ignored node (except `InlineTextBox`es, which repeat their
 //! `StaticText`), the counterpart of chrome-devtools-mcp's verbose snapshot.
@@ -37,7 +41,7 @@ use rustc_hash::FxHashMap;
 
 use super::escape::{self, push_quoted};
 use super::{caps, expand_all, facts, is_password, push_scroll_summary, scrolls};
-use super::{RenderOptions, UidSource, MASKED};
+use super::{Labels, RenderOptions, UidSource, MASKED};
 use crate::analysis::{Analysis, ScrollInfo};
 use crate::identity::Uid;
 use crate::model::{AxId, AxNode, AxProp, AxValue, Model, NodeId, StrId};
@@ -91,6 +95,8 @@ struct Visit {
     parent: u32,
     /// Flags computed over the passes.
     flags: u16,
+    /// [`prop_bits`] of an AX node.
+    props: u8,
 }
 
 const F_FOCUSABLE_DESC: u16 = 1; // something below is focusable or interactive
@@ -109,6 +115,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
         return Selection::default();
     };
     let extras = dom_only_interactive(model, analysis);
+    let mut labels = Labels::default();
     let arena = build_arena(model, root, &extras);
     let all = expand_all(analysis);
     let n = arena.len();
@@ -119,7 +126,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
         let me = &visits[i];
         let focusable_here = match me.node {
             TreeNode::Ax(a) => {
-                is_focusable(model, a)
+                me.props & P_FOCUSABLE != 0
                     || model
                         .ax(a)
                         .node
@@ -135,6 +142,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     }
 
     // Pass 2 (pre-order = parents first): leaf, control and interest, splicing.
+    let mut classes: FxHashMap<u32, u8> = FxHashMap::default();
     let mut child_count = vec![0u32; n];
     for v in visits.iter().skip(1) {
         if let Some(c) = child_count.get_mut(v.parent as usize) {
@@ -158,16 +166,28 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
         if inside {
             flags |= F_INSIDE;
         }
+        if blocked && !verbose {
+            // Under a leaf: nothing here is collected (Puppeteer does not even visit it).
+            visits[i].flags = flags;
+            continue;
+        }
         match visits[i].node {
             TreeNode::Ax(a) => {
                 let node = model.ax(a);
-                let role = model.opt_str(node.role).unwrap_or("");
+                let class = match node.role {
+                    Some(r) => *classes
+                        .entry(r.0)
+                        .or_insert_with(|| role_class(model.str(r))),
+                    None => 0,
+                };
                 let has_children = child_count[i] > 0;
+                let bits = visits[i].props;
                 let leaf = !verbose
                     && is_leaf(
                         model,
                         a,
-                        role,
+                        bits,
+                        class,
                         has_children,
                         flags & F_FOCUSABLE_DESC != 0,
                     );
@@ -175,20 +195,21 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                     flags |= F_LEAF;
                 }
                 let interesting = if verbose {
-                    !node.ignored && role != "InlineTextBox"
+                    !node.ignored && class & R_INLINE_TEXT_BOX == 0
                 } else {
-                    !blocked && is_interesting(model, a, role, inside, leaf)
+                    !blocked && is_interesting(model, a, bits, class, inside, leaf)
                 };
                 if interesting {
                     flags |= F_CANDIDATE;
-                    if is_control(role) {
+                    if class & R_CONTROL != 0 {
                         flags |= F_IN_CONTROL;
                     }
                 } else if !blocked
                     && !inside
-                    && node
-                        .node
-                        .is_some_and(|d| facts(analysis, d).interactive || is_scroller(analysis, d))
+                    && node.node.is_some_and(|d| {
+                        (facts(analysis, d).interactive && !labels.is_redundant(model, analysis, d))
+                            || is_scroller(analysis, d)
+                    })
                 {
                     flags |= F_CANDIDATE | F_SPLICED;
                     // A short clickable thing reads like a button: its text is its name, so its
@@ -204,8 +225,8 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                     }
                 }
             }
-            TreeNode::Dom(_) => {
-                if !blocked && !inside {
+            TreeNode::Dom(d) => {
+                if !blocked && !inside && !labels.is_redundant(model, analysis, d) {
                     flags |= F_CANDIDATE | F_SPLICED | F_CLICKABLE;
                 }
             }
@@ -276,10 +297,12 @@ fn dom_only_interactive(model: &Model, analysis: &Analysis) -> FxHashMap<AxId, V
         if !node.is_element() || node.ax.is_some_and(|a| a.index() < model.ax_nodes.len()) {
             continue;
         }
-        if let Some(owner) = model
-            .ancestors(id)
-            .find_map(|a| model.node(a).ax.filter(|x| x.index() < model.ax_nodes.len()))
-        {
+        if let Some(owner) = model.ancestors(id).find_map(|a| {
+            model
+                .node(a)
+                .ax
+                .filter(|x| x.index() < model.ax_nodes.len())
+        }) {
             map.entry(owner).or_default().push(id);
         }
     }
@@ -305,6 +328,10 @@ fn build_arena(model: &Model, root: AxId, extras: &FxHashMap<AxId, Vec<NodeId>>)
             node,
             parent,
             flags: 0,
+            props: match node {
+                TreeNode::Ax(a) => prop_bits(model, a),
+                TreeNode::Dom(_) => 0,
+            },
         });
         let TreeNode::Ax(a) = node else { continue };
         kids.clear();
@@ -371,24 +398,50 @@ fn in_view(model: &Model, analysis: &Analysis, node: TreeNode) -> bool {
 
 // ----- Puppeteer's interest rules -----
 
-fn prop(model: &Model, a: AxId, name: AxProp) -> Option<AxValue> {
-    model.ax_prop(a, name)
-}
+const P_FOCUSABLE: u8 = 1;
+const P_EDITABLE: u8 = 2;
+const P_RICH: u8 = 4;
+const P_HIDDEN: u8 = 8;
+/// Live region, busy, modal, role description, error message or details: kept by Puppeteer.
+const P_SEMANTIC: u8 = 16;
 
-fn is_focusable(model: &Model, a: AxId) -> bool {
-    model.ax_flag(a, AxProp::Focusable)
-}
-
-fn editable(model: &Model, a: AxId) -> Option<bool> {
-    // `Some(rich)` when the node is editable at all.
-    match prop(model, a, AxProp::Editable)? {
-        AxValue::Str(s) => Some(model.str(s) == "richtext"),
-        _ => Some(false),
+/// The properties the interest rules look at, in one pass over the node's properties.
+fn prop_bits(model: &Model, a: AxId) -> u8 {
+    let mut bits = 0;
+    for p in model.ax_props(a) {
+        bits |= match (p.name, p.value) {
+            (AxProp::Focusable, v) if truthy(model, v) => P_FOCUSABLE,
+            (AxProp::Editable, AxValue::Str(s)) if model.str(s) == "richtext" => {
+                P_EDITABLE | P_RICH
+            }
+            (AxProp::Editable, _) => P_EDITABLE,
+            (AxProp::Hidden, v) if truthy(model, v) => P_HIDDEN,
+            (AxProp::Live, AxValue::Str(s)) if !matches!(model.str(s), "" | "off") => P_SEMANTIC,
+            (AxProp::Busy | AxProp::Modal, v) if truthy(model, v) => P_SEMANTIC,
+            (AxProp::Roledescription | AxProp::Errormessage | AxProp::Details, _) => P_SEMANTIC,
+            _ => 0,
+        };
     }
+    bits
 }
 
-fn is_control(role: &str) -> bool {
-    matches!(
+const R_CONTROL: u8 = 1;
+const R_LANDMARK: u8 = 2;
+/// `LineBreak`, `text`, `InlineTextBox`, `StaticText`: leaves by nature.
+const R_TEXT_ONLY: u8 = 4;
+/// Roles whose children are presentational (`img`, `separator`, `slider`, ...).
+const R_PRESENTATIONAL: u8 = 8;
+const R_HEADING: u8 = 16;
+/// `textbox` / `searchbox`: plain text fields unless richly editable.
+const R_TEXT_FIELD: u8 = 32;
+/// The role `Ignored`.
+const R_IGNORED: u8 = 64;
+const R_INLINE_TEXT_BOX: u8 = 128;
+
+/// Puppeteer's role classes, computed once per distinct role string.
+fn role_class(role: &str) -> u8 {
+    let mut c = 0;
+    if matches!(
         role,
         "button"
             | "checkbox"
@@ -411,11 +464,10 @@ fn is_control(role: &str) -> bool {
             | "textbox"
             | "tree"
             | "treeitem"
-    )
-}
-
-fn is_landmark(role: &str) -> bool {
-    matches!(
+    ) {
+        c |= R_CONTROL;
+    }
+    if matches!(
         role,
         "banner"
             | "complementary"
@@ -425,19 +477,11 @@ fn is_landmark(role: &str) -> bool {
             | "navigation"
             | "region"
             | "search"
-    )
-}
-
-fn is_leaf(model: &Model, a: AxId, role: &str, has_children: bool, focusable_desc: bool) -> bool {
-    if !has_children {
-        return true;
+    ) {
+        c |= R_LANDMARK;
     }
-    let plain_text_field = match editable(model, a) {
-        Some(rich) => !rich,
-        None => role == "textbox" || role == "searchbox",
-    };
-    if plain_text_field || matches!(role, "LineBreak" | "text" | "InlineTextBox" | "StaticText") {
-        return true;
+    if matches!(role, "LineBreak" | "text" | "InlineTextBox" | "StaticText") {
+        c |= R_TEXT_ONLY;
     }
     if matches!(
         role,
@@ -451,40 +495,62 @@ fn is_leaf(model: &Model, a: AxId, role: &str, has_children: bool, focusable_des
             | "separator"
             | "progressbar"
     ) {
+        c |= R_PRESENTATIONAL;
+    }
+    match role {
+        "heading" => c |= R_HEADING,
+        "textbox" | "searchbox" => c |= R_TEXT_FIELD,
+        "Ignored" => c |= R_IGNORED,
+        "InlineTextBox" => c |= R_INLINE_TEXT_BOX,
+        _ => {}
+    }
+    c
+}
+
+fn is_leaf(
+    model: &Model,
+    a: AxId,
+    bits: u8,
+    class: u8,
+    has_children: bool,
+    focusable_desc: bool,
+) -> bool {
+    if !has_children {
+        return true;
+    }
+    let plain_text_field = if bits & P_EDITABLE != 0 {
+        bits & P_RICH == 0
+    } else {
+        class & R_TEXT_FIELD != 0
+    };
+    if plain_text_field || class & (R_TEXT_ONLY | R_PRESENTATIONAL) != 0 {
         return true;
     }
     if focusable_desc {
         return false;
     }
-    role == "heading" && has_str(model, model.ax(a).name)
+    class & R_HEADING != 0 && has_str(model, model.ax(a).name)
 }
 
+/// A name or description worth printing: whitespace alone is not (Chromium names the
+/// whitespace between inline elements `StaticText " "`, which tells an agent nothing).
 fn has_str(model: &Model, s: Option<StrId>) -> bool {
-    s.is_some_and(|s| !model.str(s).is_empty())
+    s.is_some_and(|s| !escape::is_blank(model.str(s)))
 }
 
-fn is_interesting(model: &Model, a: AxId, role: &str, inside_control: bool, leaf: bool) -> bool {
+fn is_interesting(
+    model: &Model,
+    a: AxId,
+    bits: u8,
+    class: u8,
+    inside_control: bool,
+    leaf: bool,
+) -> bool {
     let node = model.ax(a);
-    if node.ignored || role == "Ignored" || model.ax_flag(a, AxProp::Hidden) {
+    if node.ignored || class & R_IGNORED != 0 || bits & P_HIDDEN != 0 {
         return false;
     }
-    if is_focusable(model, a) || editable(model, a) == Some(true) {
-        return true;
-    }
-    if is_control(role) || is_landmark(role) {
-        return true;
-    }
-    let live = match prop(model, a, AxProp::Live) {
-        Some(AxValue::Str(s)) => !matches!(model.str(s), "" | "off"),
-        _ => false,
-    };
-    if live
-        || model.ax_flag(a, AxProp::Busy)
-        || model.ax_flag(a, AxProp::Modal)
-        || prop(model, a, AxProp::Roledescription).is_some()
-        || prop(model, a, AxProp::Errormessage).is_some()
-        || prop(model, a, AxProp::Details).is_some()
-    {
+    if bits & (P_FOCUSABLE | P_RICH | P_SEMANTIC) != 0 || class & (R_CONTROL | R_LANDMARK) != 0 {
         return true;
     }
     if inside_control {
@@ -544,7 +610,10 @@ pub fn for_each_attr<'m, U: UidSource + ?Sized>(
         match cover.map(|c| element_of(model, c)) {
             Some(c) => match uids.dom(c) {
                 Some(uid) => f("occluded-by", AttrVal::Uid(uid)),
-                None => f("occluded-by", AttrVal::Str(model.tag(c).unwrap_or("unknown"))),
+                None => f(
+                    "occluded-by",
+                    AttrVal::Str(model.tag(c).unwrap_or("unknown")),
+                ),
             },
             None => f("occluded-by", AttrVal::Str("unknown")),
         }
@@ -604,7 +673,11 @@ fn ax_attrs<'m>(model: &'m Model, a: AxId, f: &mut dyn FnMut(&'static str, AttrV
     token(model, "autocomplete", p.autocomplete, "false", f);
     flag(model, "busy", p.busy, f);
     tristate(model, "checked", p.checked, f);
-    if let Some(d) = node.description.map(|s| model.str(s)).filter(|s| !s.is_empty()) {
+    if let Some(d) = node
+        .description
+        .map(|s| model.str(s))
+        .filter(|s| !s.is_empty())
+    {
         f("description", AttrVal::Str(d));
     }
     mapped(model, "disabled", "disableable", p.disabled, f);
@@ -615,7 +688,7 @@ fn ax_attrs<'m>(model: &'m Model, a: AxId, f: &mut dyn FnMut(&'static str, AttrV
     token(model, "haspopup", p.haspopup, "false", f);
     token(model, "invalid", p.invalid, "false", f);
     string(model, "keyshortcuts", p.keyshortcuts, f);
-    number(model, "level", p.level, f);
+    number("level", p.level, f);
     token(model, "live", p.live, "off", f);
     flag(model, "modal", p.modal, f);
     flag(model, "multiline", p.multiline, f);
@@ -629,14 +702,15 @@ fn ax_attrs<'m>(model: &'m Model, a: AxId, f: &mut dyn FnMut(&'static str, AttrV
     string(model, "url", p.url, f);
     let password = node.node.is_some_and(|d| is_password(model, d));
     match node.value {
-        Some(AxValue::Str(s)) if !model.str(s).is_empty() => {
-            f("value", AttrVal::Str(if password { MASKED } else { model.str(s) }))
-        }
+        Some(AxValue::Str(s)) if !model.str(s).is_empty() => f(
+            "value",
+            AttrVal::Str(if password { MASKED } else { model.str(s) }),
+        ),
         Some(AxValue::Number(n)) if !password => f("value", AttrVal::Num(n)),
         _ => {}
     }
-    number(model, "valuemax", p.valuemax, f);
-    number(model, "valuemin", p.valuemin, f);
+    number("valuemax", p.valuemax, f);
+    number("valuemin", p.valuemin, f);
     string(model, "valuetext", p.valuetext, f);
 }
 
@@ -688,7 +762,13 @@ fn flag(model: &Model, key: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
 
 /// chrome-devtools-mcp prints `disableable`/`expandable`/`focusable`/`selectable` whenever the
 /// state is reported, and the state itself when it is true.
-fn mapped(model: &Model, key: &'static str, able: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
+fn mapped(
+    model: &Model,
+    key: &'static str,
+    able: &'static str,
+    v: Option<AxValue>,
+    f: Sink<'_, '_>,
+) {
     let Some(v) = v else { return };
     f(able, AttrVal::Flag);
     if truthy(model, v) {
@@ -722,7 +802,7 @@ fn string<'m>(model: &'m Model, key: &'static str, v: Option<AxValue>, f: Sink<'
     }
 }
 
-fn number(_model: &Model, key: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
+fn number(key: &'static str, v: Option<AxValue>, f: Sink<'_, '_>) {
     if let Some(AxValue::Number(n)) = v {
         f(key, AttrVal::Num(n));
     }
@@ -766,8 +846,12 @@ pub fn name<'m>(model: &'m Model, item: &Item) -> std::borrow::Cow<'m, str> {
     }
     match dom.filter(|d| d.index() < model.nodes.len()) {
         Some(d) => {
+            // A short text names the element; a long one (a clickable card or page wrapper) is
+            // shown by its children instead.
             let t = model.text_content(d, caps::NAME * 4 + 8);
-            if t.is_empty() {
+            if t.chars().count() > caps::NAME {
+                std::borrow::Cow::Borrowed("")
+            } else if t.is_empty() {
                 std::borrow::Cow::Borrowed(
                     model
                         .attr(d, "aria-label")
@@ -818,18 +902,12 @@ fn write_line<U: UidSource + ?Sized>(
     }
     for_each_attr(model, analysis, uids, item, &mut |key, val| {
         out.push(' ');
-        push_attr(out, model, uids, key, val);
+        push_attr(out, key, val);
     });
     out.push('\n');
 }
 
-fn push_attr<U: UidSource + ?Sized>(
-    out: &mut String,
-    _model: &Model,
-    _uids: &U,
-    key: &str,
-    val: AttrVal<'_>,
-) {
+fn push_attr(out: &mut String, key: &str, val: AttrVal<'_>) {
     out.push_str(key);
     match val {
         AttrVal::Flag => {}

@@ -29,7 +29,7 @@ use smallvec::SmallVec;
 
 use super::escape::{self, Style};
 use super::{caps, expand_all, facts, is_password, push_covered_by, push_pages, push_px};
-use super::{push_scroll_summary, scrolls, RenderOptions, UidSource, MASKED};
+use super::{push_scroll_summary, scrolls, Labels, RenderOptions, UidSource, MASKED};
 use crate::analysis::Analysis;
 use crate::model::{Checked, Display, Model, NodeId};
 
@@ -48,6 +48,7 @@ pub fn printed_flags<U: UidSource + ?Sized>(
     uids: &U,
 ) -> Vec<bool> {
     let all = expand_all(analysis);
+    let mut labels = Labels::default();
     let mut printed = vec![false; model.nodes.len()];
     for (i, p) in printed.iter_mut().enumerate() {
         let id = NodeId(i as u32);
@@ -57,7 +58,9 @@ pub fn printed_flags<U: UidSource + ?Sized>(
         }
         let f = facts(analysis, id);
         let scroller = f.scroll.is_some_and(|s| scrolls(&s));
-        *p = (f.interactive || scroller) && (all || f.in_viewport) && uids.dom(id).is_some();
+        *p = ((f.interactive && !labels.is_redundant(model, analysis, id)) || scroller)
+            && (all || f.in_viewport)
+            && uids.dom(id).is_some();
     }
     printed
 }
@@ -190,12 +193,12 @@ fn text_fact(
     get: impl Fn(&crate::analysis::NodeFacts) -> bool,
 ) -> bool {
     let f = facts(analysis, id);
-    if get(&f) {
+    if get(f) {
         return true;
     }
     if f.bounds.is_none() {
         if let Some(p) = model.parent_element(id) {
-            return get(&facts(analysis, p));
+            return get(facts(analysis, p));
         }
     }
     false
@@ -253,19 +256,20 @@ fn element_text(
     el: NodeId,
 ) {
     scratch.clear();
+    // The options of a closed `<select>` have no boxes, yet their text is what one selects.
+    let any_visibility = matches!(model.tag(el), Some("option" | "optgroup" | "select"));
     let doc = model.node(el).doc;
     let end = model.node(el).subtree_end.index().min(model.nodes.len());
     let mut j = el.index() + 1;
     while j < end && scratch.len() < caps::ELEMENT_TEXT * 4 {
         let id = NodeId(j as u32);
         let n = model.node(id);
-        let skip = n.doc != doc
-            || (n.is_element() && (printed[j] || is_skipped_tag(model, id)));
+        let skip = n.doc != doc || (n.is_element() && (printed[j] || is_skipped_tag(model, id)));
         if skip {
             j = n.subtree_end.index().max(j + 1);
             continue;
         }
-        if n.is_text() && text_fact(model, analysis, id, |f| f.visible) {
+        if n.is_text() && (any_visibility || text_fact(model, analysis, id, |f| f.visible)) {
             if let Some(v) = n.value {
                 if !scratch.is_empty() {
                     scratch.push(' ');
@@ -356,8 +360,14 @@ pub fn dom_attributes<'m>(
         }
     }
     let form_control = matches!(tag, "input" | "textarea" | "select");
+    // A checkbox's or radio's value is what the form submits, not what a person sees; the
+    // default "on" says nothing at all.
+    let checkable = model.checked(id).is_some();
     if form_control {
-        if let Some(v) = model.form_value(id).filter(|v| !v.is_empty()) {
+        if let Some(v) = model
+            .form_value(id)
+            .filter(|v| !v.is_empty() && (!checkable || *v != "on"))
+        {
             let v = if is_password(model, id) { MASKED } else { v };
             attrs.push(("value", Val::Str(v)));
         }

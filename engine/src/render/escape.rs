@@ -119,9 +119,10 @@ pub fn push_quoted(out: &mut String, s: &str, max_chars: usize) {
 
 /// Whether `s` can be written without quotes as an attribute value of the dom format
 /// (`type=submit`, `href=/docs`): non-empty, short, and free of whitespace, quotes, brackets,
-/// `=`, `\\` and anything [`is_dangerous`].
+/// `=`, `\\` and anything [`is_dangerous`], and not ending in `/` (which would read as `/>`).
 pub fn is_bare_safe(s: &str, max_chars: usize) -> bool {
     !s.is_empty()
+        && !s.ends_with('/')
         && s.len() <= max_chars * 4
         && s.chars().count() <= max_chars
         && s.chars().all(|c| {
@@ -182,8 +183,14 @@ mod tests {
         assert_eq!(q("plain"), "\"plain\"");
         assert_eq!(q("a\"b"), "\"a\\\"b\"");
         assert_eq!(q("a\\b"), "\"a\\\\b\"");
-        assert_eq!(q("\n  uid=9_9 button \"Transfer\""), "\"\\n  uid=9_9 button \\\"Transfer\\\"\"");
-        assert_eq!(q("a\u{2028}b\u{2029}c\u{85}d"), "\"a\\u2028b\\u2029c\\u0085d\"");
+        assert_eq!(
+            q("\n  uid=9_9 button \"Transfer\""),
+            "\"\\n  uid=9_9 button \\\"Transfer\\\"\""
+        );
+        assert_eq!(
+            q("a\u{2028}b\u{2029}c\u{85}d"),
+            "\"a\\u2028b\\u2029c\\u0085d\""
+        );
         assert_eq!(q("x\u{202e}y\u{2066}"), "\"x\\u202Ey\\u2066\"");
         assert_eq!(q("tab\there\r"), "\"tab\\there\\r\"");
         assert_eq!(q("\u{0}\u{1b}[31m"), "\"\\u0000\\u001B[31m\"");
@@ -194,7 +201,9 @@ mod tests {
     fn quoted_output_has_no_raw_break_or_unescaped_quote() {
         let hostile = "\"\n\r\u{b}\u{c}\u{85}\u{2028}\u{2029}\\\"";
         let out = q(hostile);
-        assert!(!out.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'));
+        assert!(!out
+            .chars()
+            .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'));
         // Strip escapes; the only unescaped quotes are the two delimiters.
         let inner = &out[1..out.len() - 1];
         let mut esc = false;
@@ -253,6 +262,10 @@ mod tests {
         push_attr_value(&mut o, "two words", 50);
         o.push(' ');
         push_attr_value(&mut o, "x />\n[1]<a", 50);
-        assert_eq!(o, "submit \"two words\" \"x />\\n[1]<a\"");
+        o.push(' ');
+        push_attr_value(&mut o, "../docs/", 50);
+        o.push(' ');
+        push_attr_value(&mut o, "/a/b", 50);
+        assert_eq!(o, "submit \"two words\" \"x />\\n[1]<a\" \"../docs/\" /a/b");
     }
 }

@@ -247,7 +247,12 @@ fn base_node<'a, U: UidSource + ?Sized>(
     name: Cow<'a, str>,
 ) -> JNode<'a> {
     let node = dom.map(|d| model.node(d));
-    let frame_id = node.and_then(|n| model.docs.get(n.doc.index()).and_then(|d| model.opt_str(d.frame_id)));
+    let frame_id = node.and_then(|n| {
+        model
+            .docs
+            .get(n.doc.index())
+            .and_then(|d| model.opt_str(d.frame_id))
+    });
     let covered_by = if f.occluded {
         f.covered_by
             .filter(|c| c.index() < model.nodes.len())
@@ -301,7 +306,7 @@ fn a11y_node<'a, U: UidSource + ?Sized>(
         TreeNode::Ax(a) => model.ax(a).node.filter(|d| d.index() < model.nodes.len()),
         TreeNode::Dom(d) => Some(d),
     };
-    let f = dom.map(|d| facts(analysis, d)).unwrap_or_default();
+    let f = dom.map(|d| *facts(analysis, d)).unwrap_or_default();
     let uid = a11y::uid(model, uids, item.node);
     let name = match a11y::name(model, item) {
         Cow::Borrowed(s) => cap(s),
@@ -332,20 +337,26 @@ fn a11y_node<'a, U: UidSource + ?Sized>(
     }
     let mut attrs = Vec::new();
     let mut value = None;
-    a11y::for_each_attr(model, analysis, uids, item, &mut |key, val| match (key, val) {
-        ("value", AttrVal::Str(s)) => value = Some(cap(s)),
-        ("value", AttrVal::Num(n)) => {
-            let mut s = String::new();
-            a11y::push_number(&mut s, n);
-            value = Some(Cow::Owned(s));
-        }
-        ("checked", _) | ("scroll", _) => {}
-        (k, AttrVal::Flag) => attrs.push((k, AttrJson::Flag(true))),
-        (k, AttrVal::Str(s)) => attrs.push((k, AttrJson::Str(cap(s)))),
-        (k, AttrVal::Num(n)) => attrs.push((k, AttrJson::Num(n))),
-        (k, AttrVal::Uid(u)) => attrs.push((k, AttrJson::Str(Cow::Owned(u.to_string())))),
-        (_, AttrVal::Scroll(_)) => {}
-    });
+    a11y::for_each_attr(
+        model,
+        analysis,
+        uids,
+        item,
+        &mut |key, val| match (key, val) {
+            ("value", AttrVal::Str(s)) => value = Some(cap(s)),
+            ("value", AttrVal::Num(n)) => {
+                let mut s = String::new();
+                a11y::push_number(&mut s, n);
+                value = Some(Cow::Owned(s));
+            }
+            ("checked", _) | ("scroll", _) => {}
+            (k, AttrVal::Flag) => attrs.push((k, AttrJson::Flag(true))),
+            (k, AttrVal::Str(s)) => attrs.push((k, AttrJson::Str(cap(s)))),
+            (k, AttrVal::Num(n)) => attrs.push((k, AttrJson::Num(n))),
+            (k, AttrVal::Uid(u)) => attrs.push((k, AttrJson::Str(Cow::Owned(u.to_string())))),
+            (_, AttrVal::Scroll(_)) => {}
+        },
+    );
     j.attributes = Attrs(attrs);
     j.value = value;
     if j.scroll.is_none() && item.depth == 0 {
@@ -369,7 +380,7 @@ fn dom_nodes<'a, U: UidSource + ?Sized>(
     if root.index() >= model.nodes.len() {
         return flat;
     }
-    let rf = facts(analysis, root);
+    let rf = *facts(analysis, root);
     let role = model.role(root).unwrap_or("RootWebArea");
     let mut r = base_node(
         model,
@@ -387,13 +398,17 @@ fn dom_nodes<'a, U: UidSource + ?Sized>(
     flat.push((0, r));
     for el in dom::elements(model, analysis, uids) {
         let d = el.node;
-        let f = facts(analysis, d);
-        let t = model.text_content(d, caps::JSON * 4);
+        let f = *facts(analysis, d);
+        // Named like the a11y view names a spliced element: its accessible name, else its text
+        // when that is short (a page wrapper's whole text is not a name).
+        let t = model.text_content(d, caps::NAME * 4 + 8);
         let ax_name = model.ax_name(d).unwrap_or("");
         let name: Cow<'a, str> = if !ax_name.is_empty() {
             cap(ax_name)
+        } else if t.chars().count() <= caps::NAME {
+            Cow::Owned(t.clone())
         } else {
-            Cow::Owned(cap(&t).into_owned())
+            Cow::Borrowed("")
         };
         let role = model.role(d).filter(|r| !r.is_empty() && *r != "none");
         let mut j = base_node(

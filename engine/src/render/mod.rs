@@ -25,6 +25,8 @@ pub mod json;
 
 use std::fmt::Write as _;
 
+use rustc_hash::FxHashMap;
+
 use crate::analysis::{Analysis, Expand, ScrollInfo};
 use crate::identity::Uid;
 use crate::model::{AxId, Model, NodeId};
@@ -134,13 +136,21 @@ pub(crate) fn is_password(model: &Model, node: NodeId) -> bool {
 }
 
 /// Facts of a node, tolerant of an analysis built for another model (default facts).
-pub(crate) fn facts(analysis: &Analysis, node: NodeId) -> crate::analysis::NodeFacts {
-    analysis.nodes.get(node.index()).copied().unwrap_or_default()
+pub(crate) fn facts(analysis: &Analysis, node: NodeId) -> &crate::analysis::NodeFacts {
+    static NONE: std::sync::OnceLock<crate::analysis::NodeFacts> = std::sync::OnceLock::new();
+    analysis
+        .nodes
+        .get(node.index())
+        .unwrap_or_else(|| NONE.get_or_init(Default::default))
 }
 
 /// Appends a pixel count with no fraction.
 pub(crate) fn push_px(out: &mut String, px: f64) {
-    let px = if px.is_finite() { px.max(0.0).round() } else { 0.0 };
+    let px = if px.is_finite() {
+        px.max(0.0).round()
+    } else {
+        0.0
+    };
     let _ = write!(out, "{}", px as i64);
 }
 
@@ -188,6 +198,75 @@ fn push_dir(out: &mut String, px: f64, dir: &str, page: f64) {
 /// Whether a scroll container has anything hidden to report.
 pub(crate) fn scrolls(s: &ScrollInfo) -> bool {
     s.scrolls_vertically() || s.scrolls_horizontally()
+}
+
+/// Finds the control a `<label>` labels, to leave out labels that only repeat their control.
+///
+/// Why: the analysis rightly finds labels clickable (a click focuses or toggles the control, and
+/// a styled label over a visually hidden checkbox is the *only* thing to click), but when the
+/// control itself is offered, unobstructed and in view, the label is a second handle on the same
+/// thing; its text still shows as text (the control's name in the a11y view, a free-text line
+/// before the field in the dom view).
+#[derive(Default)]
+pub(crate) struct Labels<'m> {
+    ids: Option<FxHashMap<(u32, &'m str), NodeId>>,
+}
+
+impl<'m> Labels<'m> {
+    /// The labelled control: the element named by `for`, else the first labelable descendant.
+    fn control(&mut self, model: &'m Model, label: NodeId) -> Option<NodeId> {
+        let node = model.node(label);
+        if let Some(target) = model.attr(label, "for").filter(|t| !t.is_empty()) {
+            let ids = self.ids.get_or_insert_with(|| {
+                let mut map = FxHashMap::default();
+                for (i, n) in model.nodes.iter().enumerate() {
+                    if n.is_element() {
+                        if let Some(id) = model.attr(NodeId(i as u32), "id") {
+                            map.entry((n.doc.0, id)).or_insert(NodeId(i as u32));
+                        }
+                    }
+                }
+                map
+            });
+            return ids.get(&(node.doc.0, target)).copied();
+        }
+        let end = node.subtree_end.index().min(model.nodes.len());
+        (label.index() + 1..end)
+            .map(|i| NodeId(i as u32))
+            .find(|&c| {
+                matches!(
+                    model.tag(c),
+                    Some(
+                        "input"
+                            | "select"
+                            | "textarea"
+                            | "button"
+                            | "meter"
+                            | "output"
+                            | "progress"
+                    )
+                ) && !model
+                    .attr(c, "type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
+            })
+    }
+
+    /// Whether `node` is a `<label>` whose control is offered, unobstructed, in the viewport.
+    pub(crate) fn is_redundant(
+        &mut self,
+        model: &'m Model,
+        analysis: &Analysis,
+        node: NodeId,
+    ) -> bool {
+        if !model.is_tag(node, "label") {
+            return false;
+        }
+        let all = expand_all(analysis);
+        self.control(model, node).is_some_and(|c| {
+            let f = facts(analysis, c);
+            f.interactive && !f.occluded && (all || f.in_viewport)
+        })
+    }
 }
 
 /// Appends what covers an occluded node: its uid when it has one, else its tag.

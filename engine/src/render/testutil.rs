@@ -7,8 +7,8 @@ use super::UidSource;
 use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand, NodeFacts, Rect};
 use crate::identity::Uid;
 use crate::model::{
-    Attr, AxId, AxNode, AxProp, AxProperty, AxValue, DocId, Display, Document, LayoutBox,
-    LayoutId, Model, Node, NodeId, NodeKind, StrId, Style,
+    Attr, AxId, AxNode, AxProp, AxProperty, AxValue, Display, DocId, Document, LayoutBox, LayoutId,
+    Model, Node, NodeId, NodeKind, StrId, Style,
 };
 
 /// Uids `1_<node index>` for DOM nodes, `1_<1000 + ax index>` for AX-only nodes.
@@ -81,7 +81,13 @@ impl Builder {
             content_height: 800.0,
         });
         let doc = b.node(None, NodeKind::Document, "#document", None, &[]);
-        let root_ax = b.ax(Some(doc), None, "RootWebArea", title, &[(AxProp::Focusable, AxValue::Bool(true))]);
+        let root_ax = b.ax(
+            Some(doc),
+            None,
+            "RootWebArea",
+            title,
+            &[(AxProp::Focusable, AxValue::Bool(true))],
+        );
         let html = b.el(doc, "html", &[]);
         let body = b.el(html, "body", &[]);
         let html_ax = b.ax(Some(html), Some(root_ax), "none", "", &[]);
@@ -162,7 +168,13 @@ impl Builder {
     }
 
     pub fn el(&mut self, parent: NodeId, tag: &str, attrs: &[(&str, &str)]) -> NodeId {
-        self.node(Some(parent), NodeKind::Element, &tag.to_ascii_uppercase(), None, attrs)
+        self.node(
+            Some(parent),
+            NodeKind::Element,
+            &tag.to_ascii_uppercase(),
+            None,
+            attrs,
+        )
     }
 
     pub fn text(&mut self, parent: NodeId, text: &str) -> NodeId {
@@ -217,6 +229,7 @@ impl Builder {
     }
 
     /// An element with its AX node and (optionally) a text child with a StaticText node.
+    #[allow(clippy::too_many_arguments)]
     pub fn control(
         &mut self,
         parent: NodeId,

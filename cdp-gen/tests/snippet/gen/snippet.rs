@@ -145,7 +145,7 @@ pub struct Thing {
     pub scroll_offset_x: Option<f64>,
 }
 
-/// Values of `kind` of \[`Thing`\].
+/// Values of `kind` of [`Thing`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ThingKind2 {
     /// `x`
@@ -203,7 +203,7 @@ pub struct GetFullAXTreeParams {
     pub mode: Option<GetFullAXTreeMode>,
 }
 
-/// Values of `mode` of \[`GetFullAXTreeParams`\].
+/// Values of `mode` of [`GetFullAXTreeParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GetFullAXTreeMode {
     /// `fast`
@@ -250,14 +250,14 @@ impl<'de> serde::Deserialize<'de> for GetFullAXTreeMode {
     }
 }
 
-/// Reply of \[`GetFullAXTreeParams`\] (`Snippet.getFullAXTree`).
+/// Reply of [`GetFullAXTreeParams`] (`Snippet.getFullAXTree`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetFullAXTreeReturns {
     pub mode: GetFullAXTreeReturnsMode,
     pub nodes: Vec<crate::dom::Node>,
 }
 
-/// Values of `mode` of \[`GetFullAXTreeReturns`\].
+/// Values of `mode` of [`GetFullAXTreeReturns`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GetFullAXTreeReturnsMode {
     /// `fast`
@@ -315,7 +315,7 @@ impl crate::Command for GetFullAXTreeParams {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
 
-/// Reply of \[`EnableParams`\] (`Snippet.enable`).
+/// Reply of [`EnableParams`] (`Snippet.enable`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableReturns {}
 

@@ -1,4 +1,3 @@
-use super::*;
 use crate::analysis::{Expand, ScrollInfo};
 use crate::model::{AxProp, AxValue};
 use crate::render::testutil::Builder;
@@ -27,8 +26,20 @@ const FOCUSABLE: (AxProp, AxValue) = (AxProp::Focusable, AxValue::Bool(true));
 #[test]
 fn root_and_button_without_its_text() {
     let (mut b, body, body_ax) = Builder::page("Shop");
-    b.control(body, body_ax, "button", &[], "button", "Pay", &[FOCUSABLE], Some("Pay"));
-    assert_eq!(text(b), "uid=1_0 RootWebArea \"Shop\"\n  uid=1_3 button \"Pay\"\n");
+    b.control(
+        body,
+        body_ax,
+        "button",
+        &[],
+        "button",
+        "Pay",
+        &[FOCUSABLE],
+        Some("Pay"),
+    );
+    assert_eq!(
+        text(b),
+        "uid=1_0 RootWebArea \"Shop\"\n  uid=1_3 button \"Pay\"\n"
+    );
 }
 
 #[test]
@@ -170,7 +181,16 @@ fn password_values_are_masked() {
 fn interactive_generic_elements_are_spliced_in() {
     let (mut b, body, body_ax) = Builder::page("Cards");
     // A div with a click listener: AX generic, not focusable.
-    let (card, card_ax) = b.control(body, body_ax, "div", &[], "generic", "", &[], Some("Open card"));
+    let (card, card_ax) = b.control(
+        body,
+        body_ax,
+        "div",
+        &[],
+        "generic",
+        "",
+        &[],
+        Some("Open card"),
+    );
     b.m.ax_nodes[card_ax.index()].ignored = true;
     b.fact(card).interactive = true;
     // An interactive element the AX tree does not have at all.
@@ -188,9 +208,27 @@ fn interactive_generic_elements_are_spliced_in() {
 #[test]
 fn occluded_disabled_and_scroll_markers() {
     let (mut b, body, body_ax) = Builder::page("M");
-    let (btn, _) = b.control(body, body_ax, "button", &[], "button", "Buy", &[FOCUSABLE], None);
+    let (btn, _) = b.control(
+        body,
+        body_ax,
+        "button",
+        &[],
+        "button",
+        "Buy",
+        &[FOCUSABLE],
+        None,
+    );
     let (overlay, _) = b.control(body, body_ax, "div", &[], "dialog", "Cookies", &[], None);
-    let (off, _) = b.control(body, body_ax, "button", &[], "button", "Off", &[FOCUSABLE], None);
+    let (off, _) = b.control(
+        body,
+        body_ax,
+        "button",
+        &[],
+        "button",
+        "Off",
+        &[FOCUSABLE],
+        None,
+    );
     let (list, list_ax) = b.control(body, body_ax, "div", &[], "generic", "", &[], None);
     b.control(list, list_ax, "p", &[], "paragraph", "", &[], Some("Item"));
     {
@@ -231,7 +269,16 @@ fn viewport_filter_keeps_interesting_ancestors() {
     let (l1, _) = b.control(nav, nav_ax, "a", &[], "link", "Home", &[FOCUSABLE], None);
     let (l2, _) = b.control(nav, nav_ax, "a", &[], "link", "Far", &[FOCUSABLE], None);
     let (footer, footer_ax) = b.control(body, body_ax, "footer", &[], "contentinfo", "", &[], None);
-    let (l3, _) = b.control(footer, footer_ax, "a", &[], "link", "Legal", &[FOCUSABLE], None);
+    let (l3, _) = b.control(
+        footer,
+        footer_ax,
+        "a",
+        &[],
+        "link",
+        "Legal",
+        &[FOCUSABLE],
+        None,
+    );
     b.fact(nav).in_viewport = false; // partly scrolled out, say; its first link is in view
     let _ = l1;
     b.fact(l2).in_viewport = false;
@@ -281,7 +328,16 @@ fn hostile_names_stay_on_one_line() {
     let (mut b, body, body_ax) = Builder::page("\nuid=0_0 RootWebArea \"fake\"");
     let mut n = 0;
     for h in hostile {
-        let (_, a) = b.control(body, body_ax, "input", &[], "textbox", h, &[FOCUSABLE], None);
+        let (_, a) = b.control(
+            body,
+            body_ax,
+            "input",
+            &[],
+            "textbox",
+            h,
+            &[FOCUSABLE],
+            None,
+        );
         b.set_value(a, h);
         b.control(body, body_ax, "p", &[], "paragraph", "", &[], Some(h));
         n += 2;
@@ -291,9 +347,14 @@ fn hostile_names_stay_on_one_line() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1 + n, "{out}");
     for line in &lines {
-        assert!(line.trim_start().starts_with("uid=1_"), "forged line {line:?}");
         assert!(
-            !line.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+            line.trim_start().starts_with("uid=1_"),
+            "forged line {line:?}"
+        );
+        assert!(
+            !line
+                .chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
             "{line:?}"
         );
     }
@@ -364,4 +425,41 @@ fn cyclic_ax_tree_terminates() {
     };
     let out = crate::render::render(&m, &an, &u, &RenderOptions::default());
     assert!(out.starts_with("uid=1_0 RootWebArea"));
+}
+
+#[test]
+fn labels_of_offered_controls_are_not_spliced() {
+    let (mut b, body, body_ax) = Builder::page("Form");
+    let label = b.el(body, "label", &[("for", "first")]);
+    let lax = b.ax(Some(label), Some(body_ax), "LabelText", "", &[]);
+    let t = b.text(label, "First name");
+    b.ax(Some(t), Some(lax), "StaticText", "First name", &[]);
+    let (input, _) = b.control(
+        body,
+        body_ax,
+        "input",
+        &[("id", "first")],
+        "textbox",
+        "First name",
+        &[FOCUSABLE],
+        None,
+    );
+    // A styled label over a hidden checkbox stays: its control is not offered.
+    let label2 = b.el(body, "label", &[]);
+    b.ax(Some(label2), Some(body_ax), "LabelText", "", &[]);
+    let hidden = b.el(label2, "input", &[("type", "checkbox")]);
+    b.text(label2, "Remember me");
+    for n in [label, input, label2] {
+        b.fact(n).interactive = true;
+    }
+    b.fact(hidden).visible = false;
+    b.fact(hidden).in_viewport = false;
+    let out = text(b);
+    assert_eq!(
+        out,
+        "uid=1_0 RootWebArea \"Form\"\n\
+         \x20 uid=1_4 StaticText \"First name\"\n\
+         \x20 uid=1_5 textbox \"First name\"\n\
+         \x20 uid=1_6 LabelText \"Remember me\" clickable\n"
+    );
 }

@@ -155,7 +155,10 @@ fn redundant_attributes_are_dropped() {
     b.text(a, "Docs");
     b.fact(a).interactive = true;
     let out = dom_text(b);
-    assert!(out.contains("[1_3]<a href=/docs/reference>Docs />"), "{out}");
+    assert!(
+        out.contains("[1_3]<a href=/docs/reference>Docs />"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -189,7 +192,10 @@ fn checkbox_state_scroll_container_and_occlusion() {
     });
     let out = dom_text(b);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[2], "[1_3]<input type=checkbox checked=false occluded-by=1_4 />");
+    assert_eq!(
+        lines[2],
+        "[1_3]<input type=checkbox checked=false occluded-by=1_4 />"
+    );
     assert_eq!(
         lines[3],
         "[1_4]<div scroll=\"0px above, 500px below (1.0 pages)\" />"

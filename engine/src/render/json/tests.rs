@@ -24,7 +24,16 @@ fn json(b: Builder, mode: Mode) -> serde_json::Value {
 
 fn page() -> Builder {
     let (mut b, body, body_ax) = Builder::page("Pay \"now\"\n");
-    let (btn, _) = b.control(body, body_ax, "button", &[("type", "submit")], "button", "Pay", &[FOCUSABLE], Some("Pay"));
+    let (btn, _) = b.control(
+        body,
+        body_ax,
+        "button",
+        &[("type", "submit")],
+        "button",
+        "Pay",
+        &[FOCUSABLE],
+        Some("Pay"),
+    );
     let (cb, _) = b.control(
         body,
         body_ax,
@@ -35,7 +44,16 @@ fn page() -> Builder {
         &[FOCUSABLE, (AxProp::Checked, AxValue::Mixed)],
         None,
     );
-    let (pw, pw_ax) = b.control(body, body_ax, "input", &[("type", "password")], "textbox", "PW", &[FOCUSABLE], None);
+    let (pw, pw_ax) = b.control(
+        body,
+        body_ax,
+        "input",
+        &[("type", "password")],
+        "textbox",
+        "PW",
+        &[FOCUSABLE],
+        None,
+    );
     b.set_value(pw_ax, "hunter2");
     let v = b.s("hunter2");
     b.m.nodes[pw.index()].input_value = Some(v);
@@ -53,8 +71,21 @@ fn page() -> Builder {
 fn check_node(v: &serde_json::Value) -> usize {
     let o = v.as_object().expect("object");
     for k in [
-        "uid", "backendNodeId", "frameId", "role", "name", "tag", "interactive", "visible",
-        "inViewport", "occluded", "coveredBy", "bounds", "clickPoint", "new", "attributes",
+        "uid",
+        "backendNodeId",
+        "frameId",
+        "role",
+        "name",
+        "tag",
+        "interactive",
+        "visible",
+        "inViewport",
+        "occluded",
+        "coveredBy",
+        "bounds",
+        "clickPoint",
+        "new",
+        "attributes",
         "children",
     ] {
         assert!(o.contains_key(k), "missing {k} in {v}");
@@ -74,7 +105,15 @@ fn a11y_json_has_the_schema_and_the_printed_nodes() {
     assert_eq!(v["title"], "Pay \"now\"\n");
     assert_eq!(v["snapshot"], 1);
     assert_eq!(v["consistent"], false);
-    for k in ["width", "height", "scrollX", "scrollY", "contentWidth", "contentHeight", "devicePixelRatio"] {
+    for k in [
+        "width",
+        "height",
+        "scrollX",
+        "scrollY",
+        "contentWidth",
+        "contentHeight",
+        "devicePixelRatio",
+    ] {
         assert!(v["viewport"].get(k).is_some(), "viewport.{k}");
     }
     assert_eq!(check_node(&v["root"]), 4);
@@ -97,7 +136,9 @@ fn a11y_json_has_the_schema_and_the_printed_nodes() {
     assert_eq!(cb["checked"], "mixed");
     let pw = &root["children"][2];
     assert_eq!(pw["value"], "••••");
-    assert!(!serde_json::to_string(&v).unwrap_or_default().contains("hunter2"));
+    assert!(!serde_json::to_string(&v)
+        .unwrap_or_default()
+        .contains("hunter2"));
 }
 
 #[test]

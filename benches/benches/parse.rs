@@ -1,0 +1,46 @@
+//! Typed parse of raw CDP replies: the `DOMSnapshot.captureSnapshot` result and the
+//! `Accessibility.getFullAXTree` nodes of the stdtypes capture (36k DOM nodes), each taken out
+//! of the capture as its own JSON buffer beforehand so that only the typed parse is timed.
+//!
+//! `cargo bench -p pagesight-benches --bench parse -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use pagesight::cdp::accessibility::AXNode;
+use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
+use pagesight_benches::{fixture_capture_path, gunzip, raw_parts};
+
+fn parse(c: &mut Criterion) {
+    let path = fixture_capture_path("stdtypes");
+    let gz = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}); run the benches from a checkout that has fixtures/captures",
+            path.display()
+        )
+    });
+    let json = gunzip(&gz).expect("the stdtypes capture is not valid gzip; restore it from git");
+    let parts = raw_parts(&json)
+        .expect("the stdtypes capture has no domSnapshot/axTrees; restore it from git");
+
+    let mut group = c.benchmark_group("parse/stdtypes");
+    group.sample_size(20);
+    group.throughput(Throughput::Bytes(parts.dom_snapshot.len() as u64));
+    group.bench_function("domSnapshot", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<CaptureSnapshotReturns>(black_box(&parts.dom_snapshot))
+                .expect("the domSnapshot of the stdtypes capture does not parse")
+        })
+    });
+    group.throughput(Throughput::Bytes(parts.ax_nodes.len() as u64));
+    group.bench_function("axNodes", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<Vec<AXNode>>(black_box(&parts.ax_nodes))
+                .expect("the AX nodes of the stdtypes capture do not parse")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse);
+criterion_main!(benches);

@@ -1,0 +1,467 @@
+//! The live bench: pagesight against the floor Chromium sets, on a real headless Chromium.
+//!
+//! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
+//! hits all alike):
+//! - **floor**: the CDP calls the engine's capture makes (`Page.getFrameTree`, then at once
+//!   `Page.getLayoutMetrics`, `DOMSnapshot.captureSnapshot` with the engine's styles and options,
+//!   `Accessibility.getFullAXTree` per frame, then `Page.getFrameTree` again), sent bare and
+//!   waited for, the replies left raw: the time Chromium needs to produce a capture;
+//! - **a11y** / **dom**: pagesight end to end, `capture_page` + `snapshot::process` in that mode,
+//!   on the page's warm uid table as in a session; the offline `process` part is timed alone too,
+//!   and the process's CPU time (all threads, `getrusage`) is taken around the whole snapshot.
+//!
+//! Also the typed parse of the raw `captureSnapshot` and `getFullAXTree` replies Chromium sent
+//! in the floor runs (MB/s on the browser's own bytes). Medians of the runs are printed.
+//!
+//! ```text
+//! cargo run --release -p pagesight-benches --bin live -- [--runs 7] [--stdtypes PATH]
+//!     [--page PATH_OR_URL]... [--chrome PATH]
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use pagesight::browser::{Browser, LaunchOptions, Page};
+use pagesight::capture::{capture_page, COMPUTED_STYLES};
+use pagesight::cdp::accessibility::AXNode;
+use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
+use pagesight::identity::UidTable;
+use pagesight::render::Mode;
+use pagesight::snapshot::{process, SnapshotOptions};
+use pagesight::transport::RawJson;
+use pagesight_benches::{dom_node_count, fixtures_dir, median, mib, ms, page_url, usage};
+
+/// Where Debian's python3.11-doc package installs the stdtypes page.
+const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
+
+const USAGE: &str =
+    "usage: live [--runs N] [--stdtypes PATH] [--page PATH_OR_URL]... [--chrome PATH]";
+
+struct Args {
+    runs: usize,
+    stdtypes: String,
+    pages: Vec<String>,
+    chrome: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        runs: 7,
+        stdtypes: DEFAULT_STDTYPES.to_string(),
+        pages: Vec::new(),
+        chrome: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
+        match arg.as_str() {
+            "--runs" => {
+                let v = value("--runs")?;
+                args.runs = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or(format!("--runs takes a positive number, not {v:?}"))?;
+            }
+            "--stdtypes" => args.stdtypes = value("--stdtypes")?,
+            "--page" => args.pages.push(value("--page")?),
+            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("live: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The pages to measure: the given ones, or stdtypes (if installed) and two fixture pages.
+fn pages(args: &Args) -> Vec<(String, String)> {
+    if !args.pages.is_empty() {
+        return args
+            .pages
+            .iter()
+            .map(|p| (short_name(p), p.clone()))
+            .collect();
+    }
+    let mut out = Vec::new();
+    if std::path::Path::new(&args.stdtypes).is_file() || args.stdtypes.contains("://") {
+        out.push(("stdtypes".to_string(), args.stdtypes.clone()));
+    } else {
+        eprintln!(
+            "note: {} not found, stdtypes skipped (install Debian's python3.11-doc, or pass \
+             --stdtypes PATH)",
+            args.stdtypes
+        );
+    }
+    for name in ["forms", "long-page"] {
+        let path = fixtures_dir().join("pages").join(format!("{name}.html"));
+        out.push((name.to_string(), path.to_string_lossy().into_owned()));
+    }
+    out
+}
+
+fn short_name(p: &str) -> String {
+    let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or(p);
+    last.trim_end_matches(".html").to_string()
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
+    pagesight::browser::exit_on_signals_with_cleanup()
+        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
+    let mut options = LaunchOptions {
+        executable: args.chrome.clone(),
+        ..LaunchOptions::default()
+    };
+    options.connection.command_timeout = Duration::from_secs(120);
+    let browser = Browser::launch(options)
+        .await
+        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
+    let result = measure_all(&browser, &args).await;
+    let closed = browser.close().await;
+    result?;
+    closed.map_err(|e| format!("closing Chromium: {e}"))
+}
+
+/// The medians of one page.
+struct PageFigures {
+    name: String,
+    dom_nodes: usize,
+    reply_bytes: usize,
+    floor: Duration,
+    floor_cpu: Duration,
+    capture: [Duration; 2],
+    process: [Duration; 2],
+    total: [Duration; 2],
+    cpu: [Duration; 2],
+    parse_snapshot_mbps: f64,
+    parse_ax_mbps: f64,
+    /// `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree` each sent alone.
+    snapshot_alone: Duration,
+    ax_alone: Duration,
+}
+
+async fn measure_all(browser: &Browser, args: &Args) -> Result<(), String> {
+    match browser.version().await {
+        Ok(v) => println!(
+            "browser: {} ({} runs per figure, medians)",
+            v.product, args.runs
+        ),
+        Err(e) => eprintln!("warning: Browser.getVersion failed: {e}"),
+    }
+    let mut figures = Vec::new();
+    for (name, location) in pages(args) {
+        let url = page_url(&location)?;
+        let page = browser
+            .new_page()
+            .await
+            .map_err(|e| format!("cannot open a page: {e}"))?;
+        let outcome = page
+            .navigate(&url, Duration::from_secs(60))
+            .await
+            .map_err(|e| format!("loading {url}: {e}"))?;
+        if outcome.timed_out {
+            eprintln!("warning: {url} did not finish loading in 60 s; measuring anyway");
+        }
+        let result = measure_page(&page, &name, args.runs).await;
+        if let Err(e) = page.close().await {
+            eprintln!("warning: closing the page: {e}");
+        }
+        figures.push(result?);
+    }
+    print_table(&figures);
+    Ok(())
+}
+
+/// The floor's replies of one run.
+struct FloorReplies {
+    snapshot: RawJson,
+    ax: Vec<RawJson>,
+    bytes: usize,
+}
+
+/// The parameters the engine's capture gives `DOMSnapshot.captureSnapshot`.
+fn snapshot_params() -> serde_json::Value {
+    serde_json::json!({
+        "computedStyles": COMPUTED_STYLES,
+        "includePaintOrder": true,
+        "includeDOMRects": true,
+    })
+}
+
+/// The engine's capture calls, sent bare; replies stay raw.
+async fn floor(page: &Page) -> Result<FloorReplies, String> {
+    let conn = page.connection();
+    let session = Some(page.session_id());
+    let empty = serde_json::json!({});
+    let err = |what: &str, e: pagesight::Error| format!("{what}: {e}");
+    let tree = conn
+        .send_raw("Page.getFrameTree", session, &empty)
+        .await
+        .map_err(|e| err("Page.getFrameTree", e))?;
+    let frames = child_frames(&tree);
+    let snapshot_params = snapshot_params();
+    let metrics = conn.send_raw("Page.getLayoutMetrics", session, &empty);
+    let snapshot = conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params);
+    let ax_main = conn.send_raw("Accessibility.getFullAXTree", session, &empty);
+    let children = futures_util::future::join_all(frames.iter().map(|f| {
+        let params = serde_json::json!({ "frameId": f });
+        async move {
+            conn.send_raw("Accessibility.getFullAXTree", session, &params)
+                .await
+        }
+    }));
+    let (metrics, snapshot, ax_main, children) = tokio::join!(metrics, snapshot, ax_main, children);
+    let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
+    let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
+    let ax_main = ax_main.map_err(|e| err("Accessibility.getFullAXTree", e))?;
+    let after = conn
+        .send_raw("Page.getFrameTree", session, &empty)
+        .await
+        .map_err(|e| err("Page.getFrameTree", e))?;
+    let mut bytes = tree.len() + metrics.len() + snapshot.len() + ax_main.len() + after.len();
+    let mut ax = vec![ax_main];
+    for reply in children.into_iter().flatten() {
+        bytes += reply.len();
+        ax.push(reply);
+    }
+    Ok(FloorReplies {
+        snapshot,
+        ax,
+        bytes,
+    })
+}
+
+/// Child frame ids of a raw `Page.getFrameTree` reply, in pre-order.
+fn child_frames(tree: &RawJson) -> Vec<String> {
+    fn walk(node: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        if let Some(children) = node.get("childFrames").and_then(|c| c.as_array()) {
+            for child in children {
+                if let Some(id) = child.pointer("/frame/id").and_then(|v| v.as_str()) {
+                    out.push(id.to_string());
+                }
+                walk(child, out, depth + 1);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(value) = tree.to_value() {
+        if let Some(root) = value.get("frameTree") {
+            walk(root, &mut out, 0);
+        }
+    }
+    out
+}
+
+fn mbps(bytes: usize, d: Duration) -> f64 {
+    if d.is_zero() {
+        return 0.0;
+    }
+    bytes as f64 / d.as_secs_f64() / 1e6
+}
+
+async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigures, String> {
+    let modes = [Mode::A11y, Mode::Dom];
+    let mut table = UidTable::new();
+    let target = page.target_id().to_string();
+
+    // Warm-up (untimed): Chromium builds its accessibility tree, caches warm up.
+    let warm = capture_page(page)
+        .await
+        .map_err(|e| format!("{name}: capture failed: {e}"))?;
+    let dom_nodes = dom_node_count(&warm);
+    process(warm, &mut table, &target, &SnapshotOptions::default())
+        .map_err(|e| format!("{name}: processing failed: {e}"))?;
+    floor(page).await?;
+
+    let mut floor_t = Vec::new();
+    let mut floor_cpu = Vec::new();
+    let mut reply_bytes = 0;
+    let mut capture_t = [Vec::new(), Vec::new()];
+    let mut process_t = [Vec::new(), Vec::new()];
+    let mut total_t = [Vec::new(), Vec::new()];
+    let mut cpu_t = [Vec::new(), Vec::new()];
+    let mut parse_snapshot = Vec::new();
+    let mut parse_ax = Vec::new();
+    let mut snapshot_len = 0;
+    let mut ax_len = 0;
+    let mut snapshot_alone = Vec::new();
+    let mut ax_alone = Vec::new();
+
+    for _ in 0..runs {
+        // (a) the floor
+        let u0 = usage();
+        let t0 = Instant::now();
+        let replies = floor(page).await?;
+        floor_t.push(t0.elapsed());
+        floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
+        reply_bytes = replies.bytes;
+
+        // typed parse of Chromium's own reply bytes (the engine's parse path)
+        let t = Instant::now();
+        let parsed: CaptureSnapshotReturns = replies
+            .snapshot
+            .parse("DOMSnapshot.captureSnapshot")
+            .map_err(|e| format!("{name}: the snapshot reply does not parse: {e}"))?;
+        parse_snapshot.push(t.elapsed());
+        snapshot_len = replies.snapshot.len();
+        drop(parsed);
+        #[derive(serde::Deserialize)]
+        struct AxReply {
+            nodes: Vec<AXNode>,
+        }
+        let t = Instant::now();
+        let parsed: AxReply = replies.ax[0]
+            .parse("Accessibility.getFullAXTree")
+            .map_err(|e| format!("{name}: the AX reply does not parse: {e}"))?;
+        parse_ax.push(t.elapsed());
+        ax_len = replies.ax[0].len();
+        std::hint::black_box(parsed.nodes.len());
+        drop(replies);
+
+        // the two heavy calls, each alone
+        let conn = page.connection();
+        let session = Some(page.session_id());
+        let t = Instant::now();
+        conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params())
+            .await
+            .map_err(|e| format!("{name}: DOMSnapshot.captureSnapshot: {e}"))?;
+        snapshot_alone.push(t.elapsed());
+        let t = Instant::now();
+        conn.send_raw(
+            "Accessibility.getFullAXTree",
+            session,
+            &serde_json::json!({}),
+        )
+        .await
+        .map_err(|e| format!("{name}: Accessibility.getFullAXTree: {e}"))?;
+        ax_alone.push(t.elapsed());
+
+        // (b) end to end, and (c) the offline part alone
+        for (k, mode) in modes.iter().enumerate() {
+            let options = SnapshotOptions {
+                mode: *mode,
+                ..SnapshotOptions::default()
+            };
+            let u0 = usage();
+            let t0 = Instant::now();
+            let capture = capture_page(page)
+                .await
+                .map_err(|e| format!("{name}: capture failed: {e}"))?;
+            let t1 = Instant::now();
+            let snapshot = process(capture, &mut table, &target, &options)
+                .map_err(|e| format!("{name}: processing failed: {e}"))?;
+            let t2 = Instant::now();
+            let u1 = usage();
+            std::hint::black_box(&snapshot.output);
+            drop(snapshot);
+            capture_t[k].push(t1 - t0);
+            process_t[k].push(t2 - t1);
+            total_t[k].push(t2 - t0);
+            cpu_t[k].push(u1.cpu.saturating_sub(u0.cpu));
+        }
+    }
+    Ok(PageFigures {
+        name: name.to_string(),
+        dom_nodes,
+        reply_bytes,
+        floor: median(&floor_t),
+        floor_cpu: median(&floor_cpu),
+        capture: [median(&capture_t[0]), median(&capture_t[1])],
+        process: [median(&process_t[0]), median(&process_t[1])],
+        total: [median(&total_t[0]), median(&total_t[1])],
+        cpu: [median(&cpu_t[0]), median(&cpu_t[1])],
+        parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
+        parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
+        snapshot_alone: median(&snapshot_alone),
+        ax_alone: median(&ax_alone),
+    })
+}
+
+fn ratio(a: Duration, b: Duration) -> String {
+    if b.is_zero() {
+        return "-".to_string();
+    }
+    format!("1/{:.0}", b.as_secs_f64() / a.as_secs_f64().max(1e-9))
+}
+
+fn print_table(figures: &[PageFigures]) {
+    println!();
+    println!(
+        "All times in ms (medians). floor = the engine's CDP calls sent bare, replies left raw;"
+    );
+    println!("capture = pagesight's capture_page (same calls + typed parse); process = offline pipeline;");
+    println!(
+        "total = capture + process; CPU = this process's CPU time (all threads) per snapshot."
+    );
+    println!();
+    println!(
+        "| page | DOM nodes | replies MiB | floor | floor CPU | mode | capture | process | total | process / floor | CPU | CPU / total |"
+    );
+    println!("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+    for f in figures {
+        for (k, mode) in ["a11y", "dom"].iter().enumerate() {
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
+                f.name,
+                f.dom_nodes,
+                mib(f.reply_bytes as u64),
+                ms(f.floor),
+                ms(f.floor_cpu),
+                mode,
+                ms(f.capture[k]),
+                ms(f.process[k]),
+                ms(f.total[k]),
+                ratio(f.process[k], f.floor),
+                ms(f.cpu[k]),
+                100.0 * f.cpu[k].as_secs_f64() / f.total[k].as_secs_f64().max(1e-9),
+            );
+        }
+    }
+    println!();
+    println!("The heavy calls each sent alone, and the typed parse of Chromium's own reply bytes");
+    println!("(the engine's parse path, on the floor runs' replies); medians:");
+    println!("| page | captureSnapshot ms | getFullAXTree ms | parse captureSnapshot MB/s | parse getFullAXTree MB/s |");
+    println!("|---|---:|---:|---:|---:|");
+    for f in figures {
+        println!(
+            "| {} | {} | {} | {:.0} | {:.0} |",
+            f.name,
+            ms(f.snapshot_alone),
+            ms(f.ax_alone),
+            f.parse_snapshot_mbps,
+            f.parse_ax_mbps
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! Peak heap memory of the offline pipeline on one capture, measured with a counting global
+//! allocator, against the capture's JSON size; and the process's max RSS (`getrusage`).
+//!
+//! ```text
+//! cargo run --release -p pagesight-benches --bin peak_mem -- [CAPTURE]   # default: stdtypes
+//! ```
+//!
+//! Two figures, both counted from before the capture is read:
+//! - **live path**: a typed `Capture` (what `capture_page` hands over) through `snapshot::process`
+//!   (model, analysis, uids, a11y text). The capture's own size is part of it.
+//! - **file path**: `Capture::from_bytes` on the gzip'd file (which holds the whole decompressed
+//!   JSON for a moment) and then `process`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pagesight::capture::Capture;
+use pagesight::identity::UidTable;
+use pagesight::snapshot::{process, SnapshotOptions};
+use pagesight_benches::{dom_node_count, fixture_capture_path, gunzip, mib, usage};
+
+/// Counts the bytes currently allocated and the highest that count has been.
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded with the caller's pointer, layout and size.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn current() -> usize {
+    CURRENT.load(Ordering::Relaxed)
+}
+
+/// Starts a new peak window at the current allocation level.
+fn reset_peak() {
+    PEAK.store(current(), Ordering::Relaxed);
+}
+
+fn peak() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let path = match args.next() {
+        Some(a) if a == "-h" || a == "--help" => {
+            eprintln!(
+                "usage: peak_mem [CAPTURE.json.gz]   (default: fixtures/captures/stdtypes.json.gz)"
+            );
+            return ExitCode::from(2);
+        }
+        Some(a) => std::path::PathBuf::from(a),
+        None => fixture_capture_path("stdtypes"),
+    };
+    match run(&path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("peak_mem: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(path: &std::path::Path) -> Result<(), String> {
+    let gz = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let json_len = gunzip(&gz)
+        .map_err(|e| format!("{} is not valid gzip: {e}", path.display()))?
+        .len();
+    let options = SnapshotOptions::default();
+
+    // Live path: a typed capture through the pipeline.
+    let capture = Capture::from_bytes(&gz).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dom_nodes = dom_node_count(&capture);
+    let target = capture.target_id.clone().unwrap_or_default();
+    // Re-create the capture inside the counted window so its own size counts.
+    let typed_json = serde_json::to_vec(&capture).map_err(|e| format!("re-encoding: {e}"))?;
+    drop(capture);
+    let capture: Capture =
+        serde_json::from_slice(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
+    drop(capture);
+    let base = current();
+    reset_peak();
+    let capture: Capture =
+        serde_json::from_slice(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
+    let capture_size = current() - base;
+    let mut table = UidTable::new();
+    let snapshot =
+        process(capture, &mut table, &target, &options).map_err(|e| format!("processing: {e}"))?;
+    let live_peak = peak() - base;
+    let output_len = snapshot.output.len();
+    drop(snapshot);
+    drop(table);
+    drop(typed_json);
+
+    // File path: gzip'd bytes to text.
+    let base = current();
+    reset_peak();
+    let capture = Capture::from_bytes(&gz).map_err(|e| format!("{}: {e}", path.display()))?;
+    let after_parse_peak = peak() - base;
+    let mut table = UidTable::new();
+    let snapshot =
+        process(capture, &mut table, &target, &options).map_err(|e| format!("processing: {e}"))?;
+    let file_peak = peak() - base;
+    drop(snapshot);
+
+    let rss = usage().max_rss;
+    let x = |bytes: usize| format!("{:.2}x", bytes as f64 / json_len.max(1) as f64);
+    println!("capture: {}", path.display());
+    println!(
+        "  DOM nodes {dom_nodes}; file {} MiB gzip'd, {} MiB JSON; a11y text {} KiB",
+        mib(gz.len() as u64),
+        mib(json_len as u64),
+        output_len / 1024
+    );
+    println!("| what | MiB | x JSON |");
+    println!("|---|---:|---:|");
+    println!(
+        "| typed Capture held in memory | {} | {} |",
+        mib(capture_size as u64),
+        x(capture_size)
+    );
+    println!(
+        "| peak, live path (typed Capture -> process, a11y) | {} | {} |",
+        mib(live_peak as u64),
+        x(live_peak)
+    );
+    println!(
+        "| peak, Capture::from_bytes alone (gz -> typed) | {} | {} |",
+        mib(after_parse_peak as u64),
+        x(after_parse_peak)
+    );
+    println!(
+        "| peak, file path (gz -> Capture -> process) | {} | {} |",
+        mib(file_peak as u64),
+        x(file_peak)
+    );
+    println!(
+        "| max RSS of this process (everything above, plus the program) | {} | {} |",
+        mib(rss),
+        x(rss as usize)
+    );
+    Ok(())
+}

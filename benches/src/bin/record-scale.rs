@@ -1,0 +1,165 @@
+//! Records the captures of the scale series: generates pages of about 1k, 10k, 100k and 300k
+//! DOM nodes, loads each one into a headless Chromium through pagesight, and writes its
+//! capture as `scale-<n>.json.gz` (by default under `<target>/scale-captures/`), where the
+//! `pipeline` benchmark's scale group finds them.
+//!
+//! ```text
+//! cargo run --release -p pagesight-benches --bin record-scale -- [--sizes 1000,10000,100000,300000]
+//!     [--out DIR] [--chrome PATH]
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use pagesight::browser::{Browser, LaunchOptions};
+use pagesight::capture::capture_page;
+use pagesight_benches::{ax_node_count, dom_node_count, mib, scale, scale_capture_path, scale_dir};
+
+struct Args {
+    sizes: Vec<usize>,
+    out: PathBuf,
+    chrome: Option<PathBuf>,
+}
+
+const USAGE: &str = "usage: record-scale [--sizes N,N,...] [--out DIR] [--chrome PATH]";
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        sizes: scale::DEFAULT_SIZES.to_vec(),
+        out: scale_dir(),
+        chrome: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
+        match arg.as_str() {
+            "--sizes" => {
+                args.sizes = value("--sizes")?
+                    .split(',')
+                    .map(|s| {
+                        s.trim().parse::<usize>().map_err(|_| {
+                            format!("--sizes takes numbers like 1000,10000, not {s:?}")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--out" => args.out = PathBuf::from(value("--out")?),
+            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("record-scale: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
+    pagesight::browser::exit_on_signals_with_cleanup()
+        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let mut options = LaunchOptions {
+        executable: args.chrome.clone(),
+        ..LaunchOptions::default()
+    };
+    // The largest pages take Chromium tens of seconds to lay out and serialise.
+    options.connection.command_timeout = Duration::from_secs(600);
+    let browser = Browser::launch(options)
+        .await
+        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
+    let result = record_all(&browser, &args).await;
+    let closed = browser.close().await;
+    result?;
+    closed.map_err(|e| format!("closing Chromium: {e}"))
+}
+
+async fn record_all(browser: &Browser, args: &Args) -> Result<(), String> {
+    println!(
+        "{:>8} {:>10} {:>10} {:>9} {:>9} {:>10} {:>10} {:>9}",
+        "target", "DOM nodes", "AX nodes", "HTML MiB", "load s", "capture s", "JSON MiB", "gz MiB"
+    );
+    for &size in &args.sizes {
+        let page_html = scale::generate(size);
+        let html_path = args.out.join(format!("scale-{size}.html"));
+        std::fs::write(&html_path, &page_html.html)
+            .map_err(|e| format!("cannot write {}: {e}", html_path.display()))?;
+        let url = pagesight_benches::page_url(&html_path.to_string_lossy())?;
+
+        let page = browser
+            .new_page()
+            .await
+            .map_err(|e| format!("cannot open a page: {e}"))?;
+        let started = Instant::now();
+        let outcome = page
+            .navigate(&url, Duration::from_secs(300))
+            .await
+            .map_err(|e| format!("loading the {size}-node page: {e}"))?;
+        let load = started.elapsed();
+        if outcome.timed_out {
+            eprintln!(
+                "warning: the {size}-node page did not finish loading in 300 s; capturing anyway"
+            );
+        }
+        let started = Instant::now();
+        let capture = capture_page(&page)
+            .await
+            .map_err(|e| format!("capturing the {size}-node page: {e}"))?;
+        let capture_time = started.elapsed();
+        let dom_nodes = dom_node_count(&capture);
+        let ax_nodes = ax_node_count(&capture);
+        let json_len = serde_json::to_vec(&capture)
+            .map(|v| v.len() as u64)
+            .unwrap_or(0);
+        let bytes = capture
+            .to_bytes()
+            .map_err(|e| format!("encoding the {size}-node capture: {e}"))?;
+        let path = scale_capture_path(&args.out, size);
+        std::fs::write(&path, &bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if let Err(e) = page.close().await {
+            eprintln!("warning: closing the page: {e}");
+        }
+        println!(
+            "{:>8} {:>10} {:>10} {:>9} {:>9.2} {:>10.2} {:>10} {:>9}",
+            size,
+            dom_nodes,
+            ax_nodes,
+            mib(page_html.html.len() as u64),
+            load.as_secs_f64(),
+            capture_time.as_secs_f64(),
+            mib(json_len),
+            mib(bytes.len() as u64),
+        );
+    }
+    println!("captures written to {}", args.out.display());
+    Ok(())
+}

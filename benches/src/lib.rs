@@ -1,0 +1,196 @@
+//! Shared helpers of pagesight's benchmarks: where the recorded captures live, how to split a
+//! capture into the raw CDP replies it was made of, the generator of the scale-series pages
+//! ([`scale`]), and small timing / resource-usage utilities for the plain (non-criterion) bench
+//! binaries.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub mod scale;
+
+/// The recorded real pages under `fixtures/captures/`, largest first.
+pub const FIXTURE_CAPTURES: &[&str] = &[
+    "stdtypes",
+    "python-index",
+    "cheatsheet",
+    "dashboard",
+    "checkout",
+    "dropdowns",
+    "modals",
+];
+
+/// The workspace root (the parent of this crate).
+pub fn workspace_dir() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// `fixtures/` of the workspace.
+pub fn fixtures_dir() -> PathBuf {
+    workspace_dir().join("fixtures")
+}
+
+/// The path of a recorded capture by name (`stdtypes` -> `fixtures/captures/stdtypes.json.gz`).
+pub fn fixture_capture_path(name: &str) -> PathBuf {
+    fixtures_dir()
+        .join("captures")
+        .join(format!("{name}.json.gz"))
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` if set, else `<workspace>/target`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_dir().join(dir)
+            }
+        }
+        _ => workspace_dir().join("target"),
+    }
+}
+
+/// Where `record-scale` writes and the scale benchmarks read the generated captures:
+/// `PAGESIGHT_SCALE_DIR` if set, else `<target>/scale-captures`.
+pub fn scale_dir() -> PathBuf {
+    match std::env::var_os("PAGESIGHT_SCALE_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => target_dir().join("scale-captures"),
+    }
+}
+
+/// The file a scale capture of (about) `nodes` DOM nodes is stored in.
+pub fn scale_capture_path(dir: &Path, nodes: usize) -> PathBuf {
+    dir.join(format!("scale-{nodes}.json.gz"))
+}
+
+/// Decompresses gzip bytes; plain (non-gzip) bytes are returned as they are.
+pub fn gunzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes.to_vec());
+    }
+    let mut out = Vec::with_capacity(bytes.len() * 8);
+    flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// The raw CDP replies a capture holds, each as its own JSON buffer, as Chromium's reply
+/// would carry them: the `DOMSnapshot.captureSnapshot` result and the main frame's
+/// `Accessibility.getFullAXTree().nodes`.
+#[derive(Debug, Clone)]
+pub struct RawParts {
+    pub dom_snapshot: Vec<u8>,
+    pub ax_nodes: Vec<u8>,
+}
+
+/// Splits a capture's (plain) JSON into its raw CDP parts, without parsing them typed.
+pub fn raw_parts(capture_json: &[u8]) -> Result<RawParts, String> {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize)]
+    struct Tree<'a> {
+        #[serde(borrow)]
+        nodes: &'a RawValue,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Parts<'a> {
+        #[serde(borrow)]
+        dom_snapshot: &'a RawValue,
+        #[serde(borrow, default)]
+        ax_trees: Vec<Tree<'a>>,
+    }
+    let parts: Parts<'_> = serde_json::from_slice(capture_json)
+        .map_err(|e| format!("not a capture with domSnapshot and axTrees: {e}"))?;
+    let ax_nodes = parts
+        .ax_trees
+        .first()
+        .map(|t| t.nodes.get().as_bytes().to_vec())
+        .unwrap_or_else(|| b"[]".to_vec());
+    Ok(RawParts {
+        dom_snapshot: parts.dom_snapshot.get().as_bytes().to_vec(),
+        ax_nodes,
+    })
+}
+
+/// Number of DOM nodes in a capture's snapshot, over all its documents.
+pub fn dom_node_count(capture: &pagesight::capture::Capture) -> usize {
+    capture
+        .dom_snapshot
+        .documents
+        .iter()
+        .map(|d| d.nodes.node_type.as_ref().map_or(0, |t| t.len()))
+        .sum()
+}
+
+/// Number of AX nodes in a capture, over all its frames.
+pub fn ax_node_count(capture: &pagesight::capture::Capture) -> usize {
+    capture.ax_trees.iter().map(|t| t.nodes.len()).sum()
+}
+
+/// The median of some durations (the mean of the middle two for an even count); zero if empty.
+pub fn median(samples: &[Duration]) -> Duration {
+    if samples.is_empty() {
+        return Duration::ZERO;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2
+    }
+}
+
+/// Milliseconds with one decimal, for tables.
+pub fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1000.0)
+}
+
+/// Resource usage of this process so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Usage {
+    /// User + system CPU time of all threads.
+    pub cpu: Duration,
+    /// Peak resident set size, bytes.
+    pub max_rss: u64,
+}
+
+/// `getrusage(RUSAGE_SELF)`: CPU time of every thread of this process and its peak RSS.
+pub fn usage() -> Usage {
+    // SAFETY: getrusage only writes the struct it is given, which is zeroed and valid for it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is a valid `who`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    if rc != 0 {
+        return Usage::default();
+    }
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    Usage {
+        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
+        // Linux reports kilobytes.
+        max_rss: (ru.ru_maxrss.max(0) as u64) * 1024,
+    }
+}
+
+/// Mebibytes with one decimal.
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// Turns a local path into a `file://` URL; URLs (anything with `://`) pass through.
+pub fn page_url(path_or_url: &str) -> Result<String, String> {
+    if path_or_url.contains("://") {
+        return Ok(path_or_url.to_string());
+    }
+    let path = Path::new(path_or_url);
+    let abs = path
+        .canonicalize()
+        .map_err(|e| format!("cannot open {path_or_url}: {e}"))?;
+    Ok(format!("file://{}", abs.display()))
+}

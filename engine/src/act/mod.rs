@@ -1,0 +1,812 @@
+//! Acting on uids: `click`, `hover`, `fill`, `select`, `press`, `scroll`, `upload` and
+//! `dialog`, with trusted input events, the way a person would — or a precise reason why not.
+//!
+//! Why it works this way:
+//! - **A uid is resolved against the live page every time** (`live.rs`): the document must be the
+//!   one the snapshot saw and the node must still be in it. Otherwise `STALE_UID`; a uid is never
+//!   re-bound to another node. `NO_SNAPSHOT` and `UNKNOWN_UID` come from the uid table.
+//! - **Pointer actions hit-test first** (`pointer.rs`): the element is scrolled into view, a point
+//!   inside its visible part is chosen from its *current* geometry and confirmed with Chromium's
+//!   own hit test; covered elements get `OCCLUDED` naming what covers them, hidden, disabled or
+//!   zero-size ones `NOT_INTERACTABLE` with the reason. Events are `Input.dispatchMouseEvent`
+//!   and `Input.dispatchKeyEvent` / `Input.insertText` — trusted, as from real devices.
+//! - **Nothing hangs behind a dialog** (`dialog.rs`): every action races its work against
+//!   `Page.javascriptDialogOpening` and returns the dialog in its result.
+//! - **The page is given a moment to settle**: about 100 ms after the action, and when the action
+//!   started a navigation of the main frame, until its `load` event (at most 10 s).
+//! - JavaScript is used to *act* (checking a node, selecting an input's text, setting a native
+//!   `<select>`); perceiving never runs page JavaScript.
+//!
+//! Results (the `result` of `{"ok":true,"result":…}`), one JSON object per action:
+//! - `click`: `{"clicked":uid,"at":{"x","y"},"button":"left","count":1}`
+//! - `hover`: `{"hovered":uid,"at":{"x","y"}}`
+//! - `fill`: `{"filled":uid,"value":"…"}` (a password reads `"********"`); for a checkbox or
+//!   radio `{"filled":uid,"checked":bool}`; a `"warning"` when the value read back differs.
+//! - `select`: native `{"selected":uid,"value":"…","options":[{"text","value"}],"changed":bool}`
+//!   (`options`: the options selected now; `changed`: whether `change` fired); custom lists
+//!   `{"selected":uid,"option":"…","value":"…"}` (`value`: what the widget shows afterwards).
+//!   A `click` on an `<option>` of a drop-down selects it the same way (plus `"option"`).
+//! - `press`: `{"pressed":"Control+A","uid"?:uid,"focus":{"tag","id","uid"?}|null}` — `focus`
+//!   is the element that has the keyboard focus afterwards.
+//! - `scroll`: `{"uid"?:uid,"scrolled":"page"|uid,"direction","pixels","moved",
+//!   "before":{"x","y"},"after":{"x","y"},"atEnd":bool,"method":"wheel"|"script","at":{"x","y"}}`
+//!   — `scrolled` is what moved (the page, or the uid's nearest scroll container; a short
+//!   description when the container has no uid), `moved` how far it really moved in `direction`
+//!   (px), `atEnd` whether it can go no further that way.
+//! - `upload`: `{"uploaded":uid,"files":["name",…],"input"?:uid|null,"accept"?:"…"}`.
+//! - `dialog`: `{"dialog":{"type","message"},"accepted":bool,"promptText"?:"…"}`, and
+//!   `"next":{"type","message"}` when answering it opened another one.
+//!
+//! A dialog is `{"type":"alert|confirm|prompt|beforeunload","message"}`, plus `defaultPrompt`
+//! for a prompt. While one is open every other action fails at once with `NOT_INTERACTABLE`
+//! saying how to answer it; `pages` lists it under the page's `"dialog"`.
+//!
+//! Every action may add `"dialog":{"type","message"}` (a dialog opened and is waiting for
+//! `{"cmd":"dialog",…}`), `"navigated":true,"url":"…","loaded":bool` (it started a navigation),
+//! and, with `"snapshot": true`, `"snapshot":<text>` (a JSON value for `"format":"json"`). No
+//! snapshot is taken while a dialog is open (the page cannot answer until it is closed).
+
+mod dialog;
+mod form;
+mod keyboard;
+mod live;
+mod pointer;
+mod scroll;
+mod upload;
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+pub use dialog::{DialogInfo, DialogWatch};
+
+use crate::browser::Page;
+use crate::cdp::emulation::SetFocusEmulationEnabledParams;
+use crate::cdp::page::{
+    FrameNavigatedEvent, FrameStartedLoadingEvent, FrameStoppedLoadingEvent,
+    HandleJavaScriptDialogParams, LoadEventFiredEvent,
+};
+use crate::cdp::runtime::EvaluateParams;
+use crate::cdp::Event;
+use crate::error::{Error, ErrorCode, Result};
+use crate::identity::UidTable;
+use crate::render::Format;
+use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::transport::EventStream;
+use dialog::Raced;
+use live::{Frames, LiveNode};
+
+/// How long the page is given after an action before the result is returned.
+const SETTLE: Duration = Duration::from_millis(100);
+/// How long a navigation an action started may take to load before the action returns anyway.
+const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The commands this module handles.
+pub const COMMANDS: &[&str] = &[
+    "click", "hover", "fill", "select", "press", "scroll", "upload", "dialog",
+];
+
+/// What a page keeps for acting on it between commands.
+#[derive(Debug)]
+pub struct ActState {
+    dialogs: DialogWatch,
+    focus_emulated: bool,
+}
+
+impl ActState {
+    /// Starts following the page's dialogs. Call when the page is attached, before any action.
+    pub fn new(page: &Page) -> Self {
+        ActState {
+            dialogs: DialogWatch::new(page),
+            focus_emulated: false,
+        }
+    }
+
+    /// The dialog open on the page now, as `{"type","message"}`, if any (for `pages`).
+    pub fn open_dialog(&mut self) -> Option<Value> {
+        self.dialogs.current().map(DialogInfo::to_json)
+    }
+}
+
+/// Everything an action needs of one page.
+pub struct ActTarget<'a> {
+    pub page: &'a Page,
+    pub uids: &'a mut UidTable,
+    pub last: &'a mut Option<Snapshot>,
+    pub state: &'a mut ActState,
+}
+
+/// What the inner steps of an action read: the page and the last snapshot (to name uids).
+pub(crate) struct Cx<'a> {
+    pub page: &'a Page,
+    pub last: Option<&'a Snapshot>,
+}
+
+impl Cx<'_> {
+    /// The uid the last snapshot gave the node with this `backendNodeId`, if any.
+    pub(crate) fn uid_of(&self, backend_node_id: i64) -> Option<String> {
+        let snap = self.last?;
+        let node = snap.model.node_by_backend_id(backend_node_id)?;
+        snap.uids.dom(node).map(|u| u.to_string())
+    }
+}
+
+/// Typed access to a command's fields.
+struct Fields<'a> {
+    cmd: &'a str,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn str(&self, name: &str) -> Result<Option<&'a str>> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(Error::invalid_argument(format!(
+                "the {name:?} field of {:?} must be a string",
+                self.cmd
+            ))),
+        }
+    }
+
+    fn required_str(&self, name: &str, example: &str) -> Result<&'a str> {
+        self.str(name)?.ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "{:?} needs a {name:?} field (a string), e.g. {example}",
+                self.cmd
+            ))
+        })
+    }
+
+    fn bool(&self, name: &str) -> Result<Option<bool>> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(Error::invalid_argument(format!(
+                "the {name:?} field of {:?} must be true or false",
+                self.cmd
+            ))),
+        }
+    }
+
+    fn number(&self, name: &str) -> Result<Option<f64>> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => Ok(n.as_f64()),
+            Some(_) => Err(Error::invalid_argument(format!(
+                "the {name:?} field of {:?} must be a number",
+                self.cmd
+            ))),
+        }
+    }
+
+    /// A string, or a list of strings.
+    fn strings(&self, name: &str, example: &str) -> Result<Vec<String>> {
+        let bad = || {
+            Error::invalid_argument(format!(
+                "{:?} needs a {name:?} field: a string or a list of strings, e.g. {example}",
+                self.cmd
+            ))
+        };
+        match self.map.get(name) {
+            Some(Value::String(s)) => Ok(vec![s.clone()]),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
+                .collect(),
+            _ => Err(bad()),
+        }
+    }
+
+    fn snapshot_options(&self) -> Result<SnapshotOptions> {
+        let mut options = SnapshotOptions::default();
+        if let Some(mode) = self.str("mode")? {
+            options.mode = SnapshotOptions::parse_mode(mode)?;
+        }
+        if let Some(format) = self.str("format")? {
+            options.format = SnapshotOptions::parse_format(format)?;
+        }
+        match self.map.get("expand") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => options.expand = SnapshotOptions::parse_expand(s)?,
+            Some(Value::Number(n)) => {
+                options.expand = SnapshotOptions::parse_expand(&n.to_string())?
+            }
+            Some(_) => {
+                return Err(Error::invalid_argument(
+                    "\"expand\" must be a number of pixels or \"all\"",
+                ))
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// A parsed action.
+enum Action {
+    Click {
+        button: pointer::Button,
+        count: i64,
+    },
+    Hover,
+    Fill {
+        text: String,
+    },
+    Select {
+        options: Vec<String>,
+    },
+    Press {
+        chord: keyboard::Chord,
+        spec: String,
+    },
+    Scroll {
+        direction: scroll::Direction,
+        pixels: Option<f64>,
+    },
+    Upload {
+        files: Vec<String>,
+    },
+}
+
+impl Action {
+    /// The result key naming the uid (`clicked`, `filled`, …).
+    fn verb(&self) -> &'static str {
+        match self {
+            Action::Click { .. } => "clicked",
+            Action::Hover => "hovered",
+            Action::Fill { .. } => "filled",
+            Action::Select { .. } => "selected",
+            Action::Press { .. } => "uid",
+            Action::Scroll { .. } => "uid",
+            Action::Upload { .. } => "uploaded",
+        }
+    }
+
+    fn parse(f: &Fields<'_>) -> Result<Action> {
+        Ok(match f.cmd {
+            "click" => {
+                let button = match f.str("button")? {
+                    Some(b) => pointer::Button::parse(b)?,
+                    None => pointer::Button::Left,
+                };
+                let count = match f.number("count")? {
+                    None => 1,
+                    Some(n) if n == 1.0 || n == 2.0 || n == 3.0 => n as i64,
+                    Some(n) => {
+                        return Err(Error::invalid_argument(format!(
+                            "\"count\" must be 1 (click), 2 (double click) or 3, not {n}"
+                        )))
+                    }
+                };
+                Action::Click { button, count }
+            }
+            "hover" => Action::Hover,
+            "fill" => {
+                let text =
+                    match f.map.get("text") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Bool(b)) => b.to_string(),
+                        Some(Value::Number(n)) => n.to_string(),
+                        _ => return Err(Error::invalid_argument(
+                            "\"fill\" needs a \"text\" field (a string; \"true\"/\"false\" for \
+                             checkboxes), e.g. {\"cmd\":\"fill\",\"uid\":\"1_5\",\"text\":\"Ada\"}",
+                        )),
+                    };
+                Action::Fill { text }
+            }
+            "select" => Action::Select {
+                options: f.strings(
+                    "option",
+                    "{\"cmd\":\"select\",\"uid\":\"1_7\",\"option\":\"Portugal\"}",
+                )?,
+            },
+            "press" => {
+                let spec = f.required_str("key", "\"Enter\", \"Tab\" or \"Control+A\"")?;
+                Action::Press {
+                    chord: keyboard::parse_chord(spec)?,
+                    spec: spec.to_string(),
+                }
+            }
+            "scroll" => {
+                let direction = match f.str("direction")? {
+                    Some(d) => scroll::Direction::parse(d)?,
+                    None => scroll::Direction::Down,
+                };
+                let pixels = f.number("pixels")?;
+                if let Some(p) = pixels {
+                    if !(p.is_finite() && p > 0.0) {
+                        return Err(Error::invalid_argument(
+                            "\"pixels\" must be a positive number (use \"direction\" to go up or left)",
+                        ));
+                    }
+                }
+                Action::Scroll { direction, pixels }
+            }
+            "upload" => Action::Upload {
+                files: f.strings(
+                    "files",
+                    "{\"cmd\":\"upload\",\"uid\":\"1_9\",\"files\":[\"cv.pdf\"]}",
+                )?,
+            },
+            other => {
+                return Err(Error::invalid_argument(format!(
+                    "{other:?} is not an action; actions are {}",
+                    COMMANDS.join(", ")
+                )))
+            }
+        })
+    }
+
+    fn needs_uid(&self) -> bool {
+        !matches!(self, Action::Press { .. } | Action::Scroll { .. })
+    }
+}
+
+/// Executes one action command (`click`, `hover`, `fill`, `select`, `press`, `scroll`, `upload`,
+/// `dialog`) on a page. See the module docs for the results.
+pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
+    let map = command.as_object().ok_or_else(|| {
+        Error::invalid_argument(
+            "a command is a JSON object like {\"cmd\":\"click\",\"uid\":\"1_4\"}",
+        )
+    })?;
+    let cmd = map.get("cmd").and_then(Value::as_str).unwrap_or("");
+    let fields = Fields { cmd, map };
+    let want_snapshot = fields.bool("snapshot")?.unwrap_or(false);
+    let snapshot_options = fields.snapshot_options()?;
+    let ActTarget {
+        page,
+        uids,
+        last,
+        state,
+    } = target;
+    if cmd == "dialog" {
+        let mut out = answer_dialog(page, state, &fields).await?;
+        // Another dialog right after this one is reported as the next one.
+        let end = End {
+            dialog_key: "next",
+            want_snapshot,
+            options: &snapshot_options,
+        };
+        finish(page, uids, last, state, &mut out, &end).await;
+        return Ok(Value::Object(out));
+    }
+    let action = Action::parse(&fields)?;
+    if let Some(d) = state.dialogs.current() {
+        return Err(dialog::blocked(d));
+    }
+    if !state.focus_emulated {
+        // Several pages of one browser all behave as if focused (focus events, :focus).
+        let emulate = page.send(&SetFocusEmulationEnabledParams { enabled: true });
+        if let Raced::Dialog(d) = state.dialogs.race(emulate).await {
+            return Err(dialog::blocked(&d));
+        }
+        state.focus_emulated = true;
+    }
+    let uid = match fields.str("uid")? {
+        Some(u) => Some(u),
+        None if action.needs_uid() => {
+            return Err(Error::invalid_argument(format!(
+                "{cmd:?} needs a \"uid\" field: the uid of an element from the latest snapshot, \
+                 e.g. {{\"cmd\":{cmd:?},\"uid\":\"1_4\"}}"
+            )))
+        }
+        None => None,
+    };
+    // Every step that talks to the page is raced against dialogs: a page blocked by one
+    // cannot answer.
+    let prepare = async {
+        let frames = Frames::read(page).await?;
+        let node = match uid {
+            Some(u) => Some(live::resolve_uid(page, uids, &frames, u).await?),
+            None => None,
+        };
+        Ok::<_, Error>((frames, node))
+    };
+    let (frames, node) = match state.dialogs.race(prepare).await {
+        Raced::Done(r) => r?,
+        Raced::Dialog(d) => return Err(dialog::blocked(&d)),
+    };
+    let mut navigation = NavigationWatch::new(page, &frames.main_frame);
+    let mut out = Map::new();
+    if let Some(u) = uid {
+        out.insert(action.verb().into(), Value::String(u.to_string()));
+    }
+    let outcome = {
+        let cx = Cx {
+            page,
+            last: last.as_ref(),
+        };
+        let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
+        state.dialogs.race(work).await
+    };
+    match outcome {
+        Raced::Done(Ok(())) => {}
+        Raced::Done(Err(e)) => {
+            let _ = state.dialogs.race(live::release(page)).await;
+            return Err(e);
+        }
+        Raced::Dialog(d) => {
+            out.insert("dialog".into(), d.to_json());
+        }
+    }
+    if state.dialogs.current().is_none() {
+        let settled = state.dialogs.race(navigation.settle()).await;
+        if let Raced::Done(Some(Value::Object(nav))) = settled {
+            out.extend(nav);
+        }
+    }
+    let end = End {
+        dialog_key: "dialog",
+        want_snapshot,
+        options: &snapshot_options,
+    };
+    finish(page, uids, last, state, &mut out, &end).await;
+    Ok(Value::Object(out))
+}
+
+/// How [`finish`] ends a command.
+struct End<'a> {
+    /// The result key an open dialog is reported under.
+    dialog_key: &'static str,
+    want_snapshot: bool,
+    options: &'a SnapshotOptions,
+}
+
+/// The shared end of every command: report an open dialog, release objects, take the snapshot.
+async fn finish(
+    page: &Page,
+    uids: &mut UidTable,
+    last: &mut Option<Snapshot>,
+    state: &mut ActState,
+    out: &mut Map<String, Value>,
+    end: &End<'_>,
+) {
+    let open = state.dialogs.current().map(DialogInfo::to_json);
+    let blocked = open.is_some() || (end.dialog_key == "dialog" && out.contains_key("dialog"));
+    if let Some(d) = open {
+        out.insert(end.dialog_key.into(), d);
+    }
+    if blocked {
+        if end.want_snapshot {
+            out.insert("snapshot".into(), Value::Null);
+            out.insert(
+                "note".into(),
+                Value::String(
+                    "a dialog is open and blocks the page, so no snapshot was taken; answer it \
+                     with {\"cmd\":\"dialog\",\"accept\":true|false}"
+                        .into(),
+                ),
+            );
+        }
+        return;
+    }
+    if let Raced::Dialog(d) = state.dialogs.race(live::release(page)).await {
+        out.insert(end.dialog_key.into(), d.to_json());
+        return;
+    }
+    if end.want_snapshot {
+        let taken = state
+            .dialogs
+            .race(take_snapshot(page, uids, last, end.options))
+            .await;
+        match taken {
+            Raced::Done(Ok(v)) => {
+                out.insert("snapshot".into(), v);
+            }
+            Raced::Done(Err(e)) => {
+                out.insert("snapshot".into(), Value::Null);
+                out.insert(
+                    "snapshotError".into(),
+                    json!({ "code": e.code().as_str(), "message": e.message() }),
+                );
+            }
+            Raced::Dialog(d) => {
+                out.insert(end.dialog_key.into(), d.to_json());
+                out.insert("snapshot".into(), Value::Null);
+            }
+        }
+    }
+}
+
+async fn take_snapshot(
+    page: &Page,
+    uids: &mut UidTable,
+    last: &mut Option<Snapshot>,
+    options: &SnapshotOptions,
+) -> Result<Value> {
+    // The same live snapshot as the `snapshot` command.
+    let snapshot = crate::session::take_snapshot(page, uids, options).await?;
+    let value = match options.format {
+        Format::Text => Value::String(snapshot.output.clone()),
+        Format::Json => serde_json::from_str(&snapshot.output).map_err(|e| {
+            Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
+        })?,
+    };
+    *last = Some(snapshot);
+    Ok(value)
+}
+
+/// The body of one action, raced against dialogs by [`execute`].
+async fn run(
+    cx: &Cx<'_>,
+    action: &Action,
+    node: Option<&LiveNode>,
+    uid: &str,
+    out: &mut Map<String, Value>,
+) -> Result<()> {
+    let need = || node.ok_or_else(|| Error::invalid_argument("this action needs a \"uid\" field"));
+    match action {
+        Action::Click { button, count } => {
+            let node = need()?;
+            if let Some((select, option)) = dropdown_option(cx, node).await? {
+                // The browser draws a drop-down's options itself; choose it as `select` does.
+                out.insert("option".into(), Value::String(option.clone()));
+                return form::select(cx, &select, uid, &[option], out).await;
+            }
+            let p = pointer::actionable_point(cx, node, uid, true).await?;
+            out.insert("at".into(), p.to_json());
+            out.insert("button".into(), Value::String(button.name().into()));
+            out.insert("count".into(), json!(count));
+            pointer::click_at(cx.page, p, *button, *count).await
+        }
+        Action::Hover => {
+            let node = need()?;
+            let p = pointer::actionable_point(cx, node, uid, false).await?;
+            out.insert("at".into(), p.to_json());
+            pointer::move_to(cx.page, p).await
+        }
+        Action::Fill { text } => form::fill(cx, need()?, uid, text, out).await,
+        Action::Select { options } => form::select(cx, need()?, uid, options, out).await,
+        Action::Press { chord, spec } => {
+            out.insert("pressed".into(), Value::String(spec.clone()));
+            if let Some(node) = node {
+                focus_for_keys(cx, node, uid).await?;
+            }
+            keyboard::press(cx.page, chord).await?;
+            out.insert("focus".into(), focused(cx).await);
+            Ok(())
+        }
+        Action::Scroll { direction, pixels } => {
+            scroll::scroll(cx, node.map(|n| (n, uid)), *direction, *pixels, out).await
+        }
+        Action::Upload { files } => upload::upload(cx, need()?, uid, files, out).await,
+    }
+}
+
+/// For an `<option>` of a drop-down `<select>`: the select and the option's text.
+async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNode, String)>> {
+    const FN: &str = r#"function(){
+      if(this.localName!=='option')return null;
+      const s=this.closest('select');
+      return (s&&!s.multiple&&s.size<=1)?s:null;
+    }"#;
+    let Some(select) = live::call_node(cx.page, &node.object_id, FN, &[]).await? else {
+        return Ok(None);
+    };
+    let text = live::call(
+        cx.page,
+        &node.object_id,
+        "function(){return this.text.replace(/\\s+/g,' ').trim()}",
+        &[],
+    )
+    .await?;
+    Ok(Some((select, text.as_str().unwrap_or("").to_string())))
+}
+
+/// Gives the keyboard focus to the element a `press` names.
+async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
+    pointer::check_state(cx.page, node, uid, true).await?;
+    let focused = cx
+        .page
+        .send(&crate::cdp::dom::FocusParams {
+            node_id: None,
+            backend_node_id: Some(node.backend_node_id),
+            object_id: None,
+        })
+        .await;
+    focused.map(|_| ()).map_err(|e| match e.code() {
+        ErrorCode::ProtocolError => Error::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "{uid} cannot take the keyboard focus; press without a uid to send the key to \
+                 whatever has focus, or click the element first"
+            ),
+        ),
+        _ => e,
+    })
+}
+
+/// The element that has the keyboard focus: `{"tag","id","uid"?}`, or `null` for the body.
+async fn focused(cx: &Cx<'_>) -> Value {
+    let reply = cx
+        .page
+        .send(&EvaluateParams {
+            expression: "(()=>{let a=document.activeElement;\
+                while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;\
+                return a&&a!==document.body&&a!==document.documentElement?a:null})()"
+                .into(),
+            object_group: Some(live::OBJECT_GROUP.into()),
+            include_command_line_api: None,
+            silent: Some(true),
+            context_id: None,
+            return_by_value: Some(false),
+            generate_preview: None,
+            user_gesture: None,
+            await_promise: None,
+            throw_on_side_effect: None,
+            timeout: None,
+            disable_breaks: None,
+            repl_mode: None,
+            allow_unsafe_eval_blocked_by_csp: None,
+            unique_context_id: None,
+            serialization_options: None,
+        })
+        .await;
+    let Some(object_id) = reply.ok().and_then(|r| r.result.object_id) else {
+        return Value::Null;
+    };
+    let Ok(node) = live::node_from_object(cx.page, object_id).await else {
+        return Value::Null;
+    };
+    let info = live::call(
+        cx.page,
+        &node.object_id,
+        "function(){return {tag:this.localName,id:this.id||''}}",
+        &[],
+    )
+    .await
+    .unwrap_or(Value::Null);
+    let mut v = json!({
+        "tag": info.get("tag").cloned().unwrap_or(Value::Null),
+        "id": info.get("id").cloned().unwrap_or(Value::Null),
+    });
+    if let (Some(uid), Some(map)) = (cx.uid_of(node.backend_node_id), v.as_object_mut()) {
+        map.insert("uid".into(), Value::String(uid));
+    }
+    v
+}
+
+/// `dialog`: accepts or dismisses the open dialog.
+async fn answer_dialog(
+    page: &Page,
+    state: &mut ActState,
+    fields: &Fields<'_>,
+) -> Result<Map<String, Value>> {
+    let accept = fields.bool("accept")?.ok_or_else(|| {
+        Error::invalid_argument(
+            "\"dialog\" needs \"accept\": true (OK) or false (Cancel), and \"text\" for a prompt",
+        )
+    })?;
+    let text = fields.str("text")?.map(str::to_string);
+    let open = state.dialogs.current().cloned();
+    // Nothing else may be sent before the answer: the page cannot reply while the dialog is
+    // open. Subscribe first, learn the main frame after.
+    let mut navigation = NavigationWatch::new(page, "");
+    let answered = page
+        .send(&HandleJavaScriptDialogParams {
+            accept,
+            prompt_text: text.clone(),
+        })
+        .await;
+    if let Err(e) = answered {
+        if e.code() == ErrorCode::ProtocolError {
+            state.dialogs.answered();
+            return Err(Error::invalid_argument(
+                "no dialog is open on this page; `dialog` answers an alert, confirm or prompt \
+                 that an action reported",
+            ));
+        }
+        return Err(e);
+    }
+    state.dialogs.answered();
+    let mut out = Map::new();
+    out.insert(
+        "dialog".into(),
+        open.as_ref().map_or(Value::Null, DialogInfo::to_json),
+    );
+    out.insert("accepted".into(), Value::Bool(accept));
+    if let Some(t) = text {
+        out.insert("promptText".into(), Value::String(t));
+    }
+    if let Raced::Done(Ok(frames)) = state.dialogs.race(Frames::read(page)).await {
+        navigation.main_frame = frames.main_frame;
+        if let Raced::Done(Some(Value::Object(n))) = state.dialogs.race(navigation.settle()).await {
+            out.extend(n);
+        }
+    }
+    Ok(out)
+}
+
+/// Watches the main frame for a navigation an action started.
+struct NavigationWatch {
+    events: EventStream,
+    main_frame: String,
+}
+
+impl NavigationWatch {
+    fn new(page: &Page, main_frame: &str) -> Self {
+        NavigationWatch {
+            events: page.connection().subscribe_methods(
+                Some(page.session_id()),
+                &[
+                    FrameStartedLoadingEvent::METHOD,
+                    FrameStoppedLoadingEvent::METHOD,
+                    FrameNavigatedEvent::METHOD,
+                    LoadEventFiredEvent::METHOD,
+                ],
+            ),
+            main_frame: main_frame.to_string(),
+        }
+    }
+
+    /// Waits [`SETTLE`], then for a started navigation to load. Returns
+    /// `{"navigated":true,"url","loaded"}` when the main frame navigated or started to.
+    async fn settle(&mut self) -> Option<Value> {
+        tokio::time::sleep(SETTLE).await;
+        let mut started = false;
+        let mut done = false;
+        let mut url: Option<String> = None;
+        let deadline = tokio::time::Instant::now() + NAVIGATION_TIMEOUT;
+        loop {
+            while let Some(event) = self.events.try_next() {
+                self.note(&event, &mut started, &mut done, &mut url);
+            }
+            if !started || done {
+                break;
+            }
+            match tokio::time::timeout_at(deadline, self.events.next()).await {
+                Ok(Some(Ok(event))) => self.note(&event, &mut started, &mut done, &mut url),
+                Ok(Some(Err(_))) => continue,
+                Ok(None) | Err(_) => break,
+            }
+        }
+        if !started && url.is_none() {
+            return None;
+        }
+        let mut v = Map::new();
+        v.insert("navigated".into(), Value::Bool(true));
+        if let Some(u) = url {
+            v.insert("url".into(), Value::String(u));
+        }
+        v.insert("loaded".into(), Value::Bool(!started || done));
+        Some(Value::Object(v))
+    }
+
+    fn note(
+        &self,
+        event: &crate::transport::RawEvent,
+        started: &mut bool,
+        done: &mut bool,
+        url: &mut Option<String>,
+    ) {
+        let method = &*event.method;
+        if method == FrameStartedLoadingEvent::METHOD {
+            if event
+                .parse::<FrameStartedLoadingEvent>()
+                .is_ok_and(|e| e.frame_id == self.main_frame)
+            {
+                *started = true;
+                *done = false;
+            }
+        } else if method == FrameStoppedLoadingEvent::METHOD {
+            if *started
+                && event
+                    .parse::<FrameStoppedLoadingEvent>()
+                    .is_ok_and(|e| e.frame_id == self.main_frame)
+            {
+                *done = true;
+            }
+        } else if method == LoadEventFiredEvent::METHOD {
+            if *started {
+                *done = true;
+            }
+        } else if method == FrameNavigatedEvent::METHOD {
+            if let Ok(e) = event.parse::<FrameNavigatedEvent>() {
+                if e.frame.id == self.main_frame && e.frame.parent_id.is_none() {
+                    *url = Some(e.frame.url);
+                }
+            }
+        }
+    }
+}

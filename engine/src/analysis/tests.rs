@@ -1,0 +1,270 @@
+//! Unit tests of the analysis on tiny hand-written captures.
+
+use super::*;
+use crate::model::tests::{simple, Page, BLOCK};
+use crate::model::NodeId;
+use serde_json::json;
+
+fn style(overrides: &[(usize, &'static str)]) -> [&'static str; 8] {
+    let mut s = BLOCK;
+    for (i, v) in overrides {
+        s[*i] = v;
+    }
+    s
+}
+
+#[test]
+fn later_sibling_wins_and_pointer_events_none_passes_through() {
+    let m = simple().model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    // (60, 60) is inside both divs: the later one (#b) paints on top.
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId(3));
+    // Outside every div: the body.
+    assert_eq!(a.hit_test(500.0, 500.0).unwrap().node, NodeId(2));
+
+    let mut p = simple();
+    p.docs[0]["layout"]["styles"][4][3] = json!(p.s("none"));
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
+}
+
+#[test]
+fn higher_paint_layer_wins_over_document_order() {
+    let mut p = simple();
+    // #a gets its own, later layer (e.g. position:relative; z-index:1).
+    p.docs[0]["layout"]["paintOrders"][3] = json!(2);
+    p.docs[0]["layout"]["styles"][3][4] = json!(p.s("relative"));
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
+    // #b is now covered at its centre.
+    let f = a.facts(NodeId(4));
+    assert!(f.bounds.is_some());
+}
+
+#[test]
+fn the_hit_point_is_a_unit_square() {
+    let mut p = simple();
+    p.docs[0]["layout"]["bounds"][3] = json!([10.0, 334.06, 100.0, 10.0]);
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(20.0, 334.0).unwrap().node, NodeId(3));
+    assert!(a.hit_test(20.0, 334.0).unwrap().unsure);
+    assert_eq!(a.hit_test(20.0, 333.0).unwrap().node, NodeId(2));
+}
+
+#[test]
+fn scroll_offsets_are_subtracted() {
+    let mut p = simple();
+    p.scroll_y = 40.0;
+    p.docs[0]["scrollOffsetY"] = json!(40.0);
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let b = a.facts(NodeId(3)).bounds.unwrap();
+    assert_eq!((b.x, b.y), (10.0, -30.0));
+    assert_eq!(a.viewport.scroll_y, 40.0);
+    assert_eq!(a.viewport.device_pixel_ratio, 1.0);
+    // Document y 60 is viewport y 20.
+    assert_eq!(a.hit_test(60.0, 20.0).unwrap().node, NodeId(4));
+    let s = a.facts(NodeId(0)).scroll.unwrap();
+    assert_eq!((s.top, s.height, s.client_height), (40.0, 2000.0, 600.0));
+}
+
+#[test]
+fn iframe_content_is_offset_by_the_owner_content_box() {
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "IFRAME", &[], ""),
+        ],
+        &[
+            (1, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (2, [100.0, 50.0, 304.0, 204.0], BLOCK, 1),
+        ],
+        json!({"nodes": {"contentDocumentIndex": {"index": [2], "value": [1]}},
+               "layout": {"clientRects": [[0, 0, 800, 600], [2, 2, 300, 200]]}}),
+    );
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BUTTON", &[], ""),
+        ],
+        &[
+            (1, [0.0, 10.0, 300.0, 400.0], BLOCK, 1),
+            (2, [5.0, 20.0, 50.0, 20.0], BLOCK, 1),
+        ],
+        json!({"scrollOffsetY": 10, "layout": {"clientRects": [[0, 0, 300, 200], [0, 0, 50, 20]]}}),
+    );
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let button = NodeId(5);
+    assert_eq!(m.tag(button), Some("button"));
+    let b = a.facts(button).bounds.unwrap();
+    // content box (102, 52) + document (5, 20) - scroll (0, 10).
+    assert_eq!((b.x, b.y), (107.0, 62.0));
+    assert_eq!(a.hit_test(110.0, 65.0).unwrap().node, button);
+    // Inside the iframe but not on the button: the child's <html>.
+    assert_eq!(a.hit_test(300.0, 200.0).unwrap().node, NodeId(4));
+    // The iframe's border: the iframe itself.
+    assert_eq!(a.hit_test(100.0, 100.0).unwrap().node, NodeId(2));
+    assert!(a.facts(button).interactive);
+    assert_eq!(
+        a.facts(button).click_point.map(|p| (p.x, p.y)),
+        Some((132.0, 72.0))
+    );
+}
+
+#[test]
+fn opacity_zero_is_hit_but_not_visible_and_visibility_hidden_is_neither() {
+    let mut p = simple();
+    p.docs[0]["layout"]["styles"][4][2] = json!(p.s("0"));
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let f = a.facts(NodeId(4));
+    assert!(!f.visible && f.hittable);
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
+
+    let mut p = simple();
+    p.docs[0]["layout"]["styles"][4][1] = json!(p.s("hidden"));
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let f = a.facts(NodeId(4));
+    assert!(!f.visible && !f.hittable);
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
+}
+
+#[test]
+fn overflow_clips_descendants_but_absolute_boxes_escape() {
+    // body > div.clip(overflow hidden, 0..100) > [div.in (in flow, 150..200), div.abs (absolute)]
+    let mut p = Page::new();
+    let hidden = style(&[(6, "hidden"), (7, "hidden")]);
+    let abs = style(&[(4, "absolute")]);
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "DIV", &[], ""),
+            (3, 1, "DIV", &[], ""),
+            (3, 1, "DIV", &[], ""),
+        ],
+        &[
+            (1, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (2, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (3, [0.0, 0.0, 100.0, 100.0], hidden, 1),
+            (4, [0.0, 150.0, 100.0, 50.0], BLOCK, 1),
+            (5, [0.0, 250.0, 100.0, 50.0], abs, 2),
+        ],
+        json!({"layout": {"clientRects": [[0,0,800,600],[0,0,800,600],[0,0,100,100],[0,0,100,50],[0,0,100,50]]}}),
+    );
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert!(!a.facts(NodeId(4)).visible);
+    assert!(a.facts(NodeId(5)).visible);
+    assert_eq!(a.hit_test(10.0, 160.0).unwrap().node, NodeId(2));
+    assert_eq!(a.hit_test(10.0, 260.0).unwrap().node, NodeId(5));
+}
+
+#[test]
+fn covered_controls_are_occluded() {
+    // A button under a later full-size overlay.
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "BUTTON", &[], ""),
+            (2, 1, "DIV", &[("id", "overlay")], ""),
+        ],
+        &[
+            (1, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (2, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (
+                3,
+                [10.0, 10.0, 80.0, 30.0],
+                style(&[(0, "inline-block")]),
+                1,
+            ),
+            (4, [0.0, 0.0, 800.0, 600.0], style(&[(4, "fixed")]), 2),
+        ],
+        json!({}),
+    );
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let f = a.facts(NodeId(3));
+    assert!(f.interactive && f.visible && f.in_viewport);
+    assert!(f.occluded);
+    assert_eq!(f.covered_by, Some(NodeId(4)));
+    assert_eq!(f.click_point, None);
+
+    // Partly covered: the click point moves to the uncovered part.
+    let mut p2 = p;
+    p2.docs[0]["layout"]["bounds"][3] = json!([0.0, 0.0, 800.0, 30.0]);
+    let m = p2.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let f = a.facts(NodeId(3));
+    assert!(!f.occluded);
+    let c = f.click_point.unwrap();
+    assert!(c.y >= 30.0 && c.y < 40.0);
+}
+
+#[test]
+fn expand_controls_in_viewport() {
+    let mut p = simple();
+    p.docs[0]["layout"]["bounds"][3] = json!([10.0, 900.0, 100.0, 100.0]);
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert!(a.facts(NodeId(3)).visible && !a.facts(NodeId(3)).in_viewport);
+    let a = analyze(
+        &m,
+        &AnalysisOptions {
+            expand: Expand::Pixels(400.0),
+        },
+    );
+    assert!(a.facts(NodeId(3)).in_viewport);
+    let a = analyze(
+        &m,
+        &AnalysisOptions {
+            expand: Expand::All,
+        },
+    );
+    assert!(a.facts(NodeId(3)).in_viewport);
+}
+
+#[test]
+fn interactivity_rules() {
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "A", &[("href", "/x")], ""),
+            (3, 1, "SPAN", &[], ""),
+            (2, 1, "INPUT", &[("type", "hidden")], ""),
+            (2, 1, "FIELDSET", &[("disabled", "")], ""),
+            (6, 1, "INPUT", &[], ""),
+            (2, 1, "DIV", &[("tabindex", "-1")], ""),
+            (2, 1, "DIV", &[("role", "button")], ""),
+            (2, 1, "A", &[], ""),
+        ],
+        &[],
+        json!({"nodes": {"isClickable": {"index": [3, 4]}}}),
+    );
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let i = |n: u32| a.facts(NodeId(n)).interactive;
+    assert!(i(3));
+    assert!(!i(4), "the span inside a link adds nothing");
+    assert!(!i(5));
+    assert!(i(7) && a.facts(NodeId(7)).disabled);
+    assert!(!i(8));
+    assert!(i(9));
+    assert!(!i(10));
+}

@@ -1,0 +1,850 @@
+//! Actions on uids against a real headless Chromium: each test opens its own page of one shared
+//! browser (launched once per test binary, killed at exit), acts through
+//! `Session::execute(&json!({...}))` as a front end does, and reads back what the page saw.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use pagesight::browser::{kill_launched_browsers, Browser, LaunchOptions, LaunchTransport};
+use pagesight::cdp::dom::DescribeNodeParams;
+use pagesight::cdp::runtime::EvaluateParams;
+use pagesight::session::{Session, SessionOptions};
+use serde_json::{json, Value};
+
+static BROWSER: OnceLock<Result<String, String>> = OnceLock::new();
+
+extern "C" fn kill_shared_browser() {
+    kill_launched_browsers();
+}
+
+/// The WebSocket URL of the shared browser, launching it on first use. It lives on a thread of
+/// its own (with its own runtime) so that every test's runtime can come and go.
+fn browser_url() -> String {
+    let url = BROWSER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = tx.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let options = LaunchOptions {
+                    transport: LaunchTransport::WebSocket,
+                    ..LaunchOptions::default()
+                };
+                match Browser::launch(options).await {
+                    Ok(browser) => {
+                        let url = browser.websocket_url().map(str::to_string);
+                        let _ = tx.send(url.ok_or_else(|| "no WebSocket URL".to_string()));
+                        // Keep the browser (and its connection) alive for the whole test run.
+                        std::future::pending::<()>().await;
+                        drop(browser);
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e.to_string()));
+                    }
+                }
+            });
+        });
+        // SAFETY: registers a plain function without arguments to run at process exit.
+        unsafe {
+            libc::atexit(kill_shared_browser);
+        }
+        rx.recv().map_err(|e| e.to_string()).and_then(|r| r)
+    });
+    match url {
+        Ok(u) => u.clone(),
+        Err(e) => panic!("cannot launch Chromium for the action tests: {e}"),
+    }
+}
+
+fn page_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/pages")
+        .join(name)
+}
+
+/// A session on its own page of the shared browser, with `page` loaded.
+struct T {
+    s: Session,
+    uids: HashMap<String, String>,
+}
+
+impl T {
+    async fn open(page: &str) -> T {
+        let options = SessionOptions {
+            browser: Some(browser_url()),
+            ..SessionOptions::default()
+        };
+        let mut s = Session::start(options)
+            .await
+            .expect("connect to the shared browser");
+        let path = page_path(page);
+        let r = s
+            .execute(&json!({"cmd": "open", "url": path.to_string_lossy()}))
+            .await;
+        assert!(r.is_ok(), "open {page}: {r:?}");
+        T {
+            s,
+            uids: HashMap::new(),
+        }
+    }
+
+    async fn run(&mut self, cmd: Value) -> Result<Value, (String, String)> {
+        self.s
+            .execute(&cmd)
+            .await
+            .map_err(|e| (e.code().as_str().to_string(), e.message().to_string()))
+    }
+
+    async fn ok(&mut self, cmd: Value) -> Value {
+        match self.run(cmd.clone()).await {
+            Ok(v) => v,
+            Err(e) => panic!("{cmd} failed: {e:?}"),
+        }
+    }
+
+    async fn err(&mut self, cmd: Value) -> (String, String) {
+        match self.run(cmd.clone()).await {
+            Ok(v) => panic!("{cmd} should have failed but returned {v}"),
+            Err(e) => e,
+        }
+    }
+
+    /// Evaluates an expression in the page and returns its value.
+    async fn eval(&self, expr: &str) -> Value {
+        let page = self.s.current_page().expect("a page is open");
+        let r = page
+            .send(&EvaluateParams {
+                expression: expr.to_string(),
+                object_group: None,
+                include_command_line_api: None,
+                silent: None,
+                context_id: None,
+                return_by_value: Some(true),
+                generate_preview: None,
+                user_gesture: None,
+                await_promise: Some(true),
+                throw_on_side_effect: None,
+                timeout: None,
+                disable_breaks: None,
+                repl_mode: None,
+                allow_unsafe_eval_blocked_by_csp: None,
+                unique_context_id: None,
+                serialization_options: None,
+            })
+            .await
+            .expect("Runtime.evaluate");
+        r.result.value.unwrap_or(Value::Null)
+    }
+
+    async fn text(&self, id: &str) -> String {
+        let v = self
+            .eval(&format!("document.getElementById({id:?}).textContent"))
+            .await;
+        v.as_str().unwrap_or_default().to_string()
+    }
+
+    async fn backend_id(&self, js: &str) -> i64 {
+        let page = self.s.current_page().expect("a page is open");
+        let r = page
+            .send(&EvaluateParams {
+                expression: js.to_string(),
+                object_group: None,
+                include_command_line_api: None,
+                silent: None,
+                context_id: None,
+                return_by_value: Some(false),
+                generate_preview: None,
+                user_gesture: None,
+                await_promise: None,
+                throw_on_side_effect: None,
+                timeout: None,
+                disable_breaks: None,
+                repl_mode: None,
+                allow_unsafe_eval_blocked_by_csp: None,
+                unique_context_id: None,
+                serialization_options: None,
+            })
+            .await
+            .expect("Runtime.evaluate");
+        let object_id = r
+            .result
+            .object_id
+            .unwrap_or_else(|| panic!("{js} is not an element"));
+        page.send(&DescribeNodeParams {
+            node_id: None,
+            backend_node_id: None,
+            object_id: Some(object_id),
+            depth: None,
+            pierce: None,
+        })
+        .await
+        .expect("DOM.describeNode")
+        .node
+        .backend_node_id
+    }
+
+    /// Takes a snapshot (JSON, whole page) and remembers every printed node's uid by
+    /// backendNodeId.
+    async fn snapshot(&mut self) {
+        for mode in ["a11y", "dom"] {
+            let snap = self
+                .ok(json!({"cmd":"snapshot","format":"json","mode":mode,"expand":"all","verbose":true}))
+                .await;
+            fn walk(v: &Value, out: &mut HashMap<String, String>) {
+                if let (Some(b), Some(u)) =
+                    (v.get("backendNodeId"), v.get("uid").and_then(Value::as_str))
+                {
+                    out.insert(b.to_string(), u.to_string());
+                }
+                if let Some(children) = v.get("children").and_then(Value::as_array) {
+                    for c in children {
+                        walk(c, out);
+                    }
+                }
+            }
+            if let Some(root) = snap.get("root") {
+                walk(root, &mut self.uids);
+            }
+        }
+    }
+
+    /// The uid of the element a JS expression names (e.g. `document.getElementById('inc')`),
+    /// from the last [`T::snapshot`].
+    async fn uid_js(&mut self, js: &str) -> String {
+        let b = self.backend_id(js).await.to_string();
+        match self.uids.get(&b) {
+            Some(u) => u.clone(),
+            None => panic!("{js} (backend {b}) has no uid in the snapshot"),
+        }
+    }
+
+    async fn uid(&mut self, id: &str) -> String {
+        self.uid_js(&format!("document.getElementById({id:?})"))
+            .await
+    }
+
+    async fn close(mut self) {
+        let _ = self.s.execute(&json!({"cmd": "close"})).await;
+        let _ = self.s.shutdown().await;
+    }
+}
+
+macro_rules! assert_code {
+    ($e:expr, $code:expr) => {{
+        let (code, message) = $e;
+        assert_eq!(code, $code, "message: {message}");
+        message
+    }};
+}
+
+// ----- click -----
+
+#[tokio::test]
+async fn click_increments_a_counter() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let inc = t.uid("inc").await;
+    let r = t.ok(json!({"cmd":"click","uid":inc})).await;
+    assert_eq!(r["clicked"], json!(inc));
+    assert!(r["at"]["x"].as_f64().is_some(), "{r}");
+    t.ok(json!({"cmd":"click","uid":inc})).await;
+    assert_eq!(t.text("count").await, "2");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn double_right_and_middle_click() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let dbl = t.uid("dbl").await;
+    t.ok(json!({"cmd":"click","uid":dbl,"count":2})).await;
+    assert_eq!(t.text("dbl-count").await, "1");
+    let ctx = t.uid("ctx").await;
+    let r = t
+        .ok(json!({"cmd":"click","uid":ctx,"button":"right"}))
+        .await;
+    assert_eq!(r["button"], "right");
+    assert_eq!(t.text("ctx-count").await, "1");
+    t.ok(json!({"cmd":"click","uid":ctx,"button":"middle"}))
+        .await;
+    assert_eq!(t.text("mid-count").await, "1");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_scrolls_a_far_element_into_view() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let far = t.uid("far").await;
+    t.ok(json!({"cmd":"click","uid":far})).await;
+    assert_eq!(t.text("far-count").await, "1");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_inside_a_shadow_root() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let btn = t
+        .uid_js("document.getElementById('shadow-host').shadowRoot.getElementById('shadow-btn')")
+        .await;
+    t.ok(json!({"cmd":"click","uid":btn})).await;
+    assert_eq!(t.text("count").await, "1");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_through_a_pseudo_element_and_a_dropdown_option() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let icon = t.uid("icon-btn").await;
+    t.ok(json!({"cmd":"click","uid":icon})).await;
+    assert_eq!(t.text("count").await, "1");
+    let large = t.uid("opt-large").await;
+    let r = t.ok(json!({"cmd":"click","uid":large})).await;
+    assert_eq!(r["value"], "Large", "{r}");
+    assert_eq!(
+        t.eval("document.getElementById('size').value").await,
+        "Large"
+    );
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_that_navigates_waits_for_the_load() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let link = t.uid("nav-link").await;
+    let r = t.ok(json!({"cmd":"click","uid":link})).await;
+    assert_eq!(r["navigated"], true, "{r}");
+    assert_eq!(r["loaded"], true, "{r}");
+    assert!(
+        r["url"].as_str().unwrap_or("").ends_with("hover-menu.html"),
+        "{r}"
+    );
+    assert_eq!(t.eval("document.readyState").await, "complete");
+    assert_code!(t.err(json!({"cmd":"click","uid":link})).await, "STALE_UID");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_inside_a_same_process_iframe() {
+    let mut t = T::open("iframe-srcdoc.html").await;
+    t.eval(
+        "document.getElementById('frame').contentDocument.getElementById('frame-button')\
+         .addEventListener('click',()=>{document.title='clicked in frame'})",
+    )
+    .await;
+    t.snapshot().await;
+    let b = t
+        .uid_js("document.getElementById('frame').contentDocument.getElementById('frame-button')")
+        .await;
+    t.ok(json!({"cmd":"click","uid":b})).await;
+    assert_eq!(t.eval("document.title").await, "clicked in frame");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_on_occluded_button_names_the_backdrop() {
+    let mut t = T::open("overlay-modal.html").await;
+    t.snapshot().await;
+    let save = t.uid("btn-page-save").await;
+    let msg = assert_code!(t.err(json!({"cmd":"click","uid":save})).await, "OCCLUDED");
+    assert!(msg.contains("modal-backdrop"), "{msg}");
+    // The dialog's own buttons are clickable.
+    let stay = t.uid("modal-cancel").await;
+    t.ok(json!({"cmd":"click","uid":stay})).await;
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_waits_for_a_short_lived_overlay() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let inc = t.uid("inc").await;
+    t.eval(
+        "(()=>{const d=document.createElement('div');d.id='flash';\
+         d.style.cssText='position:fixed;inset:0;background:rgba(0,0,0,.3)';\
+         document.body.append(d);setTimeout(()=>d.remove(),120);})()",
+    )
+    .await;
+    t.ok(json!({"cmd":"click","uid":inc})).await;
+    assert_eq!(t.text("count").await, "1");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn disabled_hidden_and_zero_size_are_not_interactable() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    for (id, why) in [
+        ("disabled-btn", "disabled"),
+        ("aria-disabled", "aria-disabled"),
+        ("gone", "display:none"),
+        ("ghost", "visibility:hidden"),
+        ("zero", "size"),
+    ] {
+        let uid = t.uid(id).await;
+        let msg = assert_code!(
+            t.err(json!({"cmd":"click","uid":uid})).await,
+            "NOT_INTERACTABLE"
+        );
+        assert!(msg.contains(why), "{id}: {msg}");
+    }
+    t.close().await;
+}
+
+// ----- uid resolution -----
+
+#[tokio::test]
+async fn removed_element_is_stale() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let removable = t.uid("removable").await;
+    let remover = t.uid("remove-it").await;
+    t.ok(json!({"cmd":"click","uid":remover})).await;
+    let msg = assert_code!(
+        t.err(json!({"cmd":"click","uid":removable})).await,
+        "STALE_UID"
+    );
+    assert!(msg.contains("snapshot"), "{msg}");
+    // Forgotten: stays stale.
+    assert_code!(
+        t.err(json!({"cmd":"hover","uid":removable})).await,
+        "STALE_UID"
+    );
+    t.close().await;
+}
+
+#[tokio::test]
+async fn uid_after_reload_is_stale() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let inc = t.uid("inc").await;
+    t.ok(json!({"cmd":"reload"})).await;
+    assert_code!(t.err(json!({"cmd":"click","uid":inc})).await, "STALE_UID");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn unknown_uid_and_no_snapshot() {
+    let mut t = T::open("actions/clicks.html").await;
+    assert_code!(
+        t.err(json!({"cmd":"click","uid":"1_3"})).await,
+        "NO_SNAPSHOT"
+    );
+    t.snapshot().await;
+    assert_code!(
+        t.err(json!({"cmd":"click","uid":"99_1"})).await,
+        "UNKNOWN_UID"
+    );
+    assert_code!(
+        t.err(json!({"cmd":"click","uid":"nonsense"})).await,
+        "UNKNOWN_UID"
+    );
+    assert_code!(t.err(json!({"cmd":"click"})).await, "INVALID_ARGUMENT");
+    t.close().await;
+}
+
+// ----- hover -----
+
+#[tokio::test]
+async fn hover_opens_menus() {
+    let mut t = T::open("actions/hover-menu.html").await;
+    t.snapshot().await;
+    let css = t.uid("css-trigger").await;
+    let r = t.ok(json!({"cmd":"hover","uid":css})).await;
+    assert_eq!(r["hovered"], json!(css));
+    let shown = t
+        .eval("getComputedStyle(document.getElementById('css-items')).display")
+        .await;
+    assert_eq!(shown, "block");
+    let js = t.uid("js-trigger").await;
+    t.ok(json!({"cmd":"hover","uid":js})).await;
+    assert_eq!(t.text("hovered").await, "js-menu");
+    let shown = t
+        .eval("getComputedStyle(document.getElementById('js-items')).display")
+        .await;
+    assert_eq!(shown, "block");
+    // The item that appeared can be clicked once a new snapshot names it.
+    t.snapshot().await;
+    let item = t.uid("js-item").await;
+    t.ok(json!({"cmd":"click","uid":item})).await;
+    assert_eq!(t.eval("location.hash").await, "#profile");
+    t.close().await;
+}
+
+// ----- fill -----
+
+#[tokio::test]
+async fn fill_text_fields_replacing_their_value() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let name = t.uid("name").await;
+    let r = t
+        .ok(json!({"cmd":"fill","uid":name,"text":"Ada Lovelace"}))
+        .await;
+    assert_eq!(r, json!({"filled": name, "value": "Ada Lovelace"}));
+    assert_eq!(
+        t.eval("document.getElementById('name').value").await,
+        "Ada Lovelace"
+    );
+    let bio = t.uid("bio").await;
+    let r = t
+        .ok(json!({"cmd":"fill","uid":bio,"text":"Line one\nLine two"}))
+        .await;
+    assert_eq!(r["value"], "Line one\nLine two");
+    let editor = t.uid("editor").await;
+    let r = t
+        .ok(json!({"cmd":"fill","uid":editor,"text":"Plain new text"}))
+        .await;
+    assert_eq!(r["value"], "Plain new text");
+    assert_eq!(t.text("editor").await, "Plain new text");
+    // Empty text clears.
+    let r = t.ok(json!({"cmd":"fill","uid":name,"text":""})).await;
+    assert_eq!(r["value"], "");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn fill_a_controlled_input() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let c = t.uid("controlled").await;
+    let r = t.ok(json!({"cmd":"fill","uid":c,"text":"hello"})).await;
+    // The page upper-cases its state and writes it back: the value read back is the page's.
+    assert_eq!(r["value"], "HELLO");
+    assert_eq!(t.text("echo").await, "HELLO");
+    t.ok(json!({"cmd":"fill","uid":c,"text":"again"})).await;
+    assert_eq!(t.text("echo").await, "AGAIN");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn fill_number_date_and_read_only() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let age = t.uid("age").await;
+    assert_eq!(
+        t.ok(json!({"cmd":"fill","uid":age,"text":"42"})).await["value"],
+        "42"
+    );
+    let when = t.uid("when").await;
+    assert_eq!(
+        t.ok(json!({"cmd":"fill","uid":when,"text":"2024-03-15"}))
+            .await["value"],
+        "2024-03-15"
+    );
+    let msg = assert_code!(
+        t.err(json!({"cmd":"fill","uid":when,"text":"15/03/2024"}))
+            .await,
+        "INVALID_ARGUMENT"
+    );
+    assert!(msg.contains("YYYY-MM-DD"), "{msg}");
+    let ro = t.uid("ro").await;
+    assert_code!(
+        t.err(json!({"cmd":"fill","uid":ro,"text":"x"})).await,
+        "NOT_INTERACTABLE"
+    );
+    let go = t.uid("go").await;
+    assert_code!(
+        t.err(json!({"cmd":"fill","uid":go,"text":"x"})).await,
+        "NOT_INTERACTABLE"
+    );
+    t.close().await;
+}
+
+#[tokio::test]
+async fn fill_checkboxes() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let agree = t.uid("agree").await;
+    let r = t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    assert_eq!(r["checked"], true);
+    assert_eq!(
+        t.eval("document.getElementById('agree').checked").await,
+        true
+    );
+    // Already checked: nothing changes.
+    t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    assert_eq!(
+        t.eval("document.getElementById('agree').checked").await,
+        true
+    );
+    let news = t.uid("news").await;
+    let r = t.ok(json!({"cmd":"fill","uid":news,"text":"false"})).await;
+    assert_eq!(r["checked"], false);
+    assert_eq!(
+        t.eval("document.getElementById('news').checked").await,
+        false
+    );
+    assert_code!(
+        t.err(json!({"cmd":"fill","uid":news,"text":"maybe"})).await,
+        "INVALID_ARGUMENT"
+    );
+    t.close().await;
+}
+
+// ----- select -----
+
+#[tokio::test]
+async fn select_native_by_text_and_value() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let color = t.uid("color").await;
+    let r = t
+        .ok(json!({"cmd":"select","uid":color,"option":"Green"}))
+        .await;
+    assert_eq!(r["value"], "g");
+    assert_eq!(t.text("color-echo").await, "changed:g");
+    let r = t.ok(json!({"cmd":"select","uid":color,"option":"b"})).await;
+    assert_eq!(r["value"], "b");
+    assert_eq!(t.eval("document.getElementById('color').value").await, "b");
+    let msg = assert_code!(
+        t.err(json!({"cmd":"select","uid":color,"option":"Purple"}))
+            .await,
+        "INVALID_ARGUMENT"
+    );
+    assert!(msg.contains("\"Red\"") && msg.contains("\"Blue\""), "{msg}");
+    assert_code!(
+        t.err(json!({"cmd":"select","uid":color,"option":"Gray"}))
+            .await,
+        "NOT_INTERACTABLE"
+    );
+    t.close().await;
+}
+
+#[tokio::test]
+async fn select_in_a_custom_listbox() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let fruit = t.uid("fruit").await;
+    let r = t
+        .ok(json!({"cmd":"select","uid":fruit,"option":"Banana"}))
+        .await;
+    assert_eq!(r["option"], "Banana");
+    assert_eq!(t.text("fruit-echo").await, "Banana");
+    let msg = assert_code!(
+        t.err(json!({"cmd":"select","uid":fruit,"option":"Durian"}))
+            .await,
+        "INVALID_ARGUMENT"
+    );
+    assert!(msg.contains("Cherry"), "{msg}");
+    t.close().await;
+}
+
+// ----- press -----
+
+#[tokio::test]
+async fn press_enter_submits_a_form() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let q = t.uid("q").await;
+    t.ok(json!({"cmd":"fill","uid":q,"text":"rust"})).await;
+    let r = t.ok(json!({"cmd":"press","key":"Enter","uid":q})).await;
+    assert_eq!(r["pressed"], "Enter");
+    assert_eq!(t.text("submitted").await, "yes:rust");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn press_tab_moves_focus_and_shift_tab_back() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let first = t.uid("first").await;
+    let second = t.uid("second").await;
+    let r = t.ok(json!({"cmd":"press","key":"Tab","uid":first})).await;
+    assert_eq!(t.text("focus").await, "second");
+    assert_eq!(r["focus"]["uid"], json!(second));
+    t.ok(json!({"cmd":"press","key":"Shift+Tab"})).await;
+    assert_eq!(t.text("focus").await, "first");
+    assert!(t.text("keys").await.contains("S-Tab"));
+    t.close().await;
+}
+
+#[tokio::test]
+async fn press_control_a_selects_and_keys_type() {
+    let mut t = T::open("actions/forms.html").await;
+    t.snapshot().await;
+    let name = t.uid("name").await;
+    t.ok(json!({"cmd":"press","key":"Control+A","uid":name}))
+        .await;
+    let selected = t
+        .eval("(e=>e.selectionStart===0&&e.selectionEnd===e.value.length)(document.getElementById('name'))")
+        .await;
+    assert_eq!(selected, true);
+    // Typing replaces the selection; Shift+letter types the capital.
+    t.ok(json!({"cmd":"press","key":"Shift+x"})).await;
+    t.ok(json!({"cmd":"press","key":"y"})).await;
+    t.ok(json!({"cmd":"press","key":"Backspace"})).await;
+    assert_eq!(t.eval("document.getElementById('name').value").await, "X");
+    let keys = t.text("keys").await;
+    assert!(
+        keys.contains("C-a") && keys.contains("S-X") && keys.contains("Backspace"),
+        "{keys}"
+    );
+    // No modifier stays down: a plain key is plain afterwards.
+    assert!(keys.trim_end().ends_with("Backspace"), "{keys}");
+    assert!(!keys.contains("C-y"), "{keys}");
+    assert_code!(
+        t.err(json!({"cmd":"press","key":"Hyper+Q"})).await,
+        "INVALID_ARGUMENT"
+    );
+    t.close().await;
+}
+
+// ----- scroll -----
+
+#[tokio::test]
+async fn scroll_the_page_and_a_container() {
+    let mut t = T::open("actions/scroll.html").await;
+    let r = t
+        .ok(json!({"cmd":"scroll","direction":"down","pixels":500}))
+        .await;
+    assert_eq!(r["scrolled"], "page");
+    let moved = r["moved"].as_f64().unwrap_or(0.0);
+    assert!((moved - 500.0).abs() < 2.0, "{r}");
+    assert_eq!(r["atEnd"], false);
+    let y = t.eval("scrollY").await.as_f64().unwrap_or(0.0);
+    assert!((y - 500.0).abs() < 2.0, "scrollY {y}");
+    let r = t.ok(json!({"cmd":"scroll","direction":"up"})).await;
+    assert_eq!(r["atEnd"], true, "{r}");
+    assert_eq!(t.eval("scrollY").await, 0);
+
+    t.snapshot().await;
+    let item = t.uid("item-0").await;
+    let box_uid = t.uid("box").await;
+    let r = t
+        .ok(json!({"cmd":"scroll","uid":item,"direction":"down","pixels":150}))
+        .await;
+    assert_eq!(r["scrolled"], json!(box_uid), "{r}");
+    assert!(
+        (r["moved"].as_f64().unwrap_or(0.0) - 150.0).abs() < 2.0,
+        "{r}"
+    );
+    assert_eq!(r["atEnd"], false);
+    let r = t
+        .ok(json!({"cmd":"scroll","uid":box_uid,"direction":"down"}))
+        .await;
+    assert_eq!(r["atEnd"], true, "{r}");
+    let end = t
+        .eval("(b=>b.scrollTop===b.scrollHeight-b.clientHeight)(document.getElementById('box'))")
+        .await;
+    assert_eq!(end, true);
+    // The page did not move.
+    assert_eq!(t.eval("scrollY").await, 0);
+    t.close().await;
+}
+
+// ----- upload -----
+
+#[tokio::test]
+async fn upload_through_a_hidden_file_input() {
+    let mut t = T::open("actions/upload.html").await;
+    t.snapshot().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = dir.path().join("notes.txt");
+    let b = dir.path().join("photo.png");
+    std::fs::write(&a, "hello").expect("write");
+    std::fs::write(&b, "png").expect("write");
+    let pick = t.uid("pick").await;
+    let r = t
+        .ok(json!({"cmd":"upload","uid":pick,"files":[a.to_string_lossy()]}))
+        .await;
+    assert_eq!(r["files"], json!(["notes.txt"]));
+    assert_eq!(t.text("file-name").await, "notes.txt");
+    let btn = t.uid("photo-btn").await;
+    t.ok(json!({"cmd":"upload","uid":btn,"files":[a.to_string_lossy(), b.to_string_lossy()]}))
+        .await;
+    assert_eq!(t.text("photo-names").await, "notes.txt,photo.png");
+    let missing = dir.path().join("missing.pdf");
+    let msg = assert_code!(
+        t.err(json!({"cmd":"upload","uid":pick,"files":[missing.to_string_lossy()]}))
+            .await,
+        "INVALID_ARGUMENT"
+    );
+    assert!(msg.contains("missing.pdf"), "{msg}");
+    t.close().await;
+}
+
+// ----- dialogs -----
+
+#[tokio::test]
+async fn alert_confirm_and_prompt_never_hang() {
+    let mut t = T::open("actions/dialogs.html").await;
+    t.snapshot().await;
+    let alert = t.uid("alert").await;
+    let r = t
+        .ok(json!({"cmd":"click","uid":alert,"snapshot":true}))
+        .await;
+    assert_eq!(
+        r["dialog"],
+        json!({"type":"alert","message":"Hello from the page"}),
+        "{r}"
+    );
+    assert_eq!(r["snapshot"], Value::Null);
+    // Another action while it is open is refused, not hung.
+    assert_code!(
+        t.err(json!({"cmd":"click","uid":alert})).await,
+        "NOT_INTERACTABLE"
+    );
+    let pages = t.ok(json!({"cmd":"pages"})).await;
+    let current = pages
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["current"] == true))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(current["dialog"]["type"], "alert", "{pages}");
+    let r = t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(r["accepted"], true);
+    assert_eq!(t.text("after-alert").await, "yes");
+
+    let confirm = t.uid("confirm").await;
+    let r = t.ok(json!({"cmd":"click","uid":confirm})).await;
+    assert_eq!(r["dialog"]["type"], "confirm");
+    t.ok(json!({"cmd":"dialog","accept":false})).await;
+    assert_eq!(t.text("confirm-result").await, "false");
+
+    let prompt = t.uid("prompt").await;
+    let r = t.ok(json!({"cmd":"click","uid":prompt})).await;
+    assert_eq!(r["dialog"]["type"], "prompt");
+    assert_eq!(r["dialog"]["defaultPrompt"], "Ada");
+    t.ok(json!({"cmd":"dialog","accept":true,"text":"Grace"}))
+        .await;
+    assert_eq!(t.text("prompt-result").await, "Grace");
+
+    assert_code!(
+        t.err(json!({"cmd":"dialog","accept":true})).await,
+        "INVALID_ARGUMENT"
+    );
+    t.close().await;
+}
+
+// ----- snapshot with the result -----
+
+#[tokio::test]
+async fn action_returns_a_fresh_snapshot() {
+    let mut t = T::open("actions/clicks.html").await;
+    t.snapshot().await;
+    let inc = t.uid("inc").await;
+    let r = t.ok(json!({"cmd":"click","uid":inc,"snapshot":true})).await;
+    let text = r["snapshot"].as_str().unwrap_or_default();
+    assert!(text.contains(&format!("uid={inc}")), "{text}");
+    assert!(
+        text.contains("Clicks: 1") || text.contains("\"1\""),
+        "{text}"
+    );
+    // The uids stay valid after the action's snapshot.
+    t.ok(json!({"cmd":"click","uid":inc})).await;
+    assert_eq!(t.text("count").await, "2");
+    t.close().await;
+}
