@@ -10,6 +10,8 @@ if [ -z "${CHROME:-}" ] && ! command -v chromium >/dev/null 2>&1 \
     && ! command -v google-chrome >/dev/null 2>&1; then
   need+=(chromium)
 fi
+# valgrind: the C ABI's example tests check the examples for leaks and invalid accesses.
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 if [ "${PAGESIGHT_DOCS:-0}" = 1 ]; then
   [ -d /usr/share/doc/python3.11-doc ] || need+=(python3.11-doc)
   [ -d /usr/share/doc/libjs-bootstrap5 ] || need+=(libjs-bootstrap5-doc)

@@ -1,12 +1,15 @@
 //! Typed parse of raw CDP replies: the `DOMSnapshot.captureSnapshot` result and the
 //! `Accessibility.getFullAXTree` nodes of the stdtypes capture (36k DOM nodes), each taken out
-//! of the capture as its own JSON buffer beforehand so that only the typed parse is timed.
+//! of the capture as its own JSON buffer beforehand so that only the typed parse is timed. The
+//! AX nodes are parsed twice: as the generated `Vec<AXNode>` (`axNodes`) and as the lean records
+//! the engine captures them into (`axNodes_lean`, `pagesight::capture::AxNodeRecord`).
 //!
 //! `cargo bench -p pagesight-benches --bench parse -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use pagesight::capture::AxNodeRecord;
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight_benches::{fixture_capture_path, gunzip, raw_parts};
@@ -36,6 +39,12 @@ fn parse(c: &mut Criterion) {
     group.bench_function("axNodes", |b| {
         b.iter(|| {
             serde_json::from_slice::<Vec<AXNode>>(black_box(&parts.ax_nodes))
+                .expect("the AX nodes of the stdtypes capture do not parse")
+        })
+    });
+    group.bench_function("axNodes_lean", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<Vec<AxNodeRecord>>(black_box(&parts.ax_nodes))
                 .expect("the AX nodes of the stdtypes capture do not parse")
         })
     });

@@ -17,7 +17,7 @@ use crate::capture::{capture_page, confirm_hits};
 use crate::cdp::page as cdp_page;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
-use crate::render::Format;
+use crate::render::{Format, Mode};
 use crate::snapshot::{analyze_capture, render_snapshot, Snapshot, SnapshotOptions};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
@@ -29,6 +29,8 @@ struct PageState {
     page: Page,
     uids: UidTable,
     last: Option<Snapshot>,
+    /// The mode of the last `snapshot` command: what `diff` compares in.
+    last_mode: Mode,
     /// Dialogs and input state of the page for actions (`crate::act`).
     act: ActState,
 }
@@ -40,6 +42,7 @@ impl PageState {
             page,
             uids: UidTable::new(),
             last: None,
+            last_mode: Mode::default(),
         }
     }
 }
@@ -141,14 +144,9 @@ impl Session {
             "click" | "hover" | "fill" | "select" | "press" | "scroll" | "upload" | "dialog" => {
                 self.act(command).await
             }
-            "diff" => Err(Error::invalid_argument(format!(
-                "the {:?} command is not available in this version of pagesight; \
-                 available: open, snapshot, back, forward, reload, pages, select_page, close, \
-                 click, hover, fill, select, press, scroll, upload, dialog",
-                args.cmd
-            ))),
+            "diff" => self.diff().await.map(Value::String),
             other => Err(Error::invalid_argument(format!(
-                "unknown command {other:?}; commands are open, snapshot, back, forward, reload, \
+                "unknown command {other:?}; commands are open, snapshot, diff, back, forward, reload, \
                  pages, select_page, close, click, hover, fill, select, press, scroll, upload, \
                  dialog"
             ))),
@@ -202,11 +200,47 @@ impl Session {
     pub async fn snapshot_text(&mut self, options: &SnapshotOptions) -> Result<String> {
         let state = self.current_page_mut()?;
         state.last = Some(take_snapshot(&state.page, &mut state.uids, options).await?);
+        state.last_mode = options.mode;
         Ok(state
             .last
             .as_ref()
             .map(|s| s.output.clone())
             .unwrap_or_default())
+    }
+
+    /// Takes a new snapshot and returns what changed since the previous one of this page, in the
+    /// mode of the last `snapshot` (see [`crate::render::diff`]). The new snapshot becomes the
+    /// previous one.
+    pub async fn diff(&mut self) -> Result<String> {
+        let state = self.current_page_mut()?;
+        let mode = state.last_mode;
+        let Some(previous) = state.last.as_ref() else {
+            return Err(Error::new(
+                ErrorCode::NoSnapshot,
+                "there is no earlier snapshot of this page to compare with; take one with \
+                 {\"cmd\":\"snapshot\"} first",
+            ));
+        };
+        let text = |s: &Snapshot| {
+            crate::render::render(
+                &s.model,
+                &s.analysis,
+                &s.uids,
+                &crate::render::RenderOptions {
+                    mode,
+                    ..crate::render::RenderOptions::default()
+                },
+            )
+        };
+        let before = text(previous);
+        let options = SnapshotOptions {
+            mode,
+            ..SnapshotOptions::default()
+        };
+        let snapshot = take_snapshot(&state.page, &mut state.uids, &options).await?;
+        let after = text(&snapshot);
+        state.last = Some(snapshot);
+        Ok(crate::render::diff::diff(&before, &after))
     }
 
     async fn history(&mut self, delta: i64) -> Result<Value> {
@@ -334,9 +368,25 @@ pub async fn take_snapshot(
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
     let capture = capture_page(page).await?;
+    let consistent = capture.consistent;
     let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
     confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
-    snapshot.output = render_snapshot(&snapshot, options);
+    snapshot.output = if consistent {
+        render_snapshot(&snapshot, options)
+    } else {
+        // A frame kept changing while it was captured: say so in the JSON.
+        crate::render::render(
+            &snapshot.model,
+            &snapshot.analysis,
+            &snapshot.uids,
+            &crate::render::RenderOptions {
+                mode: options.mode,
+                format: options.format,
+                verbose: options.verbose,
+                consistent: false,
+            },
+        )
+    };
     Ok(snapshot)
 }
 

@@ -195,7 +195,14 @@ async fn measure_all(browser: &Browser, args: &Args) -> Result<(), String> {
         if let Err(e) = page.close().await {
             eprintln!("warning: closing the page: {e}");
         }
-        figures.push(result?);
+        match result {
+            Ok(f) => figures.push(f),
+            // One page failing (e.g. a capture refused) must not lose the others' figures.
+            Err(message) => eprintln!("warning: {name} skipped: {message}"),
+        }
+    }
+    if figures.is_empty() {
+        return Err("no page could be measured".to_string());
     }
     print_table(&figures);
     Ok(())

@@ -15,10 +15,12 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pagesight::capture::Capture;
+use pagesight::capture::{AxNodeRecord, Capture};
+use pagesight::cdp::accessibility::AXNode;
+use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight::identity::UidTable;
 use pagesight::snapshot::{process, SnapshotOptions};
-use pagesight_benches::{dom_node_count, fixture_capture_path, gunzip, mib, usage};
+use pagesight_benches::{dom_node_count, fixture_capture_path, gunzip, mib, raw_parts, usage};
 
 /// Counts the bytes currently allocated and the highest that count has been.
 struct Counting;
@@ -150,6 +152,27 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     let file_peak = peak() - base;
     drop(snapshot);
 
+    // What the two big parts weigh once typed (each parsed alone from its raw JSON).
+    let json = gunzip(&gz).map_err(|e| format!("{}: {e}", path.display()))?;
+    let parts = raw_parts(&json)?;
+    drop(json);
+    let base = current();
+    let dom: CaptureSnapshotReturns =
+        serde_json::from_slice(&parts.dom_snapshot).map_err(|e| format!("domSnapshot: {e}"))?;
+    let dom_typed = current() - base;
+    drop(dom);
+    let base = current();
+    let ax: Vec<AXNode> =
+        serde_json::from_slice(&parts.ax_nodes).map_err(|e| format!("AX nodes: {e}"))?;
+    let ax_typed = current() - base;
+    let ax_count = ax.len();
+    drop(ax);
+    let base = current();
+    let ax: Vec<AxNodeRecord> =
+        serde_json::from_slice(&parts.ax_nodes).map_err(|e| format!("AX nodes: {e}"))?;
+    let ax_lean = current() - base;
+    drop(ax);
+
     let rss = usage().max_rss;
     let x = |bytes: usize| format!("{:.2}x", bytes as f64 / json_len.max(1) as f64);
     println!("capture: {}", path.display());
@@ -180,6 +203,24 @@ fn run(path: &std::path::Path) -> Result<(), String> {
         "| peak, file path (gz -> Capture -> process) | {} | {} |",
         mib(file_peak as u64),
         x(file_peak)
+    );
+    let xp = |bytes: usize, of: usize| format!("{:.2}x", bytes as f64 / of.max(1) as f64);
+    println!(
+        "| typed domSnapshot alone ({} MiB of JSON) | {} | {} of its JSON |",
+        mib(parts.dom_snapshot.len() as u64),
+        mib(dom_typed as u64),
+        xp(dom_typed, parts.dom_snapshot.len())
+    );
+    println!(
+        "| typed AX nodes alone, generated `AXNode` ({ax_count} nodes, {} MiB of JSON) | {} | {} of its JSON |",
+        mib(parts.ax_nodes.len() as u64),
+        mib(ax_typed as u64),
+        xp(ax_typed, parts.ax_nodes.len())
+    );
+    println!(
+        "| the same AX nodes as the engine keeps them (`AxNodeRecord`) | {} | {} of their JSON |",
+        mib(ax_lean as u64),
+        xp(ax_lean, parts.ax_nodes.len())
     );
     println!(
         "| max RSS of this process (everything above, plus the program) | {} | {} |",

@@ -9,6 +9,7 @@
 //! the machine can drive the browser, and the browser's death is seen at once as EOF.
 
 mod connect;
+mod frames;
 mod launch;
 mod page;
 
@@ -19,6 +20,7 @@ use crate::cdp::{browser as cdp_browser, target};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, ConnectionOptions};
 
+pub use frames::FrameTarget;
 pub use launch::{
     exit_on_signals_with_cleanup, find_chromium, kill_launched_browsers, CHROMIUM_FLAGS,
     CHROMIUM_NAMES,

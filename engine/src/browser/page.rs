@@ -12,6 +12,7 @@ use crate::cdp::{emulation, page, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
 
+use super::frames::{FrameTarget, FrameTargets};
 use super::Viewport;
 
 /// What [`Page::navigate`] observed.
@@ -33,6 +34,8 @@ pub struct Page {
     connection: Connection,
     session_id: SessionId,
     target_id: String,
+    /// Its out-of-process iframe targets (see [`super::frames`]).
+    frames: FrameTargets,
 }
 
 impl Page {
@@ -60,10 +63,13 @@ impl Page {
                 )),
                 _ => e,
             })?;
+        let session_id = SessionId::from(attached.session_id);
+        let frames = FrameTargets::start(connection, &session_id).await?;
         let page = Page {
             connection: connection.clone(),
-            session_id: SessionId::from(attached.session_id),
+            session_id,
             target_id: target_id.to_owned(),
+            frames,
         };
         // Pipelined: one round trip for all three.
         let enable_params = page::EnableParams::default();
@@ -96,6 +102,11 @@ impl Page {
     /// The page's target id (what `--target` takes).
     pub fn target_id(&self) -> &str {
         &self.target_id
+    }
+
+    /// The page's out-of-process iframe targets attached right now, parents before children.
+    pub fn frame_targets(&self) -> Vec<FrameTarget> {
+        self.frames.list()
     }
 
     /// Sends a typed command on the page's session (the connection's default timeout).

@@ -7,7 +7,8 @@
 //! settles them with Chromium's own hit test. So, for every interactive element in the viewport
 //! whose click point is unsure or that the analysis found occluded, the live snapshot asks
 //! Chromium at the analysis' sample points until one lands on the element, and records the
-//! answer in the element's facts. Offline captures keep the analysis' own answer.
+//! answer in the element's facts. Offline captures keep the analysis' own answer. Elements inside
+//! out-of-process iframes are left alone: the page's hit test only sees their `<iframe>`.
 
 use futures_util::future::join_all;
 
@@ -47,6 +48,15 @@ pub async fn confirm_hits(
         .iter()
         .enumerate()
         .filter(|(_, f)| f.interactive && f.in_viewport && (f.occluded || f.click_point_unsure))
+        // The page session's hit test stops at an out-of-process `<iframe>`: it cannot speak
+        // for nodes in other targets, whose analysis answer stands.
+        .filter(|(i, _)| {
+            model
+                .nodes
+                .get(*i)
+                .and_then(|n| model.docs.get(n.doc.index()))
+                .is_some_and(|d| d.target == 0)
+        })
         .filter_map(|(i, f)| {
             let area = f.visible_rect.or(f.hittable_rect)?.intersect(&viewport)?;
             let mut points: Vec<Point> = f.click_point.into_iter().collect();

@@ -13,24 +13,29 @@
 //! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
 //! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
 //! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includeDOMRects`, `includePaintOrder`) |
-//! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame |
+//! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as lean [`AxNodeRecord`]s (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
+//! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
+//! | `consistent` | `false` when a frame kept changing while it was captured and its section may mix two states (absent = `true`) |
 //!
 //! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is
 //! asked for, because every requested style costs Chromium time on every layout box (about 12 ms
 //! per style on a 36k-node page).
 
-use crate::cdp::accessibility::AXNode;
 use crate::cdp::dom_snapshot::CaptureSnapshotReturns;
 use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 
+mod ax;
 mod confirm;
 mod live;
+pub use ax::{
+    AxNodeKey, AxNodeRecord, AxPropertyRecord, AxScalar, AxValueRecord, FullAxTree, GetFullAxTree,
+};
 pub use confirm::{confirm_hits, Confirmation};
-pub use live::capture_page;
+pub use live::{capture_page, mixes_states};
 
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -73,8 +78,10 @@ pub const COMPUTED_STYLES: &[&str] = &[
 pub struct AxTreeCapture {
     /// The frame the tree was asked for.
     pub frame_id: String,
-    /// `Accessibility.getFullAXTree().nodes`.
-    pub nodes: Vec<AXNode>,
+    /// `Accessibility.getFullAXTree().nodes`, as lean records (see [`AxNodeRecord`]): files
+    /// holding the protocol's full `AXNode`s read the same.
+    #[serde(deserialize_with = "ax::shrunk")]
+    pub nodes: Vec<AxNodeRecord>,
 }
 
 /// An out-of-process iframe: a separate renderer target with its own snapshot and AX tree.
@@ -97,6 +104,21 @@ pub struct OopifCapture {
     /// Its accessibility trees.
     #[serde(default)]
     pub ax_trees: Vec<AxTreeCapture>,
+    /// `Page.getFrameTree().frameTree` of the iframe's own session (its frames' loader ids).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_tree: Option<FrameTree>,
+}
+
+/// An iframe whose content is not in the capture, and why (so it is not shown as an empty frame).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UncapturedFrame {
+    /// Where the owner `<iframe>` element lives: 0 = the page's own target, `k` = `oopifs[k-1]`.
+    pub owner_target: u32,
+    /// The owner `<iframe>`'s `backendNodeId` in that target.
+    pub owner_backend_node_id: i64,
+    /// A short, human-readable reason (e.g. "the frame did not answer in time").
+    pub reason: String,
 }
 
 /// Everything one snapshot needs, as recorded from a live page.
@@ -128,6 +150,20 @@ pub struct Capture {
     /// Out-of-process iframes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub oopifs: Vec<OopifCapture>,
+    /// Iframes whose content could not be captured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncaptured_frames: Vec<UncapturedFrame>,
+    /// Whether every part was taken of one state of its frame (see the module docs).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub consistent: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Capture {
@@ -185,18 +221,25 @@ impl Capture {
         } else {
             json
         };
-        // Look at the version first, so a newer format is reported as such rather than as
-        // whatever field it renamed.
-        #[derive(Deserialize)]
-        struct Header {
-            format: Option<serde_json::Value>,
-        }
-        let header: Header = serde_json::from_slice(json).map_err(|e| {
-            Error::invalid_argument(format!(
-                "not a pagesight capture (expected a JSON object with \"format\": {FORMAT_VERSION}): {e}"
-            ))
-        })?;
-        match header.format.as_ref().and_then(|v| v.as_u64()) {
+        // One parse. A file this build cannot read is then looked at again for its version, so
+        // a newer format is reported as such rather than as whatever field it renamed.
+        let parsed: std::result::Result<Capture, _> = serde_json::from_slice(json);
+        let format = match &parsed {
+            Ok(c) => Some(u64::from(c.format)),
+            Err(_) => {
+                #[derive(Deserialize)]
+                struct Header {
+                    format: Option<serde_json::Value>,
+                }
+                let header: Header = serde_json::from_slice(json).map_err(|e| {
+                    Error::invalid_argument(format!(
+                        "not a pagesight capture (expected a JSON object with \"format\": {FORMAT_VERSION}): {e}"
+                    ))
+                })?;
+                header.format.as_ref().and_then(|v| v.as_u64())
+            }
+        };
+        match format {
             Some(v) if v == u64::from(FORMAT_VERSION) => {}
             Some(v) => {
                 return Err(Error::invalid_argument(format!(
@@ -210,8 +253,7 @@ impl Capture {
                 )))
             }
         }
-        serde_json::from_slice(json)
-            .map_err(|e| Error::invalid_argument(format!("the capture is malformed: {e}")))
+        parsed.map_err(|e| Error::invalid_argument(format!("the capture is malformed: {e}")))
     }
 }
 

@@ -10,8 +10,8 @@ use super::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, DocId, Document, LayoutBox, LayoutId, Model,
     Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
 };
-use crate::capture::{AxTreeCapture, Capture};
-use crate::cdp::accessibility::{AXPropertyName, AXValue, AXValueType};
+use crate::capture::{AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture};
+use crate::cdp::accessibility::{AXPropertyName, AXValueType};
 use crate::cdp::dom_snapshot::{
     CaptureSnapshotReturns, DocumentSnapshot, RareBooleanData, RareStringData,
 };
@@ -81,6 +81,7 @@ impl Model {
             dom_snapshot,
             ax_trees,
             oopifs,
+            uncaptured_frames,
             ..
         } = capture;
 
@@ -119,6 +120,10 @@ impl Model {
             str_base: 0,
         });
         for o in oopifs {
+            // An out-of-process frame's loader ids come from its own session's frame tree.
+            if let Some(tree) = &o.frame_tree {
+                collect_loaders(tree, &mut loaders, 0);
+            }
             targets.push(TargetInput {
                 styles: styles_of(&o.computed_styles, &mut present),
                 snapshot: o.dom_snapshot,
@@ -376,6 +381,20 @@ impl Model {
                 .or_insert(NodeId(i as u32));
         }
         *model.by_backend_mut() = by_backend;
+        for u in uncaptured_frames {
+            if let Some(node) =
+                model.node_by_target_backend_id(u.owner_target, u.owner_backend_node_id)
+            {
+                model.uncaptured_frames.push((node, u.reason));
+            }
+        }
+
+        // The snapshots are fully read: free them before the AX trees are, so the two large
+        // inputs are not both held next to the whole model.
+        drop(scratch);
+        for t in &mut targets {
+            t.snapshot.documents = Vec::new();
+        }
 
         // Accessibility.
         for (ti, t) in targets.iter_mut().enumerate() {
@@ -869,18 +888,22 @@ impl Interner {
     }
 }
 
-fn ax_value(model: &mut Model, interner: &mut Interner, v: AXValue, intern_it: bool) -> AxValue {
-    use serde_json::Value;
-    let AXValue { type_, value, .. } = v;
+fn ax_value(
+    model: &mut Model,
+    interner: &mut Interner,
+    v: AxValueRecord,
+    intern_it: bool,
+) -> AxValue {
+    let AxValueRecord { type_, value } = v;
     match (type_, value) {
-        (AXValueType::Tristate, Some(Value::String(s))) => match s.as_str() {
+        (AXValueType::Tristate, AxScalar::Str(s)) => match s.as_str() {
             "true" => AxValue::Bool(true),
             "false" => AxValue::Bool(false),
             "mixed" => AxValue::Mixed,
             _ => AxValue::Other,
         },
-        (_, Some(Value::Bool(b))) => AxValue::Bool(b),
-        (_, Some(Value::Number(n))) => n.as_f64().map(AxValue::Number).unwrap_or(AxValue::Other),
+        (_, AxScalar::Bool(b)) => AxValue::Bool(b),
+        (_, AxScalar::Number(n)) => n.as_f64().map(AxValue::Number).unwrap_or(AxValue::Other),
         (
             AXValueType::Idref
             | AXValueType::IdrefList
@@ -889,7 +912,7 @@ fn ax_value(model: &mut Model, interner: &mut Interner, v: AXValue, intern_it: b
             | AXValueType::DomRelation,
             _,
         ) => AxValue::Other,
-        (_, Some(Value::String(s))) => {
+        (_, AxScalar::Str(s)) => {
             if intern_it {
                 AxValue::Str(interner.get(model, &s))
             } else {
@@ -903,17 +926,16 @@ fn ax_value(model: &mut Model, interner: &mut Interner, v: AXValue, intern_it: b
 fn ax_string(
     model: &mut Model,
     interner: &mut Interner,
-    v: Option<AXValue>,
+    v: Option<AxValueRecord>,
     intern_it: bool,
 ) -> Option<StrId> {
-    let v = v?;
-    match v.value {
-        Some(serde_json::Value::String(s)) => Some(if intern_it {
+    match v?.value {
+        AxScalar::Str(s) => Some(if intern_it {
             interner.get(model, &s)
         } else {
             push_string(model, s)
         }),
-        Some(serde_json::Value::Number(n)) => Some(push_string(model, n.to_string())),
+        AxScalar::Number(n) => Some(push_string(model, n.to_string())),
         _ => None,
     }
 }
@@ -925,22 +947,31 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
     };
     let frame = Some(interner.get(model, &frame_id));
     let base = model.ax_nodes.len() as u32;
-    let mut ids: FxHashMap<String, AxId> =
+    // Room for everything this tree adds: its nodes, their properties and children, and about
+    // two strings per node (its id and its name).
+    let (mut nprops, mut nchildren) = (0usize, 0usize);
+    for n in &nodes {
+        nprops += n.properties.len();
+        nchildren += n.child_ids.len();
+    }
+    model.ax_nodes.reserve(nodes.len());
+    model.ax_props.reserve(nprops);
+    model.ax_children.reserve(nchildren);
+    model.strings.reserve(2 * nodes.len());
+    // Node ids are mostly integers (see `AxNodeKey`): hashing them is cheap and allocates nothing.
+    let mut ids: FxHashMap<AxNodeKey, AxId> =
         FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
-    let mut links: Vec<(Option<String>, Option<Vec<String>>)> = Vec::with_capacity(nodes.len());
-    for (k, mut n) in nodes.into_iter().enumerate() {
+    let mut links: Vec<(Option<AxNodeKey>, Vec<AxNodeKey>)> = Vec::with_capacity(nodes.len());
+    for (k, n) in nodes.into_iter().enumerate() {
         let id = AxId(base + k as u32);
-        let role = ax_string(model, &mut interner, n.role.take(), true);
-        let name = ax_string(model, &mut interner, n.name.take(), false)
+        let role = ax_string(model, &mut interner, n.role, true);
+        let name =
+            ax_string(model, &mut interner, n.name, false).filter(|s| !model.str(*s).is_empty());
+        let description = ax_string(model, &mut interner, n.description.map(|d| *d), false)
             .filter(|s| !model.str(*s).is_empty());
-        let description = ax_string(model, &mut interner, n.description.take(), false)
-            .filter(|s| !model.str(*s).is_empty());
-        let value = n
-            .value
-            .take()
-            .map(|v| ax_value(model, &mut interner, v, false));
+        let value = n.value.map(|v| ax_value(model, &mut interner, *v, false));
         let props_start = model.ax_props.len() as u32;
-        for p in n.properties.take().unwrap_or_default() {
+        for p in n.properties {
             let name = match ax_prop_name(&p.name) {
                 Some(name) => name,
                 None => AxProp::Other(interner.get(model, p.name.as_str())),
@@ -952,8 +983,8 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
         let node = n
             .backend_dom_node_id
             .and_then(|b| model.node_by_target_backend_id(target, b));
-        let ax_node_id = push_string(model, std::mem::take(&mut n.node_id));
-        ids.insert(model.str(ax_node_id).to_string(), id);
+        let ax_node_id = push_string(model, n.node_id.clone().into_string());
+        ids.insert(n.node_id, id);
         let frame_id = n
             .frame_id
             .as_deref()
@@ -975,7 +1006,7 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
             backend_dom_node_id: n.backend_dom_node_id,
             frame_id,
         });
-        links.push((n.parent_id.take(), n.child_ids.take()));
+        links.push((n.parent_id, n.child_ids));
         if let Some(dom) = node {
             let dn = &model.nodes[dom.index()];
             let replace = match dn.ax {
@@ -992,8 +1023,8 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
         let parent = parent.and_then(|p| ids.get(&p).copied());
         model.ax_nodes[idx].parent = parent;
         let start = model.ax_children.len() as u32;
-        for c in children.unwrap_or_default() {
-            if let Some(&cid) = ids.get(&c) {
+        for c in &children {
+            if let Some(&cid) = ids.get(c) {
                 if cid.index() != idx {
                     model.ax_children.push(cid);
                 }

@@ -536,6 +536,9 @@ pub struct Model {
     /// Which computed styles the capture had (by our parsing), for callers that need to know
     /// whether a rule could be applied at all.
     pub styles_present: style::StylesPresent,
+    /// `<iframe>` elements whose content could not be captured, with the reason: shown as such
+    /// rather than as empty frames.
+    pub uncaptured_frames: Vec<(NodeId, String)>,
     /// (target, backendNodeId) -> node.
     by_backend: rustc_hash::FxHashMap<(u32, i64), NodeId>,
 }
@@ -557,6 +560,14 @@ impl Model {
     #[inline]
     pub fn opt_str(&self, id: Option<StrId>) -> Option<&str> {
         id.map(|s| self.str(s))
+    }
+
+    /// Why the content of this `<iframe>` is not in the model, if it could not be captured.
+    pub fn uncaptured_reason(&self, iframe: NodeId) -> Option<&str> {
+        self.uncaptured_frames
+            .iter()
+            .find(|(n, _)| *n == iframe)
+            .map(|(_, r)| r.as_str())
     }
 
     /// The node with this id.

@@ -40,7 +40,7 @@ use std::fmt::Write as _;
 use rustc_hash::FxHashMap;
 
 use super::escape::{self, push_quoted};
-use super::{caps, expand_all, facts, is_password, push_scroll_summary, scrolls};
+use super::{caps, expand_all, facts, is_password, push_scroll_summary, push_uncaptured, scrolls};
 use super::{Labels, RenderOptions, UidSource, MASKED};
 use crate::analysis::{Analysis, ScrollInfo};
 use crate::identity::Uid;
@@ -116,7 +116,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     };
     let extras = dom_only_interactive(model, analysis);
     let mut labels = Labels::default();
-    let arena = build_arena(model, root, &extras);
+    let arena = build_arena(model, analysis, root, &extras);
     let all = expand_all(analysis);
     let n = arena.len();
     let mut visits = arena;
@@ -199,7 +199,11 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                 } else {
                     !blocked && is_interesting(model, a, bits, class, inside, leaf)
                 };
-                if interesting {
+                // An iframe whose content could not be captured says so.
+                let uncaptured = node
+                    .node
+                    .is_some_and(|d| model.uncaptured_reason(d).is_some());
+                if interesting || uncaptured {
                     flags |= F_CANDIDATE;
                     if class & R_CONTROL != 0 {
                         flags |= F_IN_CONTROL;
@@ -311,7 +315,12 @@ fn dom_only_interactive(model: &Model, analysis: &Analysis) -> FxHashMap<AxId, V
 
 /// The virtual tree in pre-order: AX children, then the AX root of a frame's child document
 /// (when the AX tree does not link it), then DOM-only interactive elements.
-fn build_arena(model: &Model, root: AxId, extras: &FxHashMap<AxId, Vec<NodeId>>) -> Vec<Visit> {
+fn build_arena(
+    model: &Model,
+    analysis: &Analysis,
+    root: AxId,
+    extras: &FxHashMap<AxId, Vec<NodeId>>,
+) -> Vec<Visit> {
     let mut seen = vec![false; model.ax_nodes.len()];
     let mut arena: Vec<Visit> = Vec::with_capacity(model.ax_nodes.len() + 1);
     let mut stack: Vec<(TreeNode, u32)> = vec![(TreeNode::Ax(root), u32::MAX)];
@@ -340,7 +349,7 @@ fn build_arena(model: &Model, root: AxId, extras: &FxHashMap<AxId, Vec<NodeId>>)
                 kids.push(TreeNode::Ax(c));
             }
         }
-        if let Some(child_root) = frame_child_root(model, model.ax(a)) {
+        if let Some(child_root) = frame_child_root(model, analysis, model.ax(a)) {
             if !kids.contains(&TreeNode::Ax(child_root)) {
                 kids.push(TreeNode::Ax(child_root));
             }
@@ -356,9 +365,16 @@ fn build_arena(model: &Model, root: AxId, extras: &FxHashMap<AxId, Vec<NodeId>>)
 }
 
 /// For the AX node of an `<iframe>` whose document is in the model: that document's AX root.
-fn frame_child_root(model: &Model, ax: &AxNode) -> Option<AxId> {
+/// A frame too small to show anything (tracking pixels, zero-size frames) has nothing to read.
+fn frame_child_root(model: &Model, analysis: &Analysis, ax: &AxNode) -> Option<AxId> {
     let d = ax.node?;
     let doc = model.nodes.get(d.index())?.content_document?;
+    let shown = facts(analysis, d)
+        .bounds
+        .is_some_and(|r| r.width >= 2.0 && r.height >= 2.0);
+    if !shown {
+        return None;
+    }
     let root = model.docs.get(doc.index())?.root;
     model
         .nodes
@@ -899,6 +915,11 @@ fn write_line<U: UidSource + ?Sized>(
     if !escape::is_blank(&name) {
         out.push(' ');
         push_quoted(out, &name, caps::NAME);
+    }
+    if let TreeNode::Ax(a) = item.node {
+        if let Some(d) = model.ax(a).node {
+            push_uncaptured(out, model, d);
+        }
     }
     for_each_attr(model, analysis, uids, item, &mut |key, val| {
         out.push(' ');

@@ -19,6 +19,7 @@
 //! its quotes. Output is written into one pre-sized `String`; per-node work allocates nothing.
 
 pub mod a11y;
+pub mod diff;
 pub mod dom;
 pub mod escape;
 pub mod json;
@@ -192,6 +193,16 @@ fn push_dir(out: &mut String, px: f64, dir: &str, page: f64) {
         out.push_str(" (");
         push_pages(out, px, page);
         out.push_str(" pages)");
+    }
+}
+
+/// Appends ` (content not captured: <reason>)` after an `<iframe>` whose content is not in the
+/// model, so an agent knows the frame is unread rather than empty.
+pub(crate) fn push_uncaptured(out: &mut String, model: &Model, node: NodeId) {
+    if let Some(reason) = model.uncaptured_reason(node) {
+        out.push_str(" (content not captured: ");
+        escape::push(out, reason, escape::Style::Text, caps::VALUE);
+        out.push(')');
     }
 }
 

@@ -1,0 +1,337 @@
+//! The page handle: one tab, driven by its own engine `Session` (uid table, previous snapshot,
+//! connection) on the browser's runtime.
+
+use std::ffi::c_char;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::session::{normalize_url, response_line, Session, SessionOptions};
+use engine::transport::Connection;
+use serde_json::{json, Value};
+
+use crate::browser::{pagesight_browser, BrowserShared};
+use crate::ffi::{
+    barrier, lock, optional_str, required_str, snapshot_options, write_out, write_string,
+    ErrorSlot, Failure,
+};
+use crate::pagesight_result;
+
+/// How long closing a page (on `pagesight_page_close` / `_free`) may take.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long creating or closing a tab through the browser connection may take.
+const TARGET_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One tab opened with `pagesight_page_open`, with its uid table and previous snapshot: the
+/// same state a `pagesight run` session keeps. Each page is its own session with its own
+/// DevTools connection to the browser; the browser handle only creates the tab.
+///
+/// Released by `pagesight_page_free`. Usable from any thread; calls on one page from two
+/// threads at once are serialised by a lock inside, while different pages run in parallel.
+#[allow(non_camel_case_types)]
+pub struct pagesight_page {
+    shared: Arc<BrowserShared>,
+    /// `None` once the page is closed.
+    session: Mutex<Option<Session>>,
+    last_error: ErrorSlot,
+}
+
+impl pagesight_page {
+    /// Runs `f` on the page's session, after checking the browser and the page are alive.
+    fn with_session<T>(
+        &self,
+        f: impl FnOnce(&tokio::runtime::Runtime, &mut Session) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let mut session = lock(&self.session);
+        self.shared.check_alive()?;
+        let runtime = self.shared.runtime()?;
+        match session.as_mut() {
+            Some(session) => f(runtime, session),
+            None => Err(Failure::invalid_argument(
+                "this page was closed (pagesight_page_close); open a new one with \
+                 pagesight_page_open",
+            )),
+        }
+    }
+}
+
+/// Opens a new tab in `browser` and loads `url` in it, waiting for its `load` event (up to the
+/// browser's load timeout; a page still loading then is returned as it is).
+///
+/// - `url`: a URL (`https://…`, `file://…`, `data:…`) or the path of a local file.
+/// - `out`: on `PAGESIGHT_OK`, receives the page, released with `pagesight_page_free`.
+///
+/// On failure the message is in `pagesight_browser_last_error(browser)`.
+///
+/// # Safety
+/// `browser` is NULL or a live handle; `url` is NULL or a NUL-terminated string; `out` is NULL
+/// or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn pagesight_page_open(
+    browser: *mut pagesight_browser,
+    url: *const c_char,
+    out: *mut *mut pagesight_page,
+) -> pagesight_result {
+    // SAFETY: the caller guarantees NULL or a live handle from this library.
+    let Some(browser) = (unsafe { browser.as_ref() }) else {
+        return pagesight_result::PAGESIGHT_NULL_POINTER;
+    };
+    browser.last_error.run(|| {
+        if out.is_null() {
+            return Err(Failure::null("out"));
+        }
+        // SAFETY: the caller guarantees NULL or a NUL-terminated string for the call.
+        let url = unsafe { required_str(url, "url") }?;
+        let shared = &browser.shared;
+        let url = normalize_url(url)?;
+        let session = shared.with_connection(|connection| {
+            let runtime = shared.runtime()?;
+            runtime.block_on(open_tab(connection, shared, &url))
+        })?;
+        let page = Box::new(pagesight_page {
+            shared: Arc::clone(shared),
+            session: Mutex::new(Some(session)),
+            last_error: ErrorSlot::new(),
+        });
+        // SAFETY: `out` is not NULL and the caller guarantees it is writable.
+        unsafe { write_out(out, Box::into_raw(page)) };
+        Ok(())
+    })
+}
+
+/// Creates a tab through the browser connection, attaches a session of its own to it, sets the
+/// viewport and loads `url`. A tab that could not be set up is closed again.
+async fn open_tab(
+    connection: &Connection,
+    shared: &BrowserShared,
+    url: &str,
+) -> Result<Session, Failure> {
+    let created = connection
+        .send_raw_with_timeout(
+            "Target.createTarget",
+            None,
+            &json!({ "url": "about:blank" }),
+            TARGET_TIMEOUT,
+        )
+        .await?
+        .to_value()?;
+    let Some(target_id) = created.get("targetId").and_then(Value::as_str) else {
+        return Err(Failure::new(
+            pagesight_result::PAGESIGHT_PROTOCOL_ERROR,
+            format!("Target.createTarget answered without a targetId: {created}"),
+        ));
+    };
+    let opened = async {
+        let mut session = Session::start(SessionOptions {
+            browser: Some(shared.endpoint.clone()),
+            target: Some(target_id.to_owned()),
+            viewport: shared.viewport,
+            load_timeout: shared.load_timeout,
+        })
+        .await?;
+        let loaded = async {
+            if let Some(page) = session.current_page() {
+                page.set_viewport(shared.viewport).await?;
+            }
+            session.open(url).await
+        }
+        .await;
+        match loaded {
+            Ok(_) => Ok(session),
+            Err(e) => {
+                let _ = session.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+    .await;
+    if opened.is_err() {
+        let _ = connection
+            .send_raw_with_timeout(
+                "Target.closeTarget",
+                None,
+                &json!({ "targetId": target_id }),
+                TARGET_TIMEOUT,
+            )
+            .await;
+    }
+    Ok(opened?)
+}
+
+/// Takes a snapshot of the page (the `snapshot` command).
+///
+/// - `mode`: `"a11y"` (default when NULL) or `"dom"`.
+/// - `format`: `"text"` (default when NULL) or `"json"`.
+/// - `expand`: NULL or `"0"` for the viewport, a number of CSS pixels to look beyond it, or
+///   `"all"` for the whole page.
+/// - `out`: on `PAGESIGHT_OK`, receives the snapshot (UTF-8), freed by the caller with
+///   `pagesight_string_free`.
+///
+/// The uids in it stay valid for actions (`pagesight_page_call`) until the next snapshot.
+///
+/// # Safety
+/// `page` is NULL or a live handle; string arguments are NULL or NUL-terminated; `out` is NULL
+/// or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn pagesight_page_snapshot(
+    page: *mut pagesight_page,
+    mode: *const c_char,
+    format: *const c_char,
+    expand: *const c_char,
+    out: *mut *mut c_char,
+) -> pagesight_result {
+    // SAFETY: the caller guarantees NULL or a live handle from this library.
+    let Some(page) = (unsafe { page.as_ref() }) else {
+        return pagesight_result::PAGESIGHT_NULL_POINTER;
+    };
+    page.last_error.run(|| {
+        if out.is_null() {
+            return Err(Failure::null("out"));
+        }
+        // SAFETY (three calls): the caller guarantees NULL or NUL-terminated strings.
+        let mode = unsafe { optional_str(mode, "mode") }?;
+        // SAFETY: as above.
+        let format = unsafe { optional_str(format, "format") }?;
+        // SAFETY: as above.
+        let expand = unsafe { optional_str(expand, "expand") }?;
+        let options = snapshot_options(mode, format, expand)?;
+        let text = page.with_session(|runtime, session| {
+            Ok(runtime.block_on(session.snapshot_text(&options))?)
+        })?;
+        // SAFETY: `out` is not NULL and the caller guarantees it is writable.
+        unsafe { write_string(out, text) };
+        Ok(())
+    })
+}
+
+/// Runs one command of the JSON-lines `run` protocol on the page, e.g.
+/// `{"cmd":"click","uid":"1_4"}`, `{"cmd":"fill","uid":"1_7","text":"hi"}`,
+/// `{"cmd":"snapshot","format":"json"}`, `{"cmd":"open","url":"…"}`, `{"cmd":"pages"}`.
+///
+/// Commands act on this page's session as in `run`: `select_page` makes the handle drive
+/// another tab of the browser, `close` closes the tab it drives (`open` then opens a new one).
+///
+/// - `out_response_json`: on `PAGESIGHT_OK`, receives the response line
+///   `{"ok":true,"result":…}`, freed by the caller with `pagesight_string_free`.
+///
+/// When the command fails, the call returns its code (e.g. `PAGESIGHT_STALE_UID`, or
+/// `PAGESIGHT_INVALID_ARGUMENT` for malformed JSON), writes nothing, and the message is in
+/// `pagesight_page_last_error(page)`; the protocol's error response is
+/// `{"ok":false,"error":{"code":pagesight_result_name(code),"message":…,
+/// "retryable":pagesight_result_is_retryable(code)}}`.
+///
+/// # Safety
+/// `page` is NULL or a live handle; `command_json` is NULL or NUL-terminated;
+/// `out_response_json` is NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn pagesight_page_call(
+    page: *mut pagesight_page,
+    command_json: *const c_char,
+    out_response_json: *mut *mut c_char,
+) -> pagesight_result {
+    // SAFETY: the caller guarantees NULL or a live handle from this library.
+    let Some(page) = (unsafe { page.as_ref() }) else {
+        return pagesight_result::PAGESIGHT_NULL_POINTER;
+    };
+    page.last_error.run(|| {
+        if out_response_json.is_null() {
+            return Err(Failure::null("out_response_json"));
+        }
+        // SAFETY: the caller guarantees NULL or a NUL-terminated string for the call.
+        let command = unsafe { required_str(command_json, "command_json") }?;
+        let command: Value = serde_json::from_str(command).map_err(|e| {
+            Failure::invalid_argument(format!(
+                "a command is one JSON object, like {{\"cmd\":\"snapshot\"}}: {e}"
+            ))
+        })?;
+        let result =
+            page.with_session(|runtime, session| Ok(runtime.block_on(session.execute(&command))?))?;
+        // SAFETY: `out_response_json` is not NULL and the caller guarantees it is writable.
+        unsafe { write_string(out_response_json, response_line(Ok(result))) };
+        Ok(())
+    })
+}
+
+/// Closes the page's tab (the one commands act on) and disconnects. The handle stays valid
+/// until `pagesight_page_free`; later calls on it fail with `PAGESIGHT_INVALID_ARGUMENT`.
+/// Closing an already closed page does nothing and returns `PAGESIGHT_OK`.
+///
+/// # Safety
+/// `page` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn pagesight_page_close(page: *mut pagesight_page) -> pagesight_result {
+    // SAFETY: the caller guarantees NULL or a live handle from this library.
+    let Some(page) = (unsafe { page.as_ref() }) else {
+        return pagesight_result::PAGESIGHT_NULL_POINTER;
+    };
+    page.last_error.run(|| close_session(page))
+}
+
+/// Takes the session out and closes it: the tab, then the connection.
+fn close_session(page: &pagesight_page) -> Result<(), Failure> {
+    let Some(mut session) = lock(&page.session).take() else {
+        return Ok(());
+    };
+    let runtime = page.shared.runtime()?;
+    // Even once the browser handle is freed the tab is closed if it can be: a connected browser
+    // lives on (and the page's own connection with it); a closed one fails at once.
+    let closed = runtime.block_on(async {
+        tokio::time::timeout(CLOSE_TIMEOUT, async {
+            let closed = match session.current_page() {
+                Some(_) => session.execute(&json!({ "cmd": "close" })).await.map(drop),
+                None => Ok(()),
+            };
+            let _ = session.shutdown().await;
+            closed
+        })
+        .await
+    });
+    match closed {
+        Ok(Ok(())) => Ok(()),
+        // A browser that is gone took the tab with it.
+        Ok(Err(e)) if e.code() == engine::ErrorCode::BrowserClosed => Ok(()),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(Failure::new(
+            pagesight_result::PAGESIGHT_TIMEOUT,
+            "the browser did not close the tab in time; the page is released anyway",
+        )),
+    }
+}
+
+/// The message of the last failed call on this page, or `""` if the last call succeeded.
+///
+/// The string belongs to the handle: do not free it; it stays valid until the next call on the
+/// same handle (or its free). Returns a static message for a NULL handle; never NULL.
+///
+/// # Safety
+/// `page` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn pagesight_page_last_error(page: *const pagesight_page) -> *const c_char {
+    // SAFETY: the caller guarantees NULL or a live handle from this library.
+    match unsafe { page.as_ref() } {
+        Some(page) => page.last_error.as_ptr(),
+        None => c"the page handle is NULL".as_ptr(),
+    }
+}
+
+/// Closes the page if it is still open (as `pagesight_page_close`) and releases the handle.
+/// Safe before or after `pagesight_browser_free`. NULL is ignored.
+///
+/// # Safety
+/// `page` is NULL or a handle from `pagesight_page_open` not freed yet, and no other thread is
+/// using it. The pointer is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn pagesight_page_free(page: *mut pagesight_page) {
+    if page.is_null() {
+        return;
+    }
+    barrier(|| {
+        // SAFETY: not NULL; the caller guarantees it came from `pagesight_page_open`
+        // (Box::into_raw) and is freed only once, by this call.
+        let page = unsafe { Box::from_raw(page) };
+        let _ = close_session(&page);
+        // Dropping the page drops its reference to the browser's shared state; if it is the
+        // last one, the runtime stops here.
+        drop(page);
+        pagesight_result::PAGESIGHT_OK
+    });
+}

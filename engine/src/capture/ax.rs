@@ -1,0 +1,465 @@
+//! A lean typed reply for `Accessibility.getFullAXTree`: only what the model reads.
+//!
+//! The generated bindings ([`crate::cdp`]) stay the one way pagesight speaks CDP; this module
+//! does not replace them. It is a *projection* of one reply, the largest the engine asks for,
+//! onto the fields the model uses (see `model::build::add_ax_tree`): `nodeId`, `ignored`, the
+//! `value` of `role`, `name`, `description` and `value`, the properties' `name` and `value`,
+//! `parentId`, `childIds`, `backendDOMNodeId` and `frameId`. [`GetFullAxTree`] sends the same
+//! method with the same parameters as the generated `GetFullAXTreeParams`; only its reply type
+//! differs.
+//!
+//! Why: on a large page this one reply is most of what a snapshot parses and keeps. On the
+//! python3.11-doc `stdtypes` page (36k DOM nodes, 36k AX nodes, 12.7 MiB of JSON) the generated
+//! `Vec<AXNode>` holds every `sources` list, `chromeRole`, `ignoredReasons` and related node, and
+//! every value as a `serde_json::Value`: about 2.3 KB per node, 81.5 MiB in all (6.4× its JSON),
+//! parsed at about 170 MiB/s, and freeing it was a large part of building the model. The
+//! records here skip those fields while parsing (serde steps over them without allocating), keep
+//! a value as a small scalar, box the rare `description` and `value`, and keep node ids, which
+//! Chromium sends as decimal strings, as integers: 17.7 MiB (1.4× the JSON, less once the list's
+//! spare room is given back) parsed at about 480 MiB/s on the same machine. The
+//! `parse/stdtypes` bench shows both types side by side, `peak_mem` both sizes.
+//!
+//! Tolerance is that of the generated bindings: unknown fields are ignored (no
+//! `deny_unknown_fields`), value types and property names are the generated enums, whose unknown
+//! values are kept as strings, and an id that is not a plain decimal integer is kept as text.
+//! Capture files written with the full generated nodes still load (their extra fields are
+//! skipped); files written with these records are still valid `AXNode` JSON.
+
+use crate::cdp::accessibility::{AXPropertyName, AXValueType, GetFullAXTreeParams};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+/// `Accessibility.getFullAXTree` with the same parameters as the generated
+/// [`GetFullAXTreeParams`], answered as a lean [`FullAxTree`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct GetFullAxTree {
+    /// The maximum depth at which descendants of the root node should be retrieved; `None` for
+    /// the whole tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<i64>,
+    /// The frame whose document's tree is wanted; `None` for the target's root frame.
+    #[serde(rename = "frameId", skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<String>,
+}
+
+impl crate::cdp::Command for GetFullAxTree {
+    const METHOD: &'static str = <GetFullAXTreeParams as crate::cdp::Command>::METHOD;
+    type Response = FullAxTree;
+}
+
+/// The reply of [`GetFullAxTree`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FullAxTree {
+    /// The tree's nodes, as Chromium lists them.
+    #[serde(deserialize_with = "shrunk")]
+    pub nodes: Vec<AxNodeRecord>,
+}
+
+/// Deserialises a list and gives back the room its growth left unused (a list grown one node
+/// at a time ends up to twice as large as needed; a shrink in place costs no copy).
+pub(crate) fn shrunk<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let mut v = Vec::<T>::deserialize(d)?;
+    v.shrink_to_fit();
+    Ok(v)
+}
+
+/// One node of the accessibility tree (the protocol's `AXNode`, the fields the engine reads).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AxNodeRecord {
+    /// `nodeId`.
+    #[serde(rename = "nodeId")]
+    pub node_id: AxNodeKey,
+    /// `ignored`: not exposed to assistive technology.
+    #[serde(default)]
+    pub ignored: bool,
+    /// `role`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<AxValueRecord>,
+    /// `name`: the accessible name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<AxValueRecord>,
+    /// `description` (rare: boxed to keep the record small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<Box<AxValueRecord>>,
+    /// `value` (rare: boxed to keep the record small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Box<AxValueRecord>>,
+    /// `properties` (absent reads as empty).
+    #[serde(
+        default,
+        deserialize_with = "null_as_empty",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub properties: Vec<AxPropertyRecord>,
+    /// `parentId`.
+    #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<AxNodeKey>,
+    /// `childIds` (absent reads as empty).
+    #[serde(
+        rename = "childIds",
+        default,
+        deserialize_with = "null_as_empty",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub child_ids: Vec<AxNodeKey>,
+    /// `backendDOMNodeId`.
+    #[serde(
+        rename = "backendDOMNodeId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub backend_dom_node_id: Option<i64>,
+    /// `frameId` (Chromium sets it on the root only).
+    #[serde(rename = "frameId", default, skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<Box<str>>,
+}
+
+/// An `AXProperty`: its name and value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AxPropertyRecord {
+    /// `name` (an unknown name is kept as a string).
+    pub name: AXPropertyName,
+    /// `value`.
+    pub value: AxValueRecord,
+}
+
+/// An `AXValue`: its type and a scalar `value` (`relatedNodes` and `sources` are skipped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AxValueRecord {
+    /// `type` (an unknown type is kept as a string).
+    #[serde(rename = "type")]
+    pub type_: AXValueType,
+    /// `value`.
+    #[serde(default, skip_serializing_if = "AxScalar::is_none")]
+    pub value: AxScalar,
+}
+
+impl AxValueRecord {
+    /// The value when it is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            AxScalar::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The `value` of an `AXValue`: a string, number or boolean. Absent, `null`, and arrays or
+/// objects (which the engine does not read) are all [`AxScalar::None`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum AxScalar {
+    /// No scalar value.
+    #[default]
+    None,
+    /// A boolean.
+    Bool(bool),
+    /// A number, as JSON spelled it (integer or not).
+    Number(serde_json::Number),
+    /// A string.
+    Str(String),
+}
+
+impl AxScalar {
+    /// Whether there is no scalar value.
+    pub fn is_none(&self) -> bool {
+        matches!(self, AxScalar::None)
+    }
+}
+
+impl Serialize for AxScalar {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AxScalar::None => s.serialize_unit(),
+            AxScalar::Bool(b) => s.serialize_bool(*b),
+            AxScalar::Number(n) => n.serialize(s),
+            AxScalar::Str(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AxScalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = AxScalar;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an accessibility value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<AxScalar, E> {
+        Ok(AxScalar::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<AxScalar, E> {
+        Ok(AxScalar::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<AxScalar, E> {
+        Ok(AxScalar::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<AxScalar, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(AxScalar::None, AxScalar::Number))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<AxScalar, E> {
+        Ok(AxScalar::Str(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<AxScalar, E> {
+        Ok(AxScalar::Str(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<AxScalar, E> {
+        Ok(AxScalar::None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<AxScalar, E> {
+        Ok(AxScalar::None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<AxScalar, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AxScalar, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(AxScalar::None)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AxScalar, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(AxScalar::None)
+    }
+}
+
+/// An AX node id (`AXNodeId`, a string in the protocol). Chromium's ids are decimal integers,
+/// negative ones included; those are kept as numbers, anything else as text. Two keys are equal
+/// exactly when their protocol strings are.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AxNodeKey {
+    /// A canonical decimal integer (no sign other than `-`, no leading zero, not `-0`).
+    Int(i64),
+    /// Any other id, verbatim.
+    Text(Box<str>),
+}
+
+impl AxNodeKey {
+    /// The key of a protocol id.
+    pub fn new(s: &str) -> AxNodeKey {
+        match canonical_int(s) {
+            Some(i) => AxNodeKey::Int(i),
+            None => AxNodeKey::Text(s.into()),
+        }
+    }
+}
+
+impl fmt::Display for AxNodeKey {
+    /// The protocol string.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxNodeKey::Int(i) => fmt::Display::fmt(i, f),
+            AxNodeKey::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// `s` as an integer when printing that integer gives `s` back.
+fn canonical_int(s: &str) -> Option<i64> {
+    let (negative, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d.as_bytes()),
+        None => (false, s.as_bytes()),
+    };
+    // At most 18 digits: no overflow; a leading zero only for "0" itself (and not "-0").
+    if digits.is_empty()
+        || digits.len() > 18
+        || (digits[0] == b'0' && (digits.len() > 1 || negative))
+    {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + i64::from(b - b'0');
+    }
+    Some(if negative { -v } else { v })
+}
+
+impl AxNodeKey {
+    /// The protocol string (what `to_string` gives, without the formatting machinery).
+    pub fn into_string(self) -> String {
+        match self {
+            AxNodeKey::Text(t) => t.into(),
+            AxNodeKey::Int(i) => {
+                let mut buf = [0u8; 20];
+                let mut at = buf.len();
+                let mut n = i.unsigned_abs();
+                loop {
+                    at -= 1;
+                    buf[at] = b'0' + (n % 10) as u8;
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                if i < 0 {
+                    at -= 1;
+                    buf[at] = b'-';
+                }
+                // Only ASCII digits and '-' were written.
+                String::from_utf8_lossy(&buf[at..]).into_owned()
+            }
+        }
+    }
+}
+
+impl Serialize for AxNodeKey {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AxNodeKey::Int(i) => s.collect_str(i),
+            AxNodeKey::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AxNodeKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = AxNodeKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an accessibility node id")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<AxNodeKey, E> {
+        Ok(AxNodeKey::new(v))
+    }
+}
+
+fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cdp::accessibility::AXNode;
+    use crate::cdp::Command;
+
+    const NODE: &str = r#"{"nodeId":"-1000014802","ignored":false,
+        "ignoredReasons":[{"name":"notRendered","value":{"type":"boolean","value":true}}],
+        "role":{"type":"role","value":"link"},"chromeRole":{"type":"internalRole","value":110},
+        "name":{"type":"computedString","value":"Docs","sources":[{"type":"attribute",
+            "attribute":"aria-label"},{"type":"contents","value":{"type":"computedString","value":"Docs"}}]},
+        "value":{"type":"integer","value":3},
+        "properties":[{"name":"focusable","value":{"type":"booleanOrUndefined","value":true}},
+            {"name":"someNewProperty","value":{"type":"someNewType","value":1.5}},
+            {"name":"labelledby","value":{"type":"nodeList","relatedNodes":[{"backendDOMNodeId":4}]}}],
+        "parentId":"7","childIds":["0","x1","007"],"backendDOMNodeId":1917,"frameId":"F",
+        "somethingNew":{"a":[1,2,{"b":null}]}}"#;
+
+    #[test]
+    fn reads_the_fields_the_engine_uses_and_skips_the_rest() {
+        let n: AxNodeRecord = serde_json::from_str(NODE).unwrap();
+        assert_eq!(n.node_id, AxNodeKey::Int(-1000014802));
+        assert_eq!(n.role.as_ref().and_then(|r| r.as_str()), Some("link"));
+        assert_eq!(n.name.as_ref().and_then(|r| r.as_str()), Some("Docs"));
+        assert_eq!(n.value.as_ref().unwrap().value, AxScalar::Number(3.into()));
+        assert_eq!(n.properties.len(), 3);
+        assert_eq!(
+            n.properties[1].name,
+            AXPropertyName::Unknown("someNewProperty".into())
+        );
+        assert_eq!(
+            n.properties[1].value.type_,
+            AXValueType::Unknown("someNewType".into())
+        );
+        assert_eq!(n.properties[2].value.value, AxScalar::None);
+        assert_eq!(n.parent_id, Some(AxNodeKey::Int(7)));
+        assert_eq!(
+            n.child_ids,
+            vec![
+                AxNodeKey::Int(0),
+                AxNodeKey::Text("x1".into()),
+                AxNodeKey::Text("007".into())
+            ]
+        );
+        assert_eq!(n.backend_dom_node_id, Some(1917));
+        assert_eq!(n.frame_id.as_deref(), Some("F"));
+    }
+
+    #[test]
+    fn written_records_read_back_and_are_valid_protocol_nodes() {
+        let n: AxNodeRecord = serde_json::from_str(NODE).unwrap();
+        let json = serde_json::to_string(&n).unwrap();
+        let back: AxNodeRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, n);
+        let full: AXNode = serde_json::from_str(&json).unwrap();
+        assert_eq!(full.node_id, "-1000014802");
+        assert_eq!(full.child_ids.unwrap(), vec!["0", "x1", "007"]);
+        // A minimal node and nulls are tolerated.
+        let m: AxNodeRecord =
+            serde_json::from_str(r#"{"nodeId":"1","ignored":true,"properties":null}"#).unwrap();
+        assert!(m.properties.is_empty() && m.child_ids.is_empty());
+    }
+
+    #[test]
+    fn keys_are_equal_exactly_when_their_strings_are() {
+        for s in [
+            "0",
+            "-1",
+            "12",
+            "-1000014802",
+            "999999999999999999",
+            "-0",
+            "01",
+            "-01",
+            "+1",
+            "",
+            "-",
+            "a",
+            "1a",
+            "99999999999999999999",
+        ] {
+            let k = AxNodeKey::new(s);
+            assert_eq!(k.to_string(), s);
+            assert_eq!(k.clone().into_string(), s);
+            assert_eq!(
+                matches!(k, AxNodeKey::Int(_)),
+                s.parse::<i64>().is_ok_and(|i| i.to_string() == s),
+                "{s}"
+            );
+        }
+        assert_ne!(AxNodeKey::new("1"), AxNodeKey::new("01"));
+        assert_eq!(GetFullAxTree::METHOD, "Accessibility.getFullAXTree");
+        let p = serde_json::to_value(GetFullAxTree {
+            depth: None,
+            frame_id: Some("F".into()),
+        })
+        .unwrap();
+        assert_eq!(p, serde_json::json!({"frameId": "F"}));
+    }
+}

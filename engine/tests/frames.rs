@@ -1,0 +1,527 @@
+//! Frames on a live page: out-of-process (cross-site) iframes, an iframe inside one, a scrolled
+//! and a clipped iframe, `srcdoc`, and the awkward ones (sandboxed, lazy, zero-size, 1x1).
+//!
+//! The pages under `fixtures/pages/frames/` are served over HTTP from two loopback origins,
+//! `127.0.0.1:P1` and `localhost:P2`, so Chromium puts the second site in other renderers. Every
+//! button inside such a frame must come out with a uid and a click point that Chromium's own
+//! hit test, asked inside that frame's renderer, confirms.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pagesight::capture::{capture_page, UncapturedFrame};
+use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
+use pagesight::identity::UidTable;
+use pagesight::model::{Model, NodeId};
+use pagesight::render::{render, Format, Mode, RenderOptions};
+use pagesight::session::{take_snapshot, Session, SessionOptions};
+use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
+
+fn frames_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages/frames")
+}
+
+/// The two origins of the test: `{{A}}` and `{{B}}` in the pages are replaced by them.
+struct Origins {
+    a: String,
+    b: String,
+}
+
+/// A tiny static file server on a loopback listener (one thread per connection, closed after
+/// one response). Lives until the test process ends.
+fn serve(listener: TcpListener, origins: std::sync::Arc<std::sync::OnceLock<Origins>>) {
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let origins = origins.clone();
+            std::thread::spawn(move || respond(stream, &origins));
+        }
+    });
+}
+
+fn respond(mut stream: TcpStream, origins: &std::sync::OnceLock<Origins>) {
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        match reader.read_line(&mut header) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if header == "\r\n" || header == "\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let path = path.split('?').next().unwrap_or("/");
+    let name = path.trim_start_matches('/');
+    let file = (!name.contains("..") && !name.is_empty())
+        .then(|| std::fs::read_to_string(frames_dir().join(name)).ok())
+        .flatten();
+    let response = match (file, origins.get()) {
+        (Some(body), Some(o)) => {
+            let body = body.replace("{{A}}", &o.a).replace("{{B}}", &o.b);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }
+        _ => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+    };
+    let _ = stream.write_all(response.as_bytes());
+}
+
+fn start_servers() -> Origins {
+    let a = TcpListener::bind("127.0.0.1:0").expect("bind the first origin");
+    let b = TcpListener::bind("127.0.0.1:0").expect("bind the second origin");
+    let origins = Origins {
+        a: format!("http://127.0.0.1:{}", a.local_addr().expect("port").port()),
+        b: format!("http://localhost:{}", b.local_addr().expect("port").port()),
+    };
+    let shared = std::sync::Arc::new(std::sync::OnceLock::new());
+    let _ = shared.set(Origins {
+        a: origins.a.clone(),
+        b: origins.b.clone(),
+    });
+    serve(a, shared.clone());
+    serve(b, shared);
+    origins
+}
+
+fn node_by_id(model: &Model, id: &str) -> Option<NodeId> {
+    model.node_ids().find(|&n| model.attr(n, "id") == Some(id))
+}
+
+fn a11y(snap: &Snapshot) -> String {
+    render(
+        &snap.model,
+        &snap.analysis,
+        &snap.uids,
+        &RenderOptions {
+            mode: Mode::A11y,
+            format: Format::Text,
+            verbose: false,
+            consistent: true,
+        },
+    )
+}
+
+/// Asks the renderer that holds `node` what is under its click point, in that frame's own
+/// document coordinates; true when the answer is the node or inside it.
+async fn child_hit_test(
+    page: &pagesight::browser::Page,
+    snap: &Snapshot,
+    oopif_targets: &[Option<String>],
+    node: NodeId,
+) -> Result<bool, String> {
+    let model = &snap.model;
+    let f = snap.analysis.facts(node);
+    let point = f.click_point.ok_or("no click point")?;
+    let bounds = f.bounds.ok_or("no bounds")?;
+    let layout = model.node(node).layout.ok_or("no layout box")?;
+    let doc_bounds = model.layout(layout).bounds;
+    let target = model.docs[model.node(node).doc.index()].target;
+    // The page session takes the page's document coordinates and descends into same-process
+    // frames itself; another renderer takes its own document's coordinates, so undo the
+    // offset the analysis applied.
+    let (x, y) = if target == 0 {
+        let vp = snap.analysis.viewport;
+        (point.x + vp.scroll_x, point.y + vp.scroll_y)
+    } else {
+        (
+            point.x - bounds.x + doc_bounds.x,
+            point.y - bounds.y + doc_bounds.y,
+        )
+    };
+    let session = if target == 0 {
+        page.session_id().clone()
+    } else {
+        let id = oopif_targets
+            .get(target as usize - 1)
+            .cloned()
+            .flatten()
+            .ok_or("no target id")?;
+        page.frame_targets()
+            .into_iter()
+            .find(|t| t.target_id == id)
+            .map(|t| t.session_id)
+            .ok_or("the frame target is gone")?
+    };
+    let conn = page.connection();
+    conn.send(
+        Some(&session),
+        &GetDocumentParams {
+            depth: Some(0),
+            pierce: None,
+        },
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let hit = conn
+        .send(
+            Some(&session),
+            &GetNodeForLocationParams {
+                x: x.floor() as i64,
+                y: y.floor() as i64,
+                include_user_agent_shadow_dom: Some(false),
+                ignore_pointer_events_none: None,
+            },
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    let hit_node = model.node_by_target_backend_id(target, hit.backend_node_id);
+    Ok(hit_node.is_some_and(|h| model.contains(node, h)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_process_frames_are_captured_and_hit_tested() {
+    let origins = start_servers();
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    session
+        .open(&format!("{}/top.html", origins.a))
+        .await
+        .expect("open the frames page");
+    let page = session.current_page().expect("a page").clone();
+
+    // Cross-site frames: xo, nest, its leaf, scrolled, clipped, two trackers, sandboxed (when
+    // Chromium isolates it). Attaching is asynchronous: wait until the main ones are there.
+    let mut waited = 0;
+    loop {
+        let capture = capture_page(&page).await.expect("capture");
+        let frames: Vec<String> = capture.oopifs.iter().map(|o| o.frame_id.clone()).collect();
+        let snap = process(
+            capture,
+            &mut UidTable::new(),
+            page.target_id(),
+            &SnapshotOptions::default(),
+        )
+        .expect("snapshot");
+        let ready = [
+            "xo-btn",
+            "mid-btn",
+            "leaf-btn",
+            "scrolled-btn",
+            "clipped-top",
+        ]
+        .iter()
+        .all(|id| node_by_id(&snap.model, id).is_some_and(|n| snap.analysis.facts(n).in_viewport));
+        if ready {
+            break;
+        }
+        waited += 1;
+        if waited >= 50 {
+            let missing: Vec<String> = [
+                "xo-btn",
+                "mid-btn",
+                "leaf-btn",
+                "scrolled-btn",
+                "clipped-top",
+            ]
+            .iter()
+            .map(|id| {
+                let f = node_by_id(&snap.model, id).map(|n| *snap.analysis.facts(n));
+                format!("{id}: {f:?}")
+            })
+            .collect();
+            panic!("frames never all attached: {frames:?} {missing:#?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let options = SnapshotOptions::default();
+    let mut table = UidTable::new();
+    let capture = capture_page(&page).await.expect("capture");
+    assert!(capture.consistent);
+    let oopif_targets: Vec<Option<String>> =
+        capture.oopifs.iter().map(|o| o.target_id.clone()).collect();
+    assert!(
+        capture.oopifs.len() >= 5,
+        "expected the cross-site frames as targets, got {}",
+        capture.oopifs.len()
+    );
+    // The leaf is owned by the middle frame, not by the page.
+    assert!(
+        capture.oopifs.iter().any(|o| o.owner_target > 0),
+        "the nested frame is not owned by its parent frame"
+    );
+    let snap = process(capture, &mut table, page.target_id(), &options).expect("snapshot");
+    let model = &snap.model;
+    let text = a11y(&snap);
+    let dom = render(
+        model,
+        &snap.analysis,
+        &snap.uids,
+        &RenderOptions {
+            mode: Mode::Dom,
+            format: Format::Text,
+            verbose: false,
+            consistent: true,
+        },
+    );
+    eprintln!("{text}\n{dom}");
+
+    for (id, name) in [
+        ("xo-btn", "Cross-origin button"),
+        ("mid-btn", "Middle button"),
+        ("leaf-btn", "Leaf button"),
+        ("scrolled-btn", "Scrolled button"),
+        ("clipped-top", "Clipped visible"),
+        ("srcdoc-btn", "Srcdoc button"),
+    ] {
+        let node = node_by_id(model, id).unwrap_or_else(|| panic!("#{id} is in the model"));
+        let f = snap.analysis.facts(node);
+        assert!(f.interactive && f.visible && f.in_viewport, "#{id}: {f:?}");
+        assert!(!f.occluded, "#{id} reported occluded: {f:?}");
+        let uid = snap.uids.dom(node).expect("a uid");
+        assert!(
+            text.contains(&format!("uid={uid} button \"{name}\"")),
+            "#{id} ({uid}) not printed:\n{text}"
+        );
+        match child_hit_test(&page, &snap, &oopif_targets, node).await {
+            Ok(true) => {}
+            Ok(false) => panic!("#{id}: Chromium does not hit it at {:?}", f.click_point),
+            Err(e) => panic!("#{id}: hit test failed: {e}"),
+        }
+    }
+    // Clipped away by the container around its iframe; scrolled frame offsets applied.
+    let away = node_by_id(model, "clipped-away").expect("#clipped-away");
+    assert!(!snap.analysis.facts(away).in_viewport || !snap.analysis.facts(away).visible);
+    // Tracking and zero-size frames add nothing to read.
+    assert!(!text.contains("TRACKER-PIXEL"), "{text}");
+
+    // The same through the session (confirmation, uids, JSON).
+    let live = take_snapshot(&page, &mut UidTable::new(), &options)
+        .await
+        .expect("live snapshot");
+    for id in ["xo-btn", "leaf-btn", "scrolled-btn"] {
+        let node = node_by_id(&live.model, id).expect("button");
+        let f = live.analysis.facts(node);
+        assert!(
+            !f.occluded && f.click_point.is_some(),
+            "#{id} after confirmation: {f:?}"
+        );
+    }
+
+    // A frame whose content could not be read is said to be so, with the reason.
+    let mut capture = capture_page(&page).await.expect("capture");
+    let model = Model::from_capture(capture.clone()).expect("model");
+    let xo = node_by_id(&model, "xo").expect("#xo");
+    let xo_backend = model.node(xo).backend_node_id;
+    let xo_frame = model
+        .node(xo)
+        .content_document
+        .and_then(|d| model.opt_str(model.docs[d.index()].frame_id))
+        .map(str::to_string)
+        .expect("the frame id of #xo");
+    capture.oopifs.retain(|o| o.frame_id != xo_frame);
+    capture.uncaptured_frames.push(UncapturedFrame {
+        owner_target: 0,
+        owner_backend_node_id: xo_backend,
+        reason: "the frame did not answer in time".into(),
+    });
+    let snap = process(capture, &mut UidTable::new(), page.target_id(), &options).expect("snap");
+    let text = a11y(&snap);
+    let uid = snap
+        .uids
+        .dom(node_by_id(&snap.model, "xo").expect("#xo"))
+        .expect("uid");
+    assert!(
+        text.contains(&format!(
+            "uid={uid} Iframe \"Cross-origin frame\" (content not captured: the frame did not answer in time)"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("Cross-origin button"), "{text}");
+
+    session.shutdown().await.expect("close");
+}
+
+/// Open and closed shadow roots and slotted content come out in flat-tree order with uids; the
+/// browser's own form-control internals (user-agent shadow roots) never do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shadow_trees_render_in_flat_tree_order() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages/shadow-dom.html");
+    session.open(&path.to_string_lossy()).await.expect("open");
+    let page = session.current_page().expect("a page").clone();
+    let snap = take_snapshot(&page, &mut UidTable::new(), &SnapshotOptions::default())
+        .await
+        .expect("snapshot");
+    let model = &snap.model;
+    let text = a11y(&snap);
+    for (id, line) in [
+        ("open-btn", "button \"Open shadow button\""),
+        ("closed-btn", "button \"Closed shadow button\""),
+        ("light-btn", "button \"Light button\""),
+    ] {
+        let node = node_by_id(model, id).unwrap_or_else(|| panic!("#{id} in the model"));
+        let uid = snap.uids.dom(node).expect("uid");
+        assert!(text.contains(&format!("uid={uid} {line}")), "{text}");
+    }
+    // Flat tree: the slotted title under its slot, before the card's own text, then the
+    // default slot's button.
+    let pos = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not in:\n{text}"))
+    };
+    assert!(pos("Slotted title") < pos("Card body"), "{text}");
+    assert!(pos("Card body") < pos("Light button"), "{text}");
+    // No user-agent shadow content: no node of a user-agent root, no pseudo internals.
+    assert!(
+        model
+            .nodes
+            .iter()
+            .all(|n| model.opt_str(n.shadow_root_type) != Some("user-agent")),
+        "user-agent shadow nodes leaked into the model"
+    );
+    let dom = render(
+        model,
+        &snap.analysis,
+        &snap.uids,
+        &RenderOptions {
+            mode: Mode::Dom,
+            format: Format::Text,
+            verbose: false,
+            consistent: true,
+        },
+    );
+    for leak in ["-webkit-", "slider-thumb", "inner-editor", "datetime"] {
+        assert!(
+            !text.contains(leak) && !dom.contains(leak),
+            "{leak}:\n{text}\n{dom}"
+        );
+    }
+    // One line per control in the dom view.
+    for id in ["text-field", "range", "date"] {
+        let node = node_by_id(model, id).expect("control");
+        let uid = snap.uids.dom(node).expect("uid").to_string();
+        assert_eq!(dom.matches(&format!("[{uid}]")).count(), 1, "#{id}:\n{dom}");
+    }
+    session.shutdown().await.expect("close");
+}
+
+/// A scrolled inner panel says how much of it lies above and below (pixels and pages) in both
+/// text formats and in JSON; the page's own scroll line reports the document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scroll_containers_report_hidden_content() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let path = frames_dir().join("scroll-panel.html");
+    session.open(&path.to_string_lossy()).await.expect("open");
+    // What the page itself says about the panel (`scrollTop`, `scrollHeight`, `clientHeight`).
+    let page = session.current_page().expect("a page").clone();
+    let measured = page
+        .send(&pagesight::cdp::runtime::EvaluateParams {
+            expression: "(() => { const p = document.getElementById('panel'); \
+                         return [p.scrollTop, p.scrollHeight - p.scrollTop - p.clientHeight, p.clientHeight]; })()"
+                .to_string(),
+            object_group: None,
+            include_command_line_api: None,
+            silent: None,
+            context_id: None,
+            return_by_value: Some(true),
+            generate_preview: None,
+            user_gesture: None,
+            await_promise: None,
+            throw_on_side_effect: None,
+            timeout: None,
+            disable_breaks: None,
+            repl_mode: None,
+            allow_unsafe_eval_blocked_by_csp: None,
+            unique_context_id: None,
+            serialization_options: None,
+        })
+        .await
+        .expect("evaluate")
+        .result
+        .value
+        .expect("a value");
+    let num = |i: usize| measured[i].as_f64().expect("a number");
+    let (above, below_panel, client) = (num(0), num(1), num(2));
+    assert!(above > 0.0 && below_panel > 0.0, "{measured}");
+    let panel = format!(
+        "scroll=\"{above}px above ({:.1} pages), {below_panel}px below ({:.1} pages)\"",
+        above / client,
+        below_panel / client
+    );
+    let a11y_text = session
+        .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
+        .await
+        .expect("a11y");
+    let a11y_text = a11y_text.as_str().expect("text");
+    let dom_text = session
+        .execute(&serde_json::json!({"cmd": "snapshot", "mode": "dom"}))
+        .await
+        .expect("dom");
+    let dom_text = dom_text.as_str().expect("text");
+    let json = session
+        .execute(&serde_json::json!({"cmd": "snapshot", "format": "json"}))
+        .await
+        .expect("json");
+
+    let content = json["viewport"]["contentHeight"]
+        .as_f64()
+        .expect("contentHeight");
+    let height = json["viewport"]["height"].as_f64().expect("height");
+    let below = (content - height).round();
+    assert!(
+        below > 800.0,
+        "the page is longer than the viewport: {content}"
+    );
+    let pages = format!("{:.1}", below / height);
+
+    // a11y: the panel line and the page root.
+    let line = a11y_text
+        .lines()
+        .find(|l| l.contains("region \"Messages\""))
+        .unwrap_or_else(|| panic!("no panel line:\n{a11y_text}"));
+    assert!(line.contains(&panel), "{line}");
+    let root = a11y_text.lines().next().expect("root line");
+    assert!(
+        root.contains(&format!(
+            "scroll=\"0px above, {below}px below ({pages} pages)\""
+        )),
+        "{root}"
+    );
+    // dom: the panel element and the page scroll line.
+    assert!(
+        dom_text
+            .lines()
+            .any(|l| l.contains("<div") && l.contains(&panel)),
+        "{dom_text}"
+    );
+    assert!(
+        dom_text.starts_with(&format!(
+            "... 0 pixels above (0.0 pages) - {below} pixels below ({pages} pages) - scroll to see more ..."
+        )),
+        "{dom_text}"
+    );
+    // JSON: the same numbers on the panel's node.
+    fn find_scroll(node: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+        if node["name"] == "Messages" {
+            out.push(node["scroll"].clone());
+        }
+        for c in node["children"].as_array().into_iter().flatten() {
+            find_scroll(c, out);
+        }
+    }
+    let mut found = Vec::new();
+    find_scroll(&json["root"], &mut found);
+    let scroll = found
+        .first()
+        .unwrap_or_else(|| panic!("no panel in {json}"));
+    assert_eq!(scroll["above"].as_f64(), Some(above), "{scroll}");
+    assert_eq!(scroll["below"].as_f64(), Some(below_panel), "{scroll}");
+    assert_eq!(scroll["clientHeight"].as_f64(), Some(client), "{scroll}");
+    session.shutdown().await.expect("close");
+}
