@@ -490,17 +490,6 @@ impl<'a> Args<'a> {
             })
     }
 
-    fn optional_str(&self, name: &str) -> Result<Option<&'a str>> {
-        match self.fields.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be a string",
-                self.cmd
-            ))),
-        }
-    }
-
     fn required_index(&self, name: &str) -> Result<usize> {
         self.fields
             .get(name)
@@ -515,30 +504,6 @@ impl<'a> Args<'a> {
     }
 
     fn snapshot_options(&self) -> Result<SnapshotOptions> {
-        let mut options = SnapshotOptions::default();
-        if let Some(mode) = self.optional_str("mode")? {
-            options.mode = SnapshotOptions::parse_mode(mode)?;
-        }
-        if let Some(format) = self.optional_str("format")? {
-            options.format = SnapshotOptions::parse_format(format)?;
-        }
-        match self.fields.get("expand") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => options.expand = SnapshotOptions::parse_expand(s)?,
-            Some(Value::Number(n)) => {
-                options.expand = SnapshotOptions::parse_expand(&n.to_string())?
-            }
-            Some(_) => {
-                return Err(Error::invalid_argument(
-                    "\"expand\" must be a number of pixels or \"all\"",
-                ))
-            }
-        }
-        match self.fields.get("verbose") {
-            None | Some(Value::Null) => {}
-            Some(Value::Bool(b)) => options.verbose = *b,
-            Some(_) => return Err(Error::invalid_argument("\"verbose\" must be true or false")),
-        }
-        Ok(options)
+        SnapshotOptions::from_command(self.fields)
     }
 }

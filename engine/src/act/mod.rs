@@ -199,26 +199,7 @@ impl<'a> Fields<'a> {
     }
 
     fn snapshot_options(&self) -> Result<SnapshotOptions> {
-        let mut options = SnapshotOptions::default();
-        if let Some(mode) = self.str("mode")? {
-            options.mode = SnapshotOptions::parse_mode(mode)?;
-        }
-        if let Some(format) = self.str("format")? {
-            options.format = SnapshotOptions::parse_format(format)?;
-        }
-        match self.map.get("expand") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => options.expand = SnapshotOptions::parse_expand(s)?,
-            Some(Value::Number(n)) => {
-                options.expand = SnapshotOptions::parse_expand(&n.to_string())?
-            }
-            Some(_) => {
-                return Err(Error::invalid_argument(
-                    "\"expand\" must be a number of pixels or \"all\"",
-                ))
-            }
-        }
-        Ok(options)
+        SnapshotOptions::from_command(self.map)
     }
 }
 
