@@ -1,0 +1,255 @@
+//! pagesight as one more row of the peer benchmark (`--extra-peer` of the shared peers harness).
+//!
+//! The harness starts this once per run with
+//! `--cdp-url http://127.0.0.1:PORT --reps N --warmup N --settle S --page-budget S
+//! --call-timeout S --width W --height H [--emit-text] URL...`; for each URL it navigates, waits
+//! `--settle` seconds, takes `warmup + reps` snapshots in each mode and prints one JSON object
+//! per line on stdout: `{"event":"version"}`, one `{"event":"page", "variant": "a11y"|"dom", …}`
+//! per URL and mode, then `{"event":"done"}`. Everything else goes to stderr.
+
+use std::time::{Duration, Instant};
+
+use pagesight::render::Mode;
+use pagesight::session::{Session, SessionOptions};
+use pagesight::snapshot::SnapshotOptions;
+use serde_json::json;
+
+struct Args {
+    cdp_url: String,
+    reps: usize,
+    warmup: usize,
+    settle: f64,
+    page_budget: f64,
+    call_timeout: f64,
+    width: u32,
+    height: u32,
+    emit_text: bool,
+    urls: Vec<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        cdp_url: String::new(),
+        reps: 5,
+        warmup: 1,
+        settle: 1.0,
+        page_budget: 90.0,
+        call_timeout: 300.0,
+        width: 1280,
+        height: 800,
+        emit_text: false,
+        urls: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--cdp-url" => a.cdp_url = value("--cdp-url")?,
+            "--reps" => {
+                a.reps = value("--reps")?
+                    .parse()
+                    .map_err(|e| format!("--reps: {e}"))?
+            }
+            "--warmup" => {
+                a.warmup = value("--warmup")?
+                    .parse()
+                    .map_err(|e| format!("--warmup: {e}"))?
+            }
+            "--settle" => {
+                a.settle = value("--settle")?
+                    .parse()
+                    .map_err(|e| format!("--settle: {e}"))?
+            }
+            "--page-budget" => {
+                a.page_budget = value("--page-budget")?
+                    .parse()
+                    .map_err(|e| format!("--page-budget: {e}"))?
+            }
+            "--call-timeout" => {
+                a.call_timeout = value("--call-timeout")?
+                    .parse()
+                    .map_err(|e| format!("--call-timeout: {e}"))?
+            }
+            "--width" => {
+                a.width = value("--width")?
+                    .parse()
+                    .map_err(|e| format!("--width: {e}"))?
+            }
+            "--height" => {
+                a.height = value("--height")?
+                    .parse()
+                    .map_err(|e| format!("--height: {e}"))?
+            }
+            "--emit-text" => a.emit_text = true,
+            other if other.starts_with("--") => return Err(format!("unknown option {other}")),
+            url => a.urls.push(url.to_string()),
+        }
+    }
+    if a.cdp_url.is_empty() {
+        return Err("--cdp-url is required".into());
+    }
+    Ok(a)
+}
+
+fn emit(value: serde_json::Value) {
+    println!("{value}");
+}
+
+/// Counts what an agent can act on and how many uids the text carries.
+fn count(text: &str, mode: Mode) -> (usize, usize) {
+    match mode {
+        Mode::A11y => {
+            let refs = text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("uid="))
+                .count();
+            let interactive = text
+                .lines()
+                .filter(|l| {
+                    let role = l.trim_start().split(' ').nth(1).unwrap_or("");
+                    matches!(
+                        role,
+                        "button"
+                            | "link"
+                            | "textbox"
+                            | "checkbox"
+                            | "radio"
+                            | "combobox"
+                            | "listbox"
+                            | "option"
+                            | "menuitem"
+                            | "tab"
+                            | "switch"
+                            | "slider"
+                            | "searchbox"
+                            | "spinbutton"
+                    ) || l.contains(" clickable")
+                })
+                .count();
+            (interactive, refs)
+        }
+        Mode::Dom => {
+            let n = text
+                .lines()
+                .filter(|l| {
+                    let t = l.trim_start_matches('\t');
+                    t.starts_with('[') && !t.starts_with("[Start") && !t.starts_with("[End")
+                        || t.starts_with("*[")
+                })
+                .count();
+            (n, n)
+        }
+    }
+}
+
+async fn run(a: Args) -> Result<(), String> {
+    let options = SessionOptions {
+        browser: Some(a.cdp_url.clone()),
+        viewport: pagesight::browser::Viewport {
+            width: a.width,
+            height: a.height,
+            device_scale_factor: 1.0,
+        },
+        load_timeout: Some(Duration::from_secs_f64(a.call_timeout)),
+        ..SessionOptions::default()
+    };
+    let mut session = Session::start(options).await.map_err(|e| e.to_string())?;
+    emit(json!({"event": "version", "version": env!("CARGO_PKG_VERSION")}));
+    for url in &a.urls {
+        let t0 = Instant::now();
+        if let Err(e) = session.open(url).await {
+            for variant in ["a11y", "dom"] {
+                emit(
+                    json!({"event": "page", "url": url, "variant": variant, "times_ms": [], "error": e.to_string()}),
+                );
+            }
+            continue;
+        }
+        let nav_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        tokio::time::sleep(Duration::from_secs_f64(a.settle)).await;
+        for (mode, variant) in [(Mode::A11y, "a11y"), (Mode::Dom, "dom")] {
+            let snapshot = SnapshotOptions {
+                mode,
+                ..SnapshotOptions::default()
+            };
+            let mut times = Vec::new();
+            let mut first_ms = None;
+            let mut text = String::new();
+            let mut error = None;
+            let page_start = Instant::now();
+            for i in 0..a.warmup + a.reps {
+                let t = Instant::now();
+                match tokio::time::timeout(
+                    Duration::from_secs_f64(a.call_timeout),
+                    session.snapshot_text(&snapshot),
+                )
+                .await
+                {
+                    Ok(Ok(out)) => text = out,
+                    Ok(Err(e)) => {
+                        error = Some(e.to_string());
+                        break;
+                    }
+                    Err(_) => {
+                        error = Some("snapshot timed out".to_string());
+                        break;
+                    }
+                }
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                if i == 0 {
+                    first_ms = Some(ms);
+                }
+                if i >= a.warmup {
+                    times.push(ms);
+                }
+                if times.len() >= 2 && page_start.elapsed().as_secs_f64() > a.page_budget {
+                    break;
+                }
+            }
+            let (interactive, refs) = count(&text, mode);
+            let mut record = json!({
+                "event": "page", "url": url, "variant": variant, "times_ms": times,
+                "first_ms": first_ms, "interactive": interactive, "refs": refs,
+                "chars": text.chars().count(), "nav_ms": nav_ms, "notes": "",
+            });
+            if a.emit_text {
+                record["text"] = json!(text);
+            }
+            if let Some(e) = error {
+                record["error"] = json!(e);
+            }
+            emit(record);
+        }
+    }
+    emit(json!({"event": "done"}));
+    // A connected browser is only disconnected from, never closed.
+    let _ = session.shutdown().await;
+    Ok(())
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("peer-driver: {e}");
+            emit(json!({"event": "fatal", "error": e}));
+            std::process::exit(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            emit(json!({"event": "fatal", "error": e.to_string()}));
+            std::process::exit(1);
+        }
+    };
+    if let Err(e) = runtime.block_on(run(args)) {
+        eprintln!("peer-driver: {e}");
+        emit(json!({"event": "fatal", "error": e}));
+        std::process::exit(1);
+    }
+}
