@@ -497,6 +497,9 @@ impl<'g, 'p> ModuleGen<'g, 'p> {
         let mut field_names = BTreeSet::new();
         let mut wire_names = BTreeSet::new();
         let all_optional = props.iter().all(|p| p.optional);
+        // For `new()`: (field, its type) of the required fields, and the optional field names.
+        let mut required: Vec<(String, String)> = Vec::new();
+        let mut optional: Vec<String> = Vec::new();
         for p in props {
             let what = format!("{} field `{}`", owner.what, p.name);
             if !wire_names.insert(p.name.as_str()) {
@@ -544,6 +547,11 @@ impl<'g, 'p> ModuleGen<'g, 'p> {
                 attrs.push(format!("rename = \"{}\"", p.name));
             }
             if p.optional {
+                optional.push(ident.clone());
+            } else {
+                required.push((ident.clone(), ty.clone()));
+            }
+            if p.optional {
                 ty = format!("Option<{ty}>");
                 attrs.push("default".into());
                 attrs.push("skip_serializing_if = \"Option::is_none\"".into());
@@ -569,6 +577,24 @@ impl<'g, 'p> ModuleGen<'g, 'p> {
             "{docs}#[derive({derives})]\npub struct {} {{\n{fields}}}\n",
             owner.struct_name
         );
+        // Structs with required and optional fields get a constructor taking the required ones,
+        // so callers do not spell out every optional field (`..X::new(a)` in a struct literal).
+        if !required.is_empty() && !optional.is_empty() {
+            let args: Vec<String> = required.iter().map(|(f, t)| format!("{f}: {t}")).collect();
+            let inits: Vec<String> = required
+                .iter()
+                .map(|(f, _)| f.clone())
+                .chain(optional.iter().map(|f| format!("{f}: None")))
+                .collect();
+            let _ = writeln!(
+                self.body,
+                "impl {name} {{\n/// A [`{name}`] with the required fields given and every optional field `None`.\n\
+                 #[allow(clippy::too_many_arguments)]\npub fn new({}) -> Self {{\nSelf {{ {} }}\n}}\n}}\n",
+                args.join(", "),
+                inits.join(", "),
+                name = owner.struct_name
+            );
+        }
         self.body.push_str(&enums);
         Ok(())
     }

@@ -119,3 +119,11 @@ fn commands_and_events() {
     let _: snippet::EnableReturns = serde_json::from_value(json!({})).unwrap();
     let _ = serde_json::to_value(snippet::EnableParams {}).unwrap();
 }
+
+#[test]
+fn new_takes_the_required_fields_and_leaves_the_rest_none() {
+    let node = dom::Node::new(7);
+    assert_eq!(node.node_id, 7);
+    assert!(node.backend_dom_node_id.is_none() && node.children.is_none());
+    assert_eq!(serde_json::to_value(&node).unwrap(), json!({"nodeId": 7}));
+}

@@ -314,6 +314,24 @@ pub struct AXValueSource {
     pub invalid_reason: Option<String>,
 }
 
+impl AXValueSource {
+    /// A [`AXValueSource`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: AXValueSourceType) -> Self {
+        Self {
+            type_,
+            value: None,
+            attribute: None,
+            attribute_value: None,
+            superseded: None,
+            native_source: None,
+            native_source_value: None,
+            invalid: None,
+            invalid_reason: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AXRelatedNode {
     /// The BackendNodeId of the related DOM node.
@@ -325,6 +343,18 @@ pub struct AXRelatedNode {
     /// The text alternative of this node in the current context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+}
+
+impl AXRelatedNode {
+    /// A [`AXRelatedNode`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(backend_dom_node_id: crate::dom::BackendNodeId) -> Self {
+        Self {
+            backend_dom_node_id,
+            idref: None,
+            text: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -354,6 +384,19 @@ pub struct AXValue {
     /// The sources which contributed to the computation of this property.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sources: Option<Vec<AXValueSource>>,
+}
+
+impl AXValue {
+    /// A [`AXValue`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: AXValueType) -> Self {
+        Self {
+            type_,
+            value: None,
+            related_nodes: None,
+            sources: None,
+        }
+    }
 }
 
 /// Values of AXProperty name:
@@ -688,6 +731,28 @@ pub struct AXNode {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
+impl AXNode {
+    /// A [`AXNode`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: AXNodeId, ignored: bool) -> Self {
+        Self {
+            node_id,
+            ignored,
+            ignored_reasons: None,
+            role: None,
+            chrome_role: None,
+            name: None,
+            description: None,
+            value: None,
+            properties: None,
+            parent_id: None,
+            child_ids: None,
+            backend_dom_node_id: None,
+            frame_id: None,
+        }
+    }
+}
+
 /// Disables the accessibility domain.
 ///
 /// Wire method: `Accessibility.disable`; the reply is [`DisableReturns`].
@@ -861,6 +926,14 @@ pub struct GetChildAXNodesParams {
     /// If omitted, the root frame is used.
     #[serde(rename = "frameId", default, skip_serializing_if = "Option::is_none")]
     pub frame_id: Option<crate::page::FrameId>,
+}
+
+impl GetChildAXNodesParams {
+    /// A [`GetChildAXNodesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: AXNodeId) -> Self {
+        Self { id, frame_id: None }
+    }
 }
 
 /// Reply of [`GetChildAXNodesParams`] (`Accessibility.getChildAXNodes`).

@@ -38,6 +38,19 @@ pub struct AdFrameData {
     pub cpu_time: f64,
 }
 
+impl AdFrameData {
+    /// A [`AdFrameData`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: crate::page::FrameId, network_bytes: f64, cpu_time: f64) -> Self {
+        Self {
+            frame_id,
+            network_bytes,
+            cpu_time,
+            initial_origin: None,
+        }
+    }
+}
+
 /// Ad metrics for a page.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AdMetrics {

@@ -58,6 +58,35 @@ pub struct Animation {
     pub view_or_scroll_timeline: Option<ViewOrScrollTimeline>,
 }
 
+impl Animation {
+    /// A [`Animation`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: String,
+        name: String,
+        paused_state: bool,
+        play_state: String,
+        playback_rate: f64,
+        start_time: f64,
+        current_time: f64,
+        type_: AnimationType,
+    ) -> Self {
+        Self {
+            id,
+            name,
+            paused_state,
+            play_state,
+            playback_rate,
+            start_time,
+            current_time,
+            type_,
+            source: None,
+            css_id: None,
+            view_or_scroll_timeline: None,
+        }
+    }
+}
+
 /// Values of `type` of [`Animation`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AnimationType {
@@ -144,6 +173,20 @@ pub struct ViewOrScrollTimeline {
     pub axis: crate::dom::ScrollOrientation,
 }
 
+impl ViewOrScrollTimeline {
+    /// A [`ViewOrScrollTimeline`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(axis: crate::dom::ScrollOrientation) -> Self {
+        Self {
+            axis,
+            source_node_id: None,
+            start_offset: None,
+            end_offset: None,
+            subject_node_id: None,
+        }
+    }
+}
+
 /// AnimationEffect instance
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AnimationEffect {
@@ -185,6 +228,33 @@ pub struct AnimationEffect {
     pub easing: String,
 }
 
+impl AnimationEffect {
+    /// A [`AnimationEffect`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        delay: f64,
+        end_delay: f64,
+        iteration_start: f64,
+        duration: f64,
+        direction: String,
+        fill: String,
+        easing: String,
+    ) -> Self {
+        Self {
+            delay,
+            end_delay,
+            iteration_start,
+            duration,
+            direction,
+            fill,
+            easing,
+            iterations: None,
+            backend_node_id: None,
+            keyframes_rule: None,
+        }
+    }
+}
+
 /// Keyframes Rule
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KeyframesRule {
@@ -193,6 +263,17 @@ pub struct KeyframesRule {
     pub name: Option<String>,
     /// List of animation keyframes.
     pub keyframes: Vec<KeyframeStyle>,
+}
+
+impl KeyframesRule {
+    /// A [`KeyframesRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(keyframes: Vec<KeyframeStyle>) -> Self {
+        Self {
+            keyframes,
+            name: None,
+        }
+    }
 }
 
 /// Keyframe Style
@@ -339,6 +420,18 @@ pub struct SeekAnimationsParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub current_times: Option<Vec<f64>>,
+}
+
+impl SeekAnimationsParams {
+    /// A [`SeekAnimationsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(animations: Vec<String>) -> Self {
+        Self {
+            animations,
+            current_time: None,
+            current_times: None,
+        }
+    }
 }
 
 /// Reply of [`SeekAnimationsParams`] (`Animation.seekAnimations`).

@@ -34,6 +34,17 @@ pub struct AffectedRequest {
     pub url: String,
 }
 
+impl AffectedRequest {
+    /// A [`AffectedRequest`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self {
+            url,
+            request_id: None,
+        }
+    }
+}
+
 /// Information about the frame affected by an inspector issue.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AffectedFrame {
@@ -332,6 +343,17 @@ pub struct CookieIssueInsight {
     pub table_entry_url: Option<String>,
 }
 
+impl CookieIssueInsight {
+    /// A [`CookieIssueInsight`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: InsightType) -> Self {
+        Self {
+            type_,
+            table_entry_url: None,
+        }
+    }
+}
+
 /// This information is currently necessary, as the front-end has a difficult
 /// time finding a specific cookie. With this, we can convey specific error
 /// information without the cookie.
@@ -369,6 +391,28 @@ pub struct CookieIssueDetails {
     /// The recommended solution to the issue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insight: Option<CookieIssueInsight>,
+}
+
+impl CookieIssueDetails {
+    /// A [`CookieIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cookie_warning_reasons: Vec<CookieWarningReason>,
+        cookie_exclusion_reasons: Vec<CookieExclusionReason>,
+        operation: CookieOperation,
+    ) -> Self {
+        Self {
+            cookie_warning_reasons,
+            cookie_exclusion_reasons,
+            operation,
+            cookie: None,
+            raw_cookie_line: None,
+            site_for_cookies: None,
+            cookie_url: None,
+            request: None,
+            insight: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -424,6 +468,17 @@ pub struct PerformanceIssueDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub source_code_location: Option<SourceCodeLocation>,
+}
+
+impl PerformanceIssueDetails {
+    /// A [`PerformanceIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(performance_issue_type: PerformanceIssueType) -> Self {
+        Self {
+            performance_issue_type,
+            source_code_location: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -656,6 +711,25 @@ pub struct MixedContentIssueDetails {
     pub frame: Option<AffectedFrame>,
 }
 
+impl MixedContentIssueDetails {
+    /// A [`MixedContentIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        resolution_status: MixedContentResolutionStatus,
+        insecure_url: String,
+        main_resource_url: String,
+    ) -> Self {
+        Self {
+            resolution_status,
+            insecure_url,
+            main_resource_url,
+            resource_type: None,
+            request: None,
+            frame: None,
+        }
+    }
+}
+
 /// Enum indicating the reason a response has been blocked. These reasons are
 /// refinements of the net error BLOCKED_BY_RESPONSE.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -763,6 +837,19 @@ pub struct BlockedByResponseIssueDetails {
     )]
     pub blocked_frame: Option<AffectedFrame>,
     pub reason: BlockedByResponseReason,
+}
+
+impl BlockedByResponseIssueDetails {
+    /// A [`BlockedByResponseIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request: AffectedRequest, reason: BlockedByResponseReason) -> Self {
+        Self {
+            request,
+            reason,
+            parent_frame: None,
+            blocked_frame: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -948,6 +1035,19 @@ pub struct SourceCodeLocation {
     pub column_number: i64,
 }
 
+impl SourceCodeLocation {
+    /// A [`SourceCodeLocation`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String, line_number: i64, column_number: i64) -> Self {
+        Self {
+            url,
+            line_number,
+            column_number,
+            script_id: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContentSecurityPolicyIssueDetails {
     /// The url not included in allowed sources.
@@ -982,6 +1082,26 @@ pub struct ContentSecurityPolicyIssueDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub violating_node_id: Option<crate::dom::BackendNodeId>,
+}
+
+impl ContentSecurityPolicyIssueDetails {
+    /// A [`ContentSecurityPolicyIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        violated_directive: String,
+        is_report_only: bool,
+        content_security_policy_violation_type: ContentSecurityPolicyViolationType,
+    ) -> Self {
+        Self {
+            violated_directive,
+            is_report_only,
+            content_security_policy_violation_type,
+            blocked_url: None,
+            frame_ancestor: None,
+            source_code_location: None,
+            violating_node_id: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -1071,6 +1191,26 @@ pub struct CorsIssueDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub client_security_state: Option<crate::network::ClientSecurityState>,
+}
+
+impl CorsIssueDetails {
+    /// A [`CorsIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cors_error_status: crate::network::CorsErrorStatus,
+        is_warning: bool,
+        request: AffectedRequest,
+    ) -> Self {
+        Self {
+            cors_error_status,
+            is_warning,
+            request,
+            location: None,
+            initiator_origin: None,
+            resource_ip_address_space: None,
+            client_security_state: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -1538,6 +1678,17 @@ pub struct NavigatorUserAgentIssueDetails {
     pub location: Option<SourceCodeLocation>,
 }
 
+impl NavigatorUserAgentIssueDetails {
+    /// A [`NavigatorUserAgentIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self {
+            url,
+            location: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SharedDictionaryIssueDetails {
     #[serde(rename = "sharedDictionaryError")]
@@ -1753,6 +1904,20 @@ pub struct GenericIssueDetails {
     pub request: Option<AffectedRequest>,
 }
 
+impl GenericIssueDetails {
+    /// A [`GenericIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error_type: GenericIssueErrorType) -> Self {
+        Self {
+            error_type,
+            frame_id: None,
+            violating_node_id: None,
+            violating_node_attribute: None,
+            request: None,
+        }
+    }
+}
+
 /// This issue tracks information needed to print a deprecation message.
 /// `https://source.chromium.org/chromium/chromium/src/+/main:third_party/blink/renderer/core/frame/third_party/blink/renderer/core/frame/deprecation/README.md`
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -1768,6 +1933,18 @@ pub struct DeprecationIssueDetails {
     /// One of the deprecation names from third_party/blink/renderer/core/frame/deprecation/deprecation.json5
     #[serde(rename = "type")]
     pub type_: String,
+}
+
+impl DeprecationIssueDetails {
+    /// A [`DeprecationIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(source_code_location: SourceCodeLocation, type_: String) -> Self {
+        Self {
+            source_code_location,
+            type_,
+            affected_frame: None,
+        }
+    }
 }
 
 /// This issue warns about sites in the redirect chain of a finished navigation
@@ -2486,6 +2663,18 @@ pub struct FailedRequestInfo {
     pub request_id: Option<crate::network::RequestId>,
 }
 
+impl FailedRequestInfo {
+    /// A [`FailedRequestInfo`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String, failure_message: String) -> Self {
+        Self {
+            url,
+            failure_message,
+            request_id: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PartitioningBlobURLInfo {
     /// `BlockedCrossPartitionFetching`
@@ -2678,6 +2867,21 @@ pub struct StylesheetLoadingIssueDetails {
     pub failed_request_info: Option<FailedRequestInfo>,
 }
 
+impl StylesheetLoadingIssueDetails {
+    /// A [`StylesheetLoadingIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        source_code_location: SourceCodeLocation,
+        style_sheet_loading_issue_reason: StyleSheetLoadingIssueReason,
+    ) -> Self {
+        Self {
+            source_code_location,
+            style_sheet_loading_issue_reason,
+            failed_request_info: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PropertyRuleIssueReason {
     /// `InvalidSyntax`
@@ -2751,6 +2955,21 @@ pub struct PropertyRuleIssueDetails {
     pub property_value: Option<String>,
 }
 
+impl PropertyRuleIssueDetails {
+    /// A [`PropertyRuleIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        source_code_location: SourceCodeLocation,
+        property_rule_issue_reason: PropertyRuleIssueReason,
+    ) -> Self {
+        Self {
+            source_code_location,
+            property_rule_issue_reason,
+            property_value: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum UserReidentificationIssueType {
     /// `BlockedFrameNavigation`
@@ -2817,6 +3036,18 @@ pub struct UserReidentificationIssueDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub source_code_location: Option<SourceCodeLocation>,
+}
+
+impl UserReidentificationIssueDetails {
+    /// A [`UserReidentificationIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: UserReidentificationIssueType) -> Self {
+        Self {
+            type_,
+            request: None,
+            source_code_location: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -2994,6 +3225,23 @@ pub struct PermissionElementIssueDetails {
     pub disable_reason: Option<String>,
 }
 
+impl PermissionElementIssueDetails {
+    /// A [`PermissionElementIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(issue_type: PermissionElementIssueType) -> Self {
+        Self {
+            issue_type,
+            type_: None,
+            node_id: None,
+            is_warning: None,
+            permission_name: None,
+            occluder_node_info: None,
+            occluder_parent_node_info: None,
+            disable_reason: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum WebInstallIssueReason {
     /// `ManifestParsingOrNetworkError`
@@ -3065,6 +3313,17 @@ pub struct WebInstallIssueDetails {
     pub reason: WebInstallIssueReason,
 }
 
+impl WebInstallIssueDetails {
+    /// A [`WebInstallIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(reason: WebInstallIssueReason) -> Self {
+        Self {
+            reason,
+            manifest_url: None,
+        }
+    }
+}
+
 /// The issue warns about blocked calls to privacy sensitive APIs via the
 /// Selective Permissions Intervention.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -3082,6 +3341,18 @@ pub struct SelectivePermissionsInterventionIssueDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub stack_trace: Option<crate::runtime::StackTrace>,
+}
+
+impl SelectivePermissionsInterventionIssueDetails {
+    /// A [`SelectivePermissionsInterventionIssueDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(api_name: String, ad_ancestry: crate::network::AdAncestry) -> Self {
+        Self {
+            api_name,
+            ad_ancestry,
+            stack_trace: None,
+        }
+    }
 }
 
 /// Details for issues about lazy-loaded images without explicit dimensions.
@@ -3473,6 +3744,18 @@ pub struct InspectorIssue {
     pub issue_id: Option<IssueId>,
 }
 
+impl InspectorIssue {
+    /// A [`InspectorIssue`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(code: InspectorIssueCode, details: InspectorIssueDetails) -> Self {
+        Self {
+            code,
+            details,
+            issue_id: None,
+        }
+    }
+}
+
 /// Returns the response body and size if it were re-encoded with the specified settings. Only
 /// applies to images.
 ///
@@ -3490,6 +3773,22 @@ pub struct GetEncodedResponseParams {
     /// Whether to only return the size information (defaults to false).
     #[serde(rename = "sizeOnly", default, skip_serializing_if = "Option::is_none")]
     pub size_only: Option<bool>,
+}
+
+impl GetEncodedResponseParams {
+    /// A [`GetEncodedResponseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: crate::network::RequestId,
+        encoding: GetEncodedResponseEncoding,
+    ) -> Self {
+        Self {
+            request_id,
+            encoding,
+            quality: None,
+            size_only: None,
+        }
+    }
 }
 
 /// Values of `encoding` of [`GetEncodedResponseParams`].
@@ -3555,6 +3854,18 @@ pub struct GetEncodedResponseReturns {
     /// Size after re-encoding.
     #[serde(rename = "encodedSize")]
     pub encoded_size: i64,
+}
+
+impl GetEncodedResponseReturns {
+    /// A [`GetEncodedResponseReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(original_size: i64, encoded_size: i64) -> Self {
+        Self {
+            original_size,
+            encoded_size,
+            body: None,
+        }
+    }
 }
 
 impl crate::Command for GetEncodedResponseParams {

@@ -161,6 +161,19 @@ pub struct TriggerParams {
     pub address: Option<Address>,
 }
 
+impl TriggerParams {
+    /// A [`TriggerParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(field_id: crate::dom::BackendNodeId) -> Self {
+        Self {
+            field_id,
+            frame_id: None,
+            card: None,
+            address: None,
+        }
+    }
+}
+
 /// Reply of [`TriggerParams`] (`Autofill.trigger`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TriggerReturns {}

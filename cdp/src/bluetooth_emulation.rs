@@ -479,6 +479,19 @@ pub struct SimulateCharacteristicOperationResponseParams {
     pub data: Option<String>,
 }
 
+impl SimulateCharacteristicOperationResponseParams {
+    /// A [`SimulateCharacteristicOperationResponseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(characteristic_id: String, type_: CharacteristicOperationType, code: i64) -> Self {
+        Self {
+            characteristic_id,
+            type_,
+            code,
+            data: None,
+        }
+    }
+}
+
 /// Reply of [`SimulateCharacteristicOperationResponseParams`] (`BluetoothEmulation.simulateCharacteristicOperationResponse`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimulateCharacteristicOperationResponseReturns {}
@@ -504,6 +517,19 @@ pub struct SimulateDescriptorOperationResponseParams {
     pub code: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+}
+
+impl SimulateDescriptorOperationResponseParams {
+    /// A [`SimulateDescriptorOperationResponseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(descriptor_id: String, type_: DescriptorOperationType, code: i64) -> Self {
+        Self {
+            descriptor_id,
+            type_,
+            code,
+            data: None,
+        }
+    }
 }
 
 /// Reply of [`SimulateDescriptorOperationResponseParams`] (`BluetoothEmulation.simulateDescriptorOperationResponse`).
@@ -693,6 +719,19 @@ pub struct CharacteristicOperationReceivedEvent {
     pub write_type: Option<CharacteristicWriteType>,
 }
 
+impl CharacteristicOperationReceivedEvent {
+    /// A [`CharacteristicOperationReceivedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(characteristic_id: String, type_: CharacteristicOperationType) -> Self {
+        Self {
+            characteristic_id,
+            type_,
+            data: None,
+            write_type: None,
+        }
+    }
+}
+
 impl crate::Event for CharacteristicOperationReceivedEvent {
     const METHOD: &'static str = "BluetoothEmulation.characteristicOperationReceived";
 }
@@ -710,6 +749,18 @@ pub struct DescriptorOperationReceivedEvent {
     pub type_: DescriptorOperationType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+}
+
+impl DescriptorOperationReceivedEvent {
+    /// A [`DescriptorOperationReceivedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(descriptor_id: String, type_: DescriptorOperationType) -> Self {
+        Self {
+            descriptor_id,
+            type_,
+            data: None,
+        }
+    }
 }
 
 impl crate::Event for DescriptorOperationReceivedEvent {

@@ -388,6 +388,21 @@ pub struct PermissionDescriptor {
     pub pan_tilt_zoom: Option<bool>,
 }
 
+impl PermissionDescriptor {
+    /// A [`PermissionDescriptor`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String) -> Self {
+        Self {
+            name,
+            sysex: None,
+            user_visible_only: None,
+            allow_without_sanitization: None,
+            allow_without_gesture: None,
+            pan_tilt_zoom: None,
+        }
+    }
+}
+
 /// Browser command ids used by executeBrowserCommand.
 ///
 /// Experimental.
@@ -501,6 +516,20 @@ pub struct SetPermissionParams {
     pub browser_context_id: Option<BrowserContextID>,
 }
 
+impl SetPermissionParams {
+    /// A [`SetPermissionParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(permission: PermissionDescriptor, setting: PermissionSetting) -> Self {
+        Self {
+            permission,
+            setting,
+            origin: None,
+            embedded_origin: None,
+            browser_context_id: None,
+        }
+    }
+}
+
 /// Reply of [`SetPermissionParams`] (`Browser.setPermission`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetPermissionReturns {}
@@ -529,6 +558,18 @@ pub struct GrantPermissionsParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub browser_context_id: Option<BrowserContextID>,
+}
+
+impl GrantPermissionsParams {
+    /// A [`GrantPermissionsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(permissions: Vec<PermissionType>) -> Self {
+        Self {
+            permissions,
+            origin: None,
+            browser_context_id: None,
+        }
+    }
 }
 
 /// Reply of [`GrantPermissionsParams`] (`Browser.grantPermissions`).
@@ -596,6 +637,19 @@ pub struct SetDownloadBehaviorParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub events_enabled: Option<bool>,
+}
+
+impl SetDownloadBehaviorParams {
+    /// A [`SetDownloadBehaviorParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(behavior: SetDownloadBehaviorBehavior) -> Self {
+        Self {
+            behavior,
+            browser_context_id: None,
+            download_path: None,
+            events_enabled: None,
+        }
+    }
 }
 
 /// Values of `behavior` of [`SetDownloadBehaviorParams`].
@@ -678,6 +732,17 @@ pub struct CancelDownloadParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub browser_context_id: Option<BrowserContextID>,
+}
+
+impl CancelDownloadParams {
+    /// A [`CancelDownloadParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(guid: String) -> Self {
+        Self {
+            guid,
+            browser_context_id: None,
+        }
+    }
 }
 
 /// Reply of [`CancelDownloadParams`] (`Browser.cancelDownload`).
@@ -857,6 +922,14 @@ pub struct GetHistogramParams {
     pub delta: Option<bool>,
 }
 
+impl GetHistogramParams {
+    /// A [`GetHistogramParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String) -> Self {
+        Self { name, delta: None }
+    }
+}
+
 /// Reply of [`GetHistogramParams`] (`Browser.getHistogram`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHistogramReturns {
@@ -964,6 +1037,18 @@ pub struct SetContentsSizeParams {
     /// Must be specified if 'width' is omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<i64>,
+}
+
+impl SetContentsSizeParams {
+    /// A [`SetContentsSizeParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(window_id: WindowID) -> Self {
+        Self {
+            window_id,
+            width: None,
+            height: None,
+        }
+    }
 }
 
 /// Reply of [`SetContentsSizeParams`] (`Browser.setContentsSize`).
@@ -1129,6 +1214,25 @@ pub struct DownloadProgressEvent {
     /// Experimental.
     #[serde(rename = "filePath", default, skip_serializing_if = "Option::is_none")]
     pub file_path: Option<String>,
+}
+
+impl DownloadProgressEvent {
+    /// A [`DownloadProgressEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        guid: String,
+        total_bytes: f64,
+        received_bytes: f64,
+        state: DownloadProgressState,
+    ) -> Self {
+        Self {
+            guid,
+            total_bytes,
+            received_bytes,
+            state,
+            file_path: None,
+        }
+    }
 }
 
 /// Values of `state` of [`DownloadProgressEvent`].

@@ -133,6 +133,25 @@ pub struct Cache {
     pub cache_name: String,
 }
 
+impl Cache {
+    /// A [`Cache`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cache_id: CacheId,
+        security_origin: String,
+        storage_key: String,
+        cache_name: String,
+    ) -> Self {
+        Self {
+            cache_id,
+            security_origin,
+            storage_key,
+            cache_name,
+            storage_bucket: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Header {
     pub name: String,
@@ -276,6 +295,19 @@ pub struct RequestEntriesParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub path_filter: Option<String>,
+}
+
+impl RequestEntriesParams {
+    /// A [`RequestEntriesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(cache_id: CacheId) -> Self {
+        Self {
+            cache_id,
+            skip_count: None,
+            page_size: None,
+            path_filter: None,
+        }
+    }
 }
 
 /// Reply of [`RequestEntriesParams`] (`CacheStorage.requestEntries`).

@@ -25,6 +25,18 @@ pub struct Sink {
     pub session: Option<String>,
 }
 
+impl Sink {
+    /// A [`Sink`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, id: String) -> Self {
+        Self {
+            name,
+            id,
+            session: None,
+        }
+    }
+}
+
 /// Starts observing for sinks that can be used for tab mirroring, and if set,
 /// sinks compatible with \|presentationUrl\| as well. When sinks are found, a
 /// \|sinksUpdated\| event is fired.

@@ -34,6 +34,21 @@ pub struct ConsoleMessage {
     pub column: Option<i64>,
 }
 
+impl ConsoleMessage {
+    /// A [`ConsoleMessage`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(source: ConsoleMessageSource, level: ConsoleMessageLevel, text: String) -> Self {
+        Self {
+            source,
+            level,
+            text,
+            url: None,
+            line: None,
+            column: None,
+        }
+    }
+}
+
 /// Values of `source` of [`ConsoleMessage`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ConsoleMessageSource {

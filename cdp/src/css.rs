@@ -95,6 +95,18 @@ pub struct PseudoElementMatches {
     pub matches: Vec<RuleMatch>,
 }
 
+impl PseudoElementMatches {
+    /// A [`PseudoElementMatches`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(pseudo_type: crate::dom::PseudoType, matches: Vec<RuleMatch>) -> Self {
+        Self {
+            pseudo_type,
+            matches,
+            pseudo_identifier: None,
+        }
+    }
+}
+
 /// CSS style coming from animations with the name of the animation.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSAnimationStyle {
@@ -103,6 +115,14 @@ pub struct CSSAnimationStyle {
     pub name: Option<String>,
     /// The style coming from the animation.
     pub style: CSSStyle,
+}
+
+impl CSSAnimationStyle {
+    /// A [`CSSAnimationStyle`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(style: CSSStyle) -> Self {
+        Self { style, name: None }
+    }
 }
 
 /// Inherited CSS rule collection from ancestor node.
@@ -118,6 +138,17 @@ pub struct InheritedStyleEntry {
     /// Matches of CSS rules matching the ancestor node in the style inheritance chain.
     #[serde(rename = "matchedCSSRules")]
     pub matched_css_rules: Vec<RuleMatch>,
+}
+
+impl InheritedStyleEntry {
+    /// A [`InheritedStyleEntry`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(matched_css_rules: Vec<RuleMatch>) -> Self {
+        Self {
+            matched_css_rules,
+            inline_style: None,
+        }
+    }
 }
 
 /// Inherited CSS style collection for animated styles from ancestor node.
@@ -172,6 +203,18 @@ pub struct Value {
     pub specificity: Option<Specificity>,
 }
 
+impl Value {
+    /// A [`Value`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String) -> Self {
+        Self {
+            text,
+            range: None,
+            specificity: None,
+        }
+    }
+}
+
 /// Contribution of an individual simple selector to specificity.
 ///
 /// Experimental.
@@ -205,6 +248,19 @@ pub struct Specificity {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub components: Option<Vec<SpecificityComponent>>,
+}
+
+impl Specificity {
+    /// A [`Specificity`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(a: i64, b: i64, c: i64) -> Self {
+        Self {
+            a,
+            b,
+            c,
+            components: None,
+        }
+    }
 }
 
 /// Selector list data.
@@ -290,6 +346,48 @@ pub struct CSSStyleSheetHeader {
         skip_serializing_if = "Option::is_none"
     )]
     pub loading_failed: Option<bool>,
+}
+
+impl CSSStyleSheetHeader {
+    /// A [`CSSStyleSheetHeader`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        style_sheet_id: crate::dom::StyleSheetId,
+        frame_id: crate::page::FrameId,
+        source_url: String,
+        origin: StyleSheetOrigin,
+        title: String,
+        disabled: bool,
+        is_inline: bool,
+        is_mutable: bool,
+        is_constructed: bool,
+        start_line: f64,
+        start_column: f64,
+        length: f64,
+        end_line: f64,
+        end_column: f64,
+    ) -> Self {
+        Self {
+            style_sheet_id,
+            frame_id,
+            source_url,
+            origin,
+            title,
+            disabled,
+            is_inline,
+            is_mutable,
+            is_constructed,
+            start_line,
+            start_column,
+            length,
+            end_line,
+            end_column,
+            source_map_url: None,
+            owner_node: None,
+            has_source_url: None,
+            loading_failed: None,
+        }
+    }
 }
 
 /// CSS rule representation.
@@ -381,6 +479,29 @@ pub struct CSSRule {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub navigations: Option<Vec<CSSNavigation>>,
+}
+
+impl CSSRule {
+    /// A [`CSSRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(selector_list: SelectorList, origin: StyleSheetOrigin, style: CSSStyle) -> Self {
+        Self {
+            selector_list,
+            origin,
+            style,
+            style_sheet_id: None,
+            nesting_selectors: None,
+            origin_tree_scope_node_id: None,
+            media: None,
+            container_queries: None,
+            supports: None,
+            layers: None,
+            scopes: None,
+            rule_types: None,
+            starting_styles: None,
+            navigations: None,
+        }
+    }
 }
 
 /// Enum indicating the type of a CSS rule, used to represent the order of a style rule's ancestors.
@@ -502,6 +623,18 @@ pub struct ShorthandEntry {
     pub important: Option<bool>,
 }
 
+impl ShorthandEntry {
+    /// A [`ShorthandEntry`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, value: String) -> Self {
+        Self {
+            name,
+            value,
+            important: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSComputedStyleProperty {
     /// Computed style property name.
@@ -545,6 +678,20 @@ pub struct CSSStyle {
     pub range: Option<SourceRange>,
 }
 
+impl CSSStyle {
+    /// A [`CSSStyle`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(css_properties: Vec<CSSProperty>, shorthand_entries: Vec<ShorthandEntry>) -> Self {
+        Self {
+            css_properties,
+            shorthand_entries,
+            style_sheet_id: None,
+            css_text: None,
+            range: None,
+        }
+    }
+}
+
 /// CSS property declaration data.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSProperty {
@@ -582,6 +729,24 @@ pub struct CSSProperty {
     pub longhand_properties: Option<Vec<CSSProperty>>,
 }
 
+impl CSSProperty {
+    /// A [`CSSProperty`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, value: String) -> Self {
+        Self {
+            name,
+            value,
+            important: None,
+            implicit: None,
+            text: None,
+            parsed_ok: None,
+            disabled: None,
+            range: None,
+            longhand_properties: None,
+        }
+    }
+}
+
 /// CSS media rule descriptor.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSMedia {
@@ -609,6 +774,21 @@ pub struct CSSMedia {
     /// Array of media queries.
     #[serde(rename = "mediaList", default, skip_serializing_if = "Option::is_none")]
     pub media_list: Option<Vec<MediaQuery>>,
+}
+
+impl CSSMedia {
+    /// A [`CSSMedia`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String, source: CSSMediaSource) -> Self {
+        Self {
+            text,
+            source,
+            source_url: None,
+            range: None,
+            style_sheet_id: None,
+            media_list: None,
+        }
+    }
 }
 
 /// Values of `source` of [`CSSMedia`].
@@ -700,6 +880,20 @@ pub struct MediaQueryExpression {
     pub computed_length: Option<f64>,
 }
 
+impl MediaQueryExpression {
+    /// A [`MediaQueryExpression`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(value: f64, unit: String, feature: String) -> Self {
+        Self {
+            value,
+            unit,
+            feature,
+            value_range: None,
+            computed_length: None,
+        }
+    }
+}
+
 /// CSS container query rule descriptor.
 ///
 /// Experimental.
@@ -759,6 +953,24 @@ pub struct CSSContainerQuery {
     pub condition_text: String,
 }
 
+impl CSSContainerQuery {
+    /// A [`CSSContainerQuery`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String, condition_text: String) -> Self {
+        Self {
+            text,
+            condition_text,
+            range: None,
+            style_sheet_id: None,
+            name: None,
+            physical_axes: None,
+            logical_axes: None,
+            queries_scroll_state: None,
+            queries_anchored: None,
+        }
+    }
+}
+
 /// CSS Supports at-rule descriptor.
 ///
 /// Experimental.
@@ -779,6 +991,19 @@ pub struct CSSSupports {
         skip_serializing_if = "Option::is_none"
     )]
     pub style_sheet_id: Option<crate::dom::StyleSheetId>,
+}
+
+impl CSSSupports {
+    /// A [`CSSSupports`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String, active: bool) -> Self {
+        Self {
+            text,
+            active,
+            range: None,
+            style_sheet_id: None,
+        }
+    }
 }
 
 /// CSS Navigation at-rule descriptor.
@@ -804,6 +1029,19 @@ pub struct CSSNavigation {
     pub style_sheet_id: Option<crate::dom::StyleSheetId>,
 }
 
+impl CSSNavigation {
+    /// A [`CSSNavigation`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String) -> Self {
+        Self {
+            text,
+            active: None,
+            range: None,
+            style_sheet_id: None,
+        }
+    }
+}
+
 /// CSS Scope at-rule descriptor.
 ///
 /// Experimental.
@@ -824,6 +1062,18 @@ pub struct CSSScope {
     pub style_sheet_id: Option<crate::dom::StyleSheetId>,
 }
 
+impl CSSScope {
+    /// A [`CSSScope`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String) -> Self {
+        Self {
+            text,
+            range: None,
+            style_sheet_id: None,
+        }
+    }
+}
+
 /// CSS Layer at-rule descriptor.
 ///
 /// Experimental.
@@ -842,6 +1092,18 @@ pub struct CSSLayer {
         skip_serializing_if = "Option::is_none"
     )]
     pub style_sheet_id: Option<crate::dom::StyleSheetId>,
+}
+
+impl CSSLayer {
+    /// A [`CSSLayer`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String) -> Self {
+        Self {
+            text,
+            range: None,
+            style_sheet_id: None,
+        }
+    }
 }
 
 /// CSS Starting Style at-rule descriptor.
@@ -875,6 +1137,18 @@ pub struct CSSLayerData {
     /// Layer order. The order determines the order of the layer in the cascade order.
     /// A higher number has higher priority in the cascade order.
     pub order: f64,
+}
+
+impl CSSLayerData {
+    /// A [`CSSLayerData`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, order: f64) -> Self {
+        Self {
+            name,
+            order,
+            sub_layers: None,
+        }
+    }
 }
 
 /// Information about amount of glyphs that were rendered with given font.
@@ -951,6 +1225,35 @@ pub struct FontFace {
     pub font_variation_axes: Option<Vec<FontVariationAxis>>,
 }
 
+impl FontFace {
+    /// A [`FontFace`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        font_family: String,
+        font_style: String,
+        font_variant: String,
+        font_weight: String,
+        font_stretch: String,
+        font_display: String,
+        unicode_range: String,
+        src: String,
+        platform_font_family: String,
+    ) -> Self {
+        Self {
+            font_family,
+            font_style,
+            font_variant,
+            font_weight,
+            font_stretch,
+            font_display,
+            unicode_range,
+            src,
+            platform_font_family,
+            font_variation_axes: None,
+        }
+    }
+}
+
 /// CSS try rule representation.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSTryRule {
@@ -966,6 +1269,18 @@ pub struct CSSTryRule {
     pub origin: StyleSheetOrigin,
     /// Associated style declaration.
     pub style: CSSStyle,
+}
+
+impl CSSTryRule {
+    /// A [`CSSTryRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(origin: StyleSheetOrigin, style: CSSStyle) -> Self {
+        Self {
+            origin,
+            style,
+            style_sheet_id: None,
+        }
+    }
 }
 
 /// CSS @position-try rule representation.
@@ -986,6 +1301,20 @@ pub struct CSSPositionTryRule {
     /// Associated style declaration.
     pub style: CSSStyle,
     pub active: bool,
+}
+
+impl CSSPositionTryRule {
+    /// A [`CSSPositionTryRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: Value, origin: StyleSheetOrigin, style: CSSStyle, active: bool) -> Self {
+        Self {
+            name,
+            origin,
+            style,
+            active,
+            style_sheet_id: None,
+        }
+    }
 }
 
 /// CSS keyframes rule representation.
@@ -1013,6 +1342,19 @@ pub struct CSSPropertyRegistration {
     pub syntax: String,
 }
 
+impl CSSPropertyRegistration {
+    /// A [`CSSPropertyRegistration`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(property_name: String, inherits: bool, syntax: String) -> Self {
+        Self {
+            property_name,
+            inherits,
+            syntax,
+            initial_value: None,
+        }
+    }
+}
+
 /// CSS generic @rule representation.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSAtRule {
@@ -1038,6 +1380,21 @@ pub struct CSSAtRule {
     pub origin: StyleSheetOrigin,
     /// Associated style declaration.
     pub style: CSSStyle,
+}
+
+impl CSSAtRule {
+    /// A [`CSSAtRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: CSSAtRuleType, origin: StyleSheetOrigin, style: CSSStyle) -> Self {
+        Self {
+            type_,
+            origin,
+            style,
+            subsection: None,
+            name: None,
+            style_sheet_id: None,
+        }
+    }
 }
 
 /// Values of `type` of [`CSSAtRule`].
@@ -1178,6 +1535,19 @@ pub struct CSSPropertyRule {
     pub style: CSSStyle,
 }
 
+impl CSSPropertyRule {
+    /// A [`CSSPropertyRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(origin: StyleSheetOrigin, property_name: Value, style: CSSStyle) -> Self {
+        Self {
+            origin,
+            property_name,
+            style,
+            style_sheet_id: None,
+        }
+    }
+}
+
 /// CSS function argument representation.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSFunctionParameter {
@@ -1212,6 +1582,21 @@ pub struct CSSFunctionConditionNode {
     /// The condition text.
     #[serde(rename = "conditionText")]
     pub condition_text: String,
+}
+
+impl CSSFunctionConditionNode {
+    /// A [`CSSFunctionConditionNode`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(children: Vec<CSSFunctionNode>, condition_text: String) -> Self {
+        Self {
+            children,
+            condition_text,
+            media: None,
+            container_queries: None,
+            supports: None,
+            navigation: None,
+        }
+    }
 }
 
 /// Section of the body of a CSS function rule.
@@ -1255,6 +1640,26 @@ pub struct CSSFunctionRule {
     pub origin_tree_scope_node_id: Option<crate::dom::BackendNodeId>,
 }
 
+impl CSSFunctionRule {
+    /// A [`CSSFunctionRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: Value,
+        origin: StyleSheetOrigin,
+        parameters: Vec<CSSFunctionParameter>,
+        children: Vec<CSSFunctionNode>,
+    ) -> Self {
+        Self {
+            name,
+            origin,
+            parameters,
+            children,
+            style_sheet_id: None,
+            origin_tree_scope_node_id: None,
+        }
+    }
+}
+
 /// CSS keyframe rule representation.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CSSKeyframeRule {
@@ -1273,6 +1678,19 @@ pub struct CSSKeyframeRule {
     pub key_text: Value,
     /// Associated style declaration.
     pub style: CSSStyle,
+}
+
+impl CSSKeyframeRule {
+    /// A [`CSSKeyframeRule`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(origin: StyleSheetOrigin, key_text: Value, style: CSSStyle) -> Self {
+        Self {
+            origin,
+            key_text,
+            style,
+            style_sheet_id: None,
+        }
+    }
 }
 
 /// A descriptor of operation to mutate style declaration text.
@@ -1312,6 +1730,23 @@ pub struct AddRuleParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub node_for_property_syntax_validation: Option<crate::dom::NodeId>,
+}
+
+impl AddRuleParams {
+    /// A [`AddRuleParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        style_sheet_id: crate::dom::StyleSheetId,
+        rule_text: String,
+        location: SourceRange,
+    ) -> Self {
+        Self {
+            style_sheet_id,
+            rule_text,
+            location,
+            node_for_property_syntax_validation: None,
+        }
+    }
 }
 
 /// Reply of [`AddRuleParams`] (`CSS.addRule`).
@@ -1362,6 +1797,17 @@ pub struct CreateStyleSheetParams {
     /// (default: false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force: Option<bool>,
+}
+
+impl CreateStyleSheetParams {
+    /// A [`CreateStyleSheetParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: crate::page::FrameId) -> Self {
+        Self {
+            frame_id,
+            force: None,
+        }
+    }
 }
 
 /// Reply of [`CreateStyleSheetParams`] (`CSS.createStyleSheet`).
@@ -1464,6 +1910,17 @@ pub struct ForcePositionTryOptionParams {
     /// or omitted to clear the forced state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<i64>,
+}
+
+impl ForcePositionTryOptionParams {
+    /// A [`ForcePositionTryOptionParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: crate::dom::NodeId) -> Self {
+        Self {
+            node_id,
+            index: None,
+        }
+    }
 }
 
 /// Reply of [`ForcePositionTryOptionParams`] (`CSS.forcePositionTryOption`).
@@ -1591,6 +2048,20 @@ pub struct ResolveValuesParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub pseudo_identifier: Option<String>,
+}
+
+impl ResolveValuesParams {
+    /// A [`ResolveValuesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(values: Vec<String>, node_id: crate::dom::NodeId) -> Self {
+        Self {
+            values,
+            node_id,
+            property_name: None,
+            pseudo_type: None,
+            pseudo_identifier: None,
+        }
+    }
 }
 
 /// Reply of [`ResolveValuesParams`] (`CSS.resolveValues`).
@@ -2310,6 +2781,17 @@ pub struct SetStyleTextsParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub node_for_property_syntax_validation: Option<crate::dom::NodeId>,
+}
+
+impl SetStyleTextsParams {
+    /// A [`SetStyleTextsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(edits: Vec<StyleDeclarationEdit>) -> Self {
+        Self {
+            edits,
+            node_for_property_syntax_validation: None,
+        }
+    }
 }
 
 /// Reply of [`SetStyleTextsParams`] (`CSS.setStyleTexts`).

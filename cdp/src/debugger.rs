@@ -39,6 +39,18 @@ pub struct Location {
     pub column_number: Option<i64>,
 }
 
+impl Location {
+    /// A [`Location`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(script_id: crate::runtime::ScriptId, line_number: i64) -> Self {
+        Self {
+            script_id,
+            line_number,
+            column_number: None,
+        }
+    }
+}
+
 /// Location in the source code.
 ///
 /// Experimental.
@@ -111,6 +123,31 @@ pub struct CallFrame {
     pub can_be_restarted: Option<bool>,
 }
 
+impl CallFrame {
+    /// A [`CallFrame`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        call_frame_id: CallFrameId,
+        function_name: String,
+        location: Location,
+        url: String,
+        scope_chain: Vec<Scope>,
+        this: crate::runtime::RemoteObject,
+    ) -> Self {
+        Self {
+            call_frame_id,
+            function_name,
+            location,
+            url,
+            scope_chain,
+            this,
+            function_location: None,
+            return_value: None,
+            can_be_restarted: None,
+        }
+    }
+}
+
 /// Scope description.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Scope {
@@ -150,6 +187,21 @@ pub struct Scope {
         skip_serializing_if = "Option::is_none"
     )]
     pub empty_reason: Option<ScopeEmptyReason>,
+}
+
+impl Scope {
+    /// A [`Scope`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: ScopeType, object: crate::runtime::RemoteObject) -> Self {
+        Self {
+            type_,
+            object,
+            name: None,
+            start_location: None,
+            end_location: None,
+            empty_reason: None,
+        }
+    }
 }
 
 /// Values of `type` of [`Scope`].
@@ -308,6 +360,19 @@ pub struct BreakLocation {
     pub type_: Option<BreakLocationType>,
 }
 
+impl BreakLocation {
+    /// A [`BreakLocation`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(script_id: crate::runtime::ScriptId, line_number: i64) -> Self {
+        Self {
+            script_id,
+            line_number,
+            column_number: None,
+            type_: None,
+        }
+    }
+}
+
 /// Values of `type` of [`BreakLocation`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum BreakLocationType {
@@ -431,6 +496,17 @@ pub struct DebugSymbols {
     pub external_url: Option<String>,
 }
 
+impl DebugSymbols {
+    /// A [`DebugSymbols`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: DebugSymbolsType) -> Self {
+        Self {
+            type_,
+            external_url: None,
+        }
+    }
+}
+
 /// Values of `type` of [`DebugSymbols`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DebugSymbolsType {
@@ -504,6 +580,17 @@ pub struct ContinueToLocationParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub target_call_frames: Option<ContinueToLocationTargetCallFrames>,
+}
+
+impl ContinueToLocationParams {
+    /// A [`ContinueToLocationParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(location: Location) -> Self {
+        Self {
+            location,
+            target_call_frames: None,
+        }
+    }
 }
 
 /// Values of `targetCallFrames` of [`ContinueToLocationParams`].
@@ -679,6 +766,25 @@ pub struct EvaluateOnCallFrameParams {
     pub scope_number: Option<i64>,
 }
 
+impl EvaluateOnCallFrameParams {
+    /// A [`EvaluateOnCallFrameParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(call_frame_id: CallFrameId, expression: String) -> Self {
+        Self {
+            call_frame_id,
+            expression,
+            object_group: None,
+            include_command_line_api: None,
+            silent: None,
+            return_by_value: None,
+            generate_preview: None,
+            throw_on_side_effect: None,
+            timeout: None,
+            scope_number: None,
+        }
+    }
+}
+
 /// Reply of [`EvaluateOnCallFrameParams`] (`Debugger.evaluateOnCallFrame`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EvaluateOnCallFrameReturns {
@@ -691,6 +797,17 @@ pub struct EvaluateOnCallFrameReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<crate::runtime::ExceptionDetails>,
+}
+
+impl EvaluateOnCallFrameReturns {
+    /// A [`EvaluateOnCallFrameReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(result: crate::runtime::RemoteObject) -> Self {
+        Self {
+            result,
+            exception_details: None,
+        }
+    }
 }
 
 impl crate::Command for EvaluateOnCallFrameParams {
@@ -717,6 +834,18 @@ pub struct GetPossibleBreakpointsParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub restrict_to_function: Option<bool>,
+}
+
+impl GetPossibleBreakpointsParams {
+    /// A [`GetPossibleBreakpointsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(start: Location) -> Self {
+        Self {
+            start,
+            end: None,
+            restrict_to_function: None,
+        }
+    }
 }
 
 /// Reply of [`GetPossibleBreakpointsParams`] (`Debugger.getPossibleBreakpoints`).
@@ -752,6 +881,17 @@ pub struct GetScriptSourceReturns {
     pub bytecode: Option<String>,
 }
 
+impl GetScriptSourceReturns {
+    /// A [`GetScriptSourceReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(script_source: String) -> Self {
+        Self {
+            script_source,
+            bytecode: None,
+        }
+    }
+}
+
 impl crate::Command for GetScriptSourceParams {
     const METHOD: &'static str = "Debugger.getScriptSource";
     type Response = GetScriptSourceReturns;
@@ -783,6 +923,23 @@ pub struct DisassembleWasmModuleReturns {
     pub function_body_offsets: Vec<i64>,
     /// The first chunk of disassembly.
     pub chunk: WasmDisassemblyChunk,
+}
+
+impl DisassembleWasmModuleReturns {
+    /// A [`DisassembleWasmModuleReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        total_number_of_lines: i64,
+        function_body_offsets: Vec<i64>,
+        chunk: WasmDisassemblyChunk,
+    ) -> Self {
+        Self {
+            total_number_of_lines,
+            function_body_offsets,
+            chunk,
+            stream_id: None,
+        }
+    }
 }
 
 impl crate::Command for DisassembleWasmModuleParams {
@@ -943,6 +1100,17 @@ pub struct RestartFrameParams {
     pub mode: Option<RestartFrameMode>,
 }
 
+impl RestartFrameParams {
+    /// A [`RestartFrameParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(call_frame_id: CallFrameId) -> Self {
+        Self {
+            call_frame_id,
+            mode: None,
+        }
+    }
+}
+
 /// Values of `mode` of [`RestartFrameParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RestartFrameMode {
@@ -1014,6 +1182,18 @@ pub struct RestartFrameReturns {
     pub async_stack_trace_id: Option<crate::runtime::StackTraceId>,
 }
 
+impl RestartFrameReturns {
+    /// A [`RestartFrameReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(call_frames: Vec<CallFrame>) -> Self {
+        Self {
+            call_frames,
+            async_stack_trace: None,
+            async_stack_trace_id: None,
+        }
+    }
+}
+
 impl crate::Command for RestartFrameParams {
     const METHOD: &'static str = "Debugger.restartFrame";
     type Response = RestartFrameReturns;
@@ -1066,6 +1246,19 @@ pub struct SearchInContentParams {
     /// If true, treats string parameter as regex.
     #[serde(rename = "isRegex", default, skip_serializing_if = "Option::is_none")]
     pub is_regex: Option<bool>,
+}
+
+impl SearchInContentParams {
+    /// A [`SearchInContentParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(script_id: crate::runtime::ScriptId, query: String) -> Self {
+        Self {
+            script_id,
+            query,
+            case_sensitive: None,
+            is_regex: None,
+        }
+    }
 }
 
 /// Reply of [`SearchInContentParams`] (`Debugger.searchInContent`).
@@ -1143,6 +1336,17 @@ pub struct SetBlackboxPatternsParams {
     pub skip_anonymous: Option<bool>,
 }
 
+impl SetBlackboxPatternsParams {
+    /// A [`SetBlackboxPatternsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(patterns: Vec<String>) -> Self {
+        Self {
+            patterns,
+            skip_anonymous: None,
+        }
+    }
+}
+
 /// Reply of [`SetBlackboxPatternsParams`] (`Debugger.setBlackboxPatterns`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetBlackboxPatternsReturns {}
@@ -1188,6 +1392,17 @@ pub struct SetBreakpointParams {
     /// breakpoint if this expression evaluates to true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
+}
+
+impl SetBreakpointParams {
+    /// A [`SetBreakpointParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(location: Location) -> Self {
+        Self {
+            location,
+            condition: None,
+        }
+    }
 }
 
 /// Reply of [`SetBreakpointParams`] (`Debugger.setBreakpoint`).
@@ -1313,6 +1528,21 @@ pub struct SetBreakpointByUrlParams {
     pub condition: Option<String>,
 }
 
+impl SetBreakpointByUrlParams {
+    /// A [`SetBreakpointByUrlParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(line_number: i64) -> Self {
+        Self {
+            line_number,
+            url: None,
+            url_regex: None,
+            script_hash: None,
+            column_number: None,
+            condition: None,
+        }
+    }
+}
+
 /// Reply of [`SetBreakpointByUrlParams`] (`Debugger.setBreakpointByUrl`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetBreakpointByUrlReturns {
@@ -1344,6 +1574,17 @@ pub struct SetBreakpointOnFunctionCallParams {
     /// stop on the breakpoint if this expression evaluates to true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
+}
+
+impl SetBreakpointOnFunctionCallParams {
+    /// A [`SetBreakpointOnFunctionCallParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(object_id: crate::runtime::RemoteObjectId) -> Self {
+        Self {
+            object_id,
+            condition: None,
+        }
+    }
 }
 
 /// Reply of [`SetBreakpointOnFunctionCallParams`] (`Debugger.setBreakpointOnFunctionCall`).
@@ -1501,6 +1742,19 @@ pub struct SetScriptSourceParams {
     pub allow_top_frame_editing: Option<bool>,
 }
 
+impl SetScriptSourceParams {
+    /// A [`SetScriptSourceParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(script_id: crate::runtime::ScriptId, script_source: String) -> Self {
+        Self {
+            script_id,
+            script_source,
+            dry_run: None,
+            allow_top_frame_editing: None,
+        }
+    }
+}
+
 /// Reply of [`SetScriptSourceParams`] (`Debugger.setScriptSource`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetScriptSourceReturns {
@@ -1553,6 +1807,21 @@ pub struct SetScriptSourceReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<crate::runtime::ExceptionDetails>,
+}
+
+impl SetScriptSourceReturns {
+    /// A [`SetScriptSourceReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(status: SetScriptSourceStatus) -> Self {
+        Self {
+            status,
+            call_frames: None,
+            stack_changed: None,
+            async_stack_trace: None,
+            async_stack_trace_id: None,
+            exception_details: None,
+        }
+    }
 }
 
 /// Values of `status` of [`SetScriptSourceReturns`].
@@ -1811,6 +2080,22 @@ pub struct PausedEvent {
     pub async_call_stack_trace_id: Option<crate::runtime::StackTraceId>,
 }
 
+impl PausedEvent {
+    /// A [`PausedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(call_frames: Vec<CallFrame>, reason: PausedReason) -> Self {
+        Self {
+            call_frames,
+            reason,
+            data: None,
+            hit_breakpoints: None,
+            async_stack_trace: None,
+            async_stack_trace_id: None,
+            async_call_stack_trace_id: None,
+        }
+    }
+}
+
 /// Values of `reason` of [`PausedEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PausedReason {
@@ -2011,6 +2296,43 @@ pub struct ScriptFailedToParseEvent {
     pub embedder_name: Option<String>,
 }
 
+impl ScriptFailedToParseEvent {
+    /// A [`ScriptFailedToParseEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        script_id: crate::runtime::ScriptId,
+        url: String,
+        start_line: i64,
+        start_column: i64,
+        end_line: i64,
+        end_column: i64,
+        execution_context_id: crate::runtime::ExecutionContextId,
+        hash: String,
+        build_id: String,
+    ) -> Self {
+        Self {
+            script_id,
+            url,
+            start_line,
+            start_column,
+            end_line,
+            end_column,
+            execution_context_id,
+            hash,
+            build_id,
+            execution_context_aux_data: None,
+            source_map_url: None,
+            has_source_url: None,
+            is_module: None,
+            length: None,
+            stack_trace: None,
+            code_offset: None,
+            script_language: None,
+            embedder_name: None,
+        }
+    }
+}
+
 impl crate::Event for ScriptFailedToParseEvent {
     const METHOD: &'static str = "Debugger.scriptFailedToParse";
 }
@@ -2138,6 +2460,46 @@ pub struct ScriptParsedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub resolved_breakpoints: Option<Vec<ResolvedBreakpoint>>,
+}
+
+impl ScriptParsedEvent {
+    /// A [`ScriptParsedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        script_id: crate::runtime::ScriptId,
+        url: String,
+        start_line: i64,
+        start_column: i64,
+        end_line: i64,
+        end_column: i64,
+        execution_context_id: crate::runtime::ExecutionContextId,
+        hash: String,
+        build_id: String,
+    ) -> Self {
+        Self {
+            script_id,
+            url,
+            start_line,
+            start_column,
+            end_line,
+            end_column,
+            execution_context_id,
+            hash,
+            build_id,
+            execution_context_aux_data: None,
+            is_live_edit: None,
+            source_map_url: None,
+            has_source_url: None,
+            is_module: None,
+            length: None,
+            stack_trace: None,
+            code_offset: None,
+            script_language: None,
+            debug_symbols: None,
+            embedder_name: None,
+            resolved_breakpoints: None,
+        }
+    }
 }
 
 impl crate::Event for ScriptParsedEvent {

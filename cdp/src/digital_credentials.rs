@@ -92,6 +92,19 @@ pub struct SetVirtualWalletBehaviorParams {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
+impl SetVirtualWalletBehaviorParams {
+    /// A [`SetVirtualWalletBehaviorParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(action: VirtualWalletAction) -> Self {
+        Self {
+            action,
+            protocol: None,
+            response: None,
+            frame_id: None,
+        }
+    }
+}
+
 /// Reply of [`SetVirtualWalletBehaviorParams`] (`DigitalCredentials.setVirtualWalletBehavior`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetVirtualWalletBehaviorReturns {}

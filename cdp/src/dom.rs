@@ -701,6 +701,57 @@ pub struct Node {
     pub ad_provenance: Option<crate::network::AdProvenance>,
 }
 
+impl Node {
+    /// A [`Node`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node_id: NodeId,
+        backend_node_id: BackendNodeId,
+        node_type: i64,
+        node_name: String,
+        local_name: String,
+        node_value: String,
+    ) -> Self {
+        Self {
+            node_id,
+            backend_node_id,
+            node_type,
+            node_name,
+            local_name,
+            node_value,
+            parent_id: None,
+            child_node_count: None,
+            children: None,
+            attributes: None,
+            document_url: None,
+            base_url: None,
+            public_id: None,
+            system_id: None,
+            internal_subset: None,
+            xml_version: None,
+            name: None,
+            value: None,
+            pseudo_type: None,
+            pseudo_identifier: None,
+            shadow_root_type: None,
+            frame_id: None,
+            content_document: None,
+            shadow_roots: None,
+            template_content: None,
+            pseudo_elements: None,
+            imported_document: None,
+            distributed_nodes: None,
+            is_svg: None,
+            compatibility_mode: None,
+            assigned_slot: None,
+            is_scrollable: None,
+            affected_by_starting_styles: None,
+            adopted_style_sheets: None,
+            ad_provenance: None,
+        }
+    }
+}
+
 /// A structure to hold the top-level node of a detached tree and an array of its retained descendants.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DetachedElementInfo {
@@ -722,6 +773,14 @@ pub struct RGBA {
     /// The alpha component, in the \[0-1\] range (default: 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub a: Option<f64>,
+}
+
+impl RGBA {
+    /// A [`RGBA`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(r: i64, g: i64, b: i64) -> Self {
+        Self { r, g, b, a: None }
+    }
 }
 
 /// An array of quad vertices, x immediately followed by y for each point, points clock-wise.
@@ -749,6 +808,29 @@ pub struct BoxModel {
         skip_serializing_if = "Option::is_none"
     )]
     pub shape_outside: Option<ShapeOutsideInfo>,
+}
+
+impl BoxModel {
+    /// A [`BoxModel`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: Quad,
+        padding: Quad,
+        border: Quad,
+        margin: Quad,
+        width: i64,
+        height: i64,
+    ) -> Self {
+        Self {
+            content,
+            padding,
+            border,
+            margin,
+            width,
+            height,
+            shape_outside: None,
+        }
+    }
 }
 
 /// CSS Shape Outside details.
@@ -831,6 +913,18 @@ pub struct CopyToParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub insert_before_node_id: Option<NodeId>,
+}
+
+impl CopyToParams {
+    /// A [`CopyToParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId, target_node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            target_node_id,
+            insert_before_node_id: None,
+        }
+    }
 }
 
 /// Reply of [`CopyToParams`] (`DOM.copyTo`).
@@ -1227,6 +1321,18 @@ pub struct GetNodesForSubtreeByStyleParams {
     pub pierce: Option<bool>,
 }
 
+impl GetNodesForSubtreeByStyleParams {
+    /// A [`GetNodesForSubtreeByStyleParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId, computed_styles: Vec<CSSComputedStyleProperty>) -> Self {
+        Self {
+            node_id,
+            computed_styles,
+            pierce: None,
+        }
+    }
+}
+
 /// Reply of [`GetNodesForSubtreeByStyleParams`] (`DOM.getNodesForSubtreeByStyle`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetNodesForSubtreeByStyleReturns {
@@ -1266,6 +1372,19 @@ pub struct GetNodeForLocationParams {
     pub ignore_pointer_events_none: Option<bool>,
 }
 
+impl GetNodeForLocationParams {
+    /// A [`GetNodeForLocationParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: i64, y: i64) -> Self {
+        Self {
+            x,
+            y,
+            include_user_agent_shadow_dom: None,
+            ignore_pointer_events_none: None,
+        }
+    }
+}
+
 /// Reply of [`GetNodeForLocationParams`] (`DOM.getNodeForLocation`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetNodeForLocationReturns {
@@ -1278,6 +1397,18 @@ pub struct GetNodeForLocationReturns {
     /// Id of the node at given coordinates, only when enabled and requested document.
     #[serde(rename = "nodeId", default, skip_serializing_if = "Option::is_none")]
     pub node_id: Option<NodeId>,
+}
+
+impl GetNodeForLocationReturns {
+    /// A [`GetNodeForLocationReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(backend_node_id: BackendNodeId, frame_id: crate::page::FrameId) -> Self {
+        Self {
+            backend_node_id,
+            frame_id,
+            node_id: None,
+        }
+    }
 }
 
 impl crate::Command for GetNodeForLocationParams {
@@ -1473,6 +1604,18 @@ pub struct MoveToParams {
     pub insert_before_node_id: Option<NodeId>,
 }
 
+impl MoveToParams {
+    /// A [`MoveToParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId, target_node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            target_node_id,
+            insert_before_node_id: None,
+        }
+    }
+}
+
 /// Reply of [`MoveToParams`] (`DOM.moveTo`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MoveToReturns {
@@ -1503,6 +1646,17 @@ pub struct PerformSearchParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub include_user_agent_shadow_dom: Option<bool>,
+}
+
+impl PerformSearchParams {
+    /// A [`PerformSearchParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(query: String) -> Self {
+        Self {
+            query,
+            include_user_agent_shadow_dom: None,
+        }
+    }
 }
 
 /// Reply of [`PerformSearchParams`] (`DOM.performSearch`).
@@ -1799,6 +1953,18 @@ pub struct RequestChildNodesParams {
     pub pierce: Option<bool>,
 }
 
+impl RequestChildNodesParams {
+    /// A [`RequestChildNodesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            depth: None,
+            pierce: None,
+        }
+    }
+}
+
 /// Reply of [`RequestChildNodesParams`] (`DOM.requestChildNodes`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RequestChildNodesReturns {}
@@ -1916,6 +2082,18 @@ pub struct SetAttributesAsTextParams {
     pub name: Option<String>,
 }
 
+impl SetAttributesAsTextParams {
+    /// A [`SetAttributesAsTextParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId, text: String) -> Self {
+        Self {
+            node_id,
+            text,
+            name: None,
+        }
+    }
+}
+
 /// Reply of [`SetAttributesAsTextParams`] (`DOM.setAttributesAsText`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAttributesAsTextReturns {}
@@ -1945,6 +2123,19 @@ pub struct SetFileInputFilesParams {
     /// JavaScript object id of the node wrapper.
     #[serde(rename = "objectId", default, skip_serializing_if = "Option::is_none")]
     pub object_id: Option<crate::runtime::RemoteObjectId>,
+}
+
+impl SetFileInputFilesParams {
+    /// A [`SetFileInputFilesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(files: Vec<String>) -> Self {
+        Self {
+            files,
+            node_id: None,
+            backend_node_id: None,
+            object_id: None,
+        }
+    }
 }
 
 /// Reply of [`SetFileInputFilesParams`] (`DOM.setFileInputFiles`).
@@ -2175,6 +2366,17 @@ pub struct GetFrameOwnerReturns {
     pub node_id: Option<NodeId>,
 }
 
+impl GetFrameOwnerReturns {
+    /// A [`GetFrameOwnerReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(backend_node_id: BackendNodeId) -> Self {
+        Self {
+            backend_node_id,
+            node_id: None,
+        }
+    }
+}
+
 impl crate::Command for GetFrameOwnerParams {
     const METHOD: &'static str = "DOM.getFrameOwner";
     type Response = GetFrameOwnerReturns;
@@ -2223,6 +2425,21 @@ pub struct GetContainerForNodeParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub queries_anchored: Option<bool>,
+}
+
+impl GetContainerForNodeParams {
+    /// A [`GetContainerForNodeParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            container_name: None,
+            physical_axes: None,
+            logical_axes: None,
+            queries_scroll_state: None,
+            queries_anchored: None,
+        }
+    }
 }
 
 /// Reply of [`GetContainerForNodeParams`] (`DOM.getContainerForNode`).
@@ -2287,6 +2504,17 @@ pub struct GetAnchorElementParams {
     pub anchor_specifier: Option<String>,
 }
 
+impl GetAnchorElementParams {
+    /// A [`GetAnchorElementParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            anchor_specifier: None,
+        }
+    }
+}
+
 /// Reply of [`GetAnchorElementParams`] (`DOM.getAnchorElement`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetAnchorElementReturns {
@@ -2324,6 +2552,18 @@ pub struct ForceShowPopoverParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub invoker_node_id: Option<BackendNodeId>,
+}
+
+impl ForceShowPopoverParams {
+    /// A [`ForceShowPopoverParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId, enable: bool) -> Self {
+        Self {
+            node_id,
+            enable,
+            invoker_node_id: None,
+        }
+    }
 }
 
 /// Reply of [`ForceShowPopoverParams`] (`DOM.forceShowPopover`).
@@ -2421,6 +2661,21 @@ pub struct SetTextMarkerParams {
     pub start: i64,
     /// End offset (exclusive) in the same units and space as start.
     pub end: i64,
+}
+
+impl SetTextMarkerParams {
+    /// A [`SetTextMarkerParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: SetTextMarkerType, start: i64, end: i64) -> Self {
+        Self {
+            type_,
+            start,
+            end,
+            node_id: None,
+            backend_node_id: None,
+            object_id: None,
+        }
+    }
 }
 
 /// Values of `type` of [`SetTextMarkerParams`].
@@ -2735,6 +2990,17 @@ pub struct AdRelatedStateUpdatedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub ad_provenance: Option<crate::network::AdProvenance>,
+}
+
+impl AdRelatedStateUpdatedEvent {
+    /// A [`AdRelatedStateUpdatedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            ad_provenance: None,
+        }
+    }
 }
 
 impl crate::Event for AdRelatedStateUpdatedEvent {

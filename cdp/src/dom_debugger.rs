@@ -156,6 +156,33 @@ pub struct EventListener {
     pub backend_node_id: Option<crate::dom::BackendNodeId>,
 }
 
+impl EventListener {
+    /// A [`EventListener`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        type_: String,
+        use_capture: bool,
+        passive: bool,
+        once: bool,
+        script_id: crate::runtime::ScriptId,
+        line_number: i64,
+        column_number: i64,
+    ) -> Self {
+        Self {
+            type_,
+            use_capture,
+            passive,
+            once,
+            script_id,
+            line_number,
+            column_number,
+            handler: None,
+            original_handler: None,
+            backend_node_id: None,
+        }
+    }
+}
+
 /// Returns event listeners of the given object.
 ///
 /// Wire method: `DOMDebugger.getEventListeners`; the reply is [`GetEventListenersReturns`].
@@ -172,6 +199,18 @@ pub struct GetEventListenersParams {
     /// (default is false). Reports listeners for all contexts if pierce is enabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pierce: Option<bool>,
+}
+
+impl GetEventListenersParams {
+    /// A [`GetEventListenersParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(object_id: crate::runtime::RemoteObjectId) -> Self {
+        Self {
+            object_id,
+            depth: None,
+            pierce: None,
+        }
+    }
 }
 
 /// Reply of [`GetEventListenersParams`] (`DOMDebugger.getEventListeners`).
@@ -225,6 +264,17 @@ pub struct RemoveEventListenerBreakpointParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub target_name: Option<String>,
+}
+
+impl RemoveEventListenerBreakpointParams {
+    /// A [`RemoveEventListenerBreakpointParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(event_name: String) -> Self {
+        Self {
+            event_name,
+            target_name: None,
+        }
+    }
 }
 
 /// Reply of [`RemoveEventListenerBreakpointParams`] (`DOMDebugger.removeEventListenerBreakpoint`).
@@ -338,6 +388,17 @@ pub struct SetEventListenerBreakpointParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub target_name: Option<String>,
+}
+
+impl SetEventListenerBreakpointParams {
+    /// A [`SetEventListenerBreakpointParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(event_name: String) -> Self {
+        Self {
+            event_name,
+            target_name: None,
+        }
+    }
 }
 
 /// Reply of [`SetEventListenerBreakpointParams`] (`DOMDebugger.setEventListenerBreakpoint`).

@@ -178,6 +178,48 @@ pub struct DOMNode {
     pub scroll_offset_y: Option<f64>,
 }
 
+impl DOMNode {
+    /// A [`DOMNode`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node_type: i64,
+        node_name: String,
+        node_value: String,
+        backend_node_id: crate::dom::BackendNodeId,
+    ) -> Self {
+        Self {
+            node_type,
+            node_name,
+            node_value,
+            backend_node_id,
+            text_value: None,
+            input_value: None,
+            input_checked: None,
+            option_selected: None,
+            child_node_indexes: None,
+            attributes: None,
+            pseudo_element_indexes: None,
+            layout_node_index: None,
+            document_url: None,
+            base_url: None,
+            content_language: None,
+            document_encoding: None,
+            public_id: None,
+            system_id: None,
+            frame_id: None,
+            content_document_index: None,
+            pseudo_type: None,
+            shadow_root_type: None,
+            is_clickable: None,
+            event_listeners: None,
+            current_source_url: None,
+            origin_url: None,
+            scroll_offset_x: None,
+            scroll_offset_y: None,
+        }
+    }
+}
+
 /// Details of post layout rendered text positions. The exact layout should not be regarded as
 /// stable and may change between versions.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -241,6 +283,22 @@ pub struct LayoutTreeNode {
         skip_serializing_if = "Option::is_none"
     )]
     pub is_stacking_context: Option<bool>,
+}
+
+impl LayoutTreeNode {
+    /// A [`LayoutTreeNode`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(dom_node_index: i64, bounding_box: crate::dom::Rect) -> Self {
+        Self {
+            dom_node_index,
+            bounding_box,
+            layout_text: None,
+            inline_text_nodes: None,
+            style_index: None,
+            paint_order: None,
+            is_stacking_context: None,
+        }
+    }
 }
 
 /// A subset of the full ComputedStyle as defined by the request whitelist.
@@ -346,6 +404,42 @@ pub struct DocumentSnapshot {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_height: Option<f64>,
+}
+
+impl DocumentSnapshot {
+    /// A [`DocumentSnapshot`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        document_url: StringIndex,
+        title: StringIndex,
+        base_url: StringIndex,
+        content_language: StringIndex,
+        encoding_name: StringIndex,
+        public_id: StringIndex,
+        system_id: StringIndex,
+        frame_id: StringIndex,
+        nodes: NodeTreeSnapshot,
+        layout: LayoutTreeSnapshot,
+        text_boxes: TextBoxSnapshot,
+    ) -> Self {
+        Self {
+            document_url,
+            title,
+            base_url,
+            content_language,
+            encoding_name,
+            public_id,
+            system_id,
+            frame_id,
+            nodes,
+            layout,
+            text_boxes,
+            scroll_offset_x: None,
+            scroll_offset_y: None,
+            content_width: None,
+            content_height: None,
+        }
+    }
 }
 
 /// Table containing nodes.
@@ -516,6 +610,32 @@ pub struct LayoutTreeSnapshot {
     pub text_color_opacities: Option<Vec<f64>>,
 }
 
+impl LayoutTreeSnapshot {
+    /// A [`LayoutTreeSnapshot`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node_index: Vec<i64>,
+        styles: Vec<ArrayOfStrings>,
+        bounds: Vec<Rectangle>,
+        text: Vec<StringIndex>,
+        stacking_contexts: RareBooleanData,
+    ) -> Self {
+        Self {
+            node_index,
+            styles,
+            bounds,
+            text,
+            stacking_contexts,
+            paint_orders: None,
+            offset_rects: None,
+            scroll_rects: None,
+            client_rects: None,
+            blended_background_colors: None,
+            text_color_opacities: None,
+        }
+    }
+}
+
 /// Table of details of the post layout rendered text positions. The exact layout should not be regarded as
 /// stable and may change between versions.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -599,6 +719,19 @@ pub struct GetSnapshotParams {
     pub include_user_agent_shadow_tree: Option<bool>,
 }
 
+impl GetSnapshotParams {
+    /// A [`GetSnapshotParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(computed_style_whitelist: Vec<String>) -> Self {
+        Self {
+            computed_style_whitelist,
+            include_event_listeners: None,
+            include_paint_order: None,
+            include_user_agent_shadow_tree: None,
+        }
+    }
+}
+
 /// Reply of [`GetSnapshotParams`] (`DOMSnapshot.getSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetSnapshotReturns {
@@ -665,6 +798,20 @@ pub struct CaptureSnapshotParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub include_text_color_opacities: Option<bool>,
+}
+
+impl CaptureSnapshotParams {
+    /// A [`CaptureSnapshotParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(computed_styles: Vec<String>) -> Self {
+        Self {
+            computed_styles,
+            include_paint_order: None,
+            include_dom_rects: None,
+            include_blended_background_colors: None,
+            include_text_color_opacities: None,
+        }
+    }
 }
 
 /// Reply of [`CaptureSnapshotParams`] (`DOMSnapshot.captureSnapshot`).

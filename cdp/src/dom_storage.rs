@@ -38,6 +38,18 @@ pub struct StorageId {
     pub is_local_storage: bool,
 }
 
+impl StorageId {
+    /// A [`StorageId`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(is_local_storage: bool) -> Self {
+        Self {
+            is_local_storage,
+            security_origin: None,
+            storage_key: None,
+        }
+    }
+}
+
 /// DOM Storage item.
 pub type Item = Vec<String>;
 

@@ -337,6 +337,32 @@ pub struct UserAgentMetadata {
     pub form_factors: Option<Vec<String>>,
 }
 
+impl UserAgentMetadata {
+    /// A [`UserAgentMetadata`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        platform: String,
+        platform_version: String,
+        architecture: String,
+        model: String,
+        mobile: bool,
+    ) -> Self {
+        Self {
+            platform,
+            platform_version,
+            architecture,
+            model,
+            mobile,
+            brands: None,
+            full_version_list: None,
+            full_version: None,
+            bitness: None,
+            wow64: None,
+            form_factors: None,
+        }
+    }
+}
+
 /// Used to specify sensor types to emulate.
 /// See `https://w3c.github.io/sensors/#automation` for more information.
 ///
@@ -1026,6 +1052,33 @@ pub struct SetDeviceMetricsOverrideParams {
     pub text_layout_mode: Option<SetDeviceMetricsOverrideTextLayoutMode>,
 }
 
+impl SetDeviceMetricsOverrideParams {
+    /// A [`SetDeviceMetricsOverrideParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(width: i64, height: i64, device_scale_factor: f64, mobile: bool) -> Self {
+        Self {
+            width,
+            height,
+            device_scale_factor,
+            mobile,
+            scale: None,
+            screen_width: None,
+            screen_height: None,
+            position_x: None,
+            position_y: None,
+            dont_set_visible_size: None,
+            screen_orientation: None,
+            viewport: None,
+            display_feature: None,
+            device_posture: None,
+            scrollbar_type: None,
+            screen_orientation_lock_emulation: None,
+            viewport_meta: None,
+            text_layout_mode: None,
+        }
+    }
+}
+
 /// Values of `scrollbarType` of [`SetDeviceMetricsOverrideParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetDeviceMetricsOverrideScrollbarType {
@@ -1304,6 +1357,17 @@ pub struct SetEmitTouchEventsForMouseParams {
     pub configuration: Option<SetEmitTouchEventsForMouseConfiguration>,
 }
 
+impl SetEmitTouchEventsForMouseParams {
+    /// A [`SetEmitTouchEventsForMouseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            configuration: None,
+        }
+    }
+}
+
 /// Values of `configuration` of [`SetEmitTouchEventsForMouseParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SetEmitTouchEventsForMouseConfiguration {
@@ -1568,6 +1632,18 @@ pub struct SetSensorOverrideEnabledParams {
     pub metadata: Option<SensorMetadata>,
 }
 
+impl SetSensorOverrideEnabledParams {
+    /// A [`SetSensorOverrideEnabledParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(enabled: bool, type_: SensorType) -> Self {
+        Self {
+            enabled,
+            type_,
+            metadata: None,
+        }
+    }
+}
+
 /// Reply of [`SetSensorOverrideEnabledParams`] (`Emulation.setSensorOverrideEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetSensorOverrideEnabledReturns {}
@@ -1613,6 +1689,18 @@ pub struct SetPressureSourceOverrideEnabledParams {
     pub source: PressureSource,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<PressureMetadata>,
+}
+
+impl SetPressureSourceOverrideEnabledParams {
+    /// A [`SetPressureSourceOverrideEnabledParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(enabled: bool, source: PressureSource) -> Self {
+        Self {
+            enabled,
+            source,
+            metadata: None,
+        }
+    }
 }
 
 /// Reply of [`SetPressureSourceOverrideEnabledParams`] (`Emulation.setPressureSourceOverrideEnabled`).
@@ -1758,6 +1846,17 @@ pub struct SetTouchEmulationEnabledParams {
     pub max_touch_points: Option<i64>,
 }
 
+impl SetTouchEmulationEnabledParams {
+    /// A [`SetTouchEmulationEnabledParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            max_touch_points: None,
+        }
+    }
+}
+
 /// Reply of [`SetTouchEmulationEnabledParams`] (`Emulation.setTouchEmulationEnabled`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetTouchEmulationEnabledReturns {}
@@ -1795,6 +1894,19 @@ pub struct SetVirtualTimePolicyParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub initial_virtual_time: Option<crate::network::TimeSinceEpoch>,
+}
+
+impl SetVirtualTimePolicyParams {
+    /// A [`SetVirtualTimePolicyParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(policy: VirtualTimePolicy) -> Self {
+        Self {
+            policy,
+            budget: None,
+            max_virtual_time_task_starvation_count: None,
+            initial_virtual_time: None,
+        }
+    }
 }
 
 /// Reply of [`SetVirtualTimePolicyParams`] (`Emulation.setVirtualTimePolicy`).
@@ -2054,6 +2166,19 @@ pub struct SetUserAgentOverrideParams {
     pub user_agent_metadata: Option<UserAgentMetadata>,
 }
 
+impl SetUserAgentOverrideParams {
+    /// A [`SetUserAgentOverrideParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(user_agent: String) -> Self {
+        Self {
+            user_agent,
+            accept_language: None,
+            platform: None,
+            user_agent_metadata: None,
+        }
+    }
+}
+
 /// Reply of [`SetUserAgentOverrideParams`] (`Emulation.setUserAgentOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetUserAgentOverrideReturns {}
@@ -2177,6 +2302,25 @@ pub struct AddScreenParams {
     pub is_internal: Option<bool>,
 }
 
+impl AddScreenParams {
+    /// A [`AddScreenParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(left: i64, top: i64, width: i64, height: i64) -> Self {
+        Self {
+            left,
+            top,
+            width,
+            height,
+            work_area_insets: None,
+            device_pixel_ratio: None,
+            rotation: None,
+            color_depth: None,
+            label: None,
+            is_internal: None,
+        }
+    }
+}
+
 /// Reply of [`AddScreenParams`] (`Emulation.addScreen`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AddScreenReturns {
@@ -2245,6 +2389,26 @@ pub struct UpdateScreenParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub is_internal: Option<bool>,
+}
+
+impl UpdateScreenParams {
+    /// A [`UpdateScreenParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(screen_id: ScreenId) -> Self {
+        Self {
+            screen_id,
+            left: None,
+            top: None,
+            width: None,
+            height: None,
+            work_area_insets: None,
+            device_pixel_ratio: None,
+            rotation: None,
+            color_depth: None,
+            label: None,
+            is_internal: None,
+        }
+    }
 }
 
 /// Reply of [`UpdateScreenParams`] (`Emulation.updateScreen`).
@@ -2328,6 +2492,17 @@ pub struct ScreenOrientationLockChangedEvent {
     /// The orientation lock type requested by the page. Only set when locked is true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orientation: Option<ScreenOrientation>,
+}
+
+impl ScreenOrientationLockChangedEvent {
+    /// A [`ScreenOrientationLockChangedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(locked: bool) -> Self {
+        Self {
+            locked,
+            orientation: None,
+        }
+    }
 }
 
 impl crate::Event for ScreenOrientationLockChangedEvent {

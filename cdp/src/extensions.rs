@@ -123,6 +123,17 @@ pub struct LoadUnpackedParams {
     pub enable_in_incognito: Option<bool>,
 }
 
+impl LoadUnpackedParams {
+    /// A [`LoadUnpackedParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(path: String) -> Self {
+        Self {
+            path,
+            enable_in_incognito: None,
+        }
+    }
+}
+
 /// Reply of [`LoadUnpackedParams`] (`Extensions.loadUnpacked`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadUnpackedReturns {
@@ -184,6 +195,18 @@ pub struct GetStorageItemsParams {
     /// Keys to retrieve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<Vec<String>>,
+}
+
+impl GetStorageItemsParams {
+    /// A [`GetStorageItemsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: String, storage_area: StorageArea) -> Self {
+        Self {
+            id,
+            storage_area,
+            keys: None,
+        }
+    }
 }
 
 /// Reply of [`GetStorageItemsParams`] (`Extensions.getStorageItems`).

@@ -247,6 +247,34 @@ pub struct Account {
     pub privacy_policy_url: Option<String>,
 }
 
+impl Account {
+    /// A [`Account`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        account_id: String,
+        email: String,
+        name: String,
+        given_name: String,
+        picture_url: String,
+        idp_config_url: String,
+        idp_login_url: String,
+        login_state: LoginState,
+    ) -> Self {
+        Self {
+            account_id,
+            email,
+            name,
+            given_name,
+            picture_url,
+            idp_config_url,
+            idp_login_url,
+            login_state,
+            terms_of_service_url: None,
+            privacy_policy_url: None,
+        }
+    }
+}
+
 /// Wire method: `FedCm.enable`; the reply is [`EnableReturns`].
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {
@@ -352,6 +380,17 @@ pub struct DismissDialogParams {
     pub trigger_cooldown: Option<bool>,
 }
 
+impl DismissDialogParams {
+    /// A [`DismissDialogParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(dialog_id: String) -> Self {
+        Self {
+            dialog_id,
+            trigger_cooldown: None,
+        }
+    }
+}
+
 /// Reply of [`DismissDialogParams`] (`FedCm.dismissDialog`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DismissDialogReturns {}
@@ -390,6 +429,25 @@ pub struct DialogShownEvent {
     pub title: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtitle: Option<String>,
+}
+
+impl DialogShownEvent {
+    /// A [`DialogShownEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        dialog_id: String,
+        dialog_type: DialogType,
+        accounts: Vec<Account>,
+        title: String,
+    ) -> Self {
+        Self {
+            dialog_id,
+            dialog_type,
+            accounts,
+            title,
+            subtitle: None,
+        }
+    }
 }
 
 impl crate::Event for DialogShownEvent {

@@ -115,6 +115,19 @@ pub struct AuthChallenge {
     pub realm: String,
 }
 
+impl AuthChallenge {
+    /// A [`AuthChallenge`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(origin: String, scheme: String, realm: String) -> Self {
+        Self {
+            origin,
+            scheme,
+            realm,
+            source: None,
+        }
+    }
+}
+
 /// Values of `source` of [`AuthChallenge`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AuthChallengeSource {
@@ -177,6 +190,18 @@ pub struct AuthChallengeResponse {
     /// ProvideCredentials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
+}
+
+impl AuthChallengeResponse {
+    /// A [`AuthChallengeResponse`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(response: AuthChallengeResponseResponse) -> Self {
+        Self {
+            response,
+            username: None,
+            password: None,
+        }
+    }
 }
 
 /// Values of `response` of [`AuthChallengeResponse`].
@@ -340,6 +365,21 @@ pub struct FulfillRequestParams {
     pub response_phrase: Option<String>,
 }
 
+impl FulfillRequestParams {
+    /// A [`FulfillRequestParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId, response_code: i64) -> Self {
+        Self {
+            request_id,
+            response_code,
+            response_headers: None,
+            binary_response_headers: None,
+            body: None,
+            response_phrase: None,
+        }
+    }
+}
+
 /// Reply of [`FulfillRequestParams`] (`Fetch.fulfillRequest`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FulfillRequestReturns {}
@@ -380,6 +420,21 @@ pub struct ContinueRequestParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub intercept_response: Option<bool>,
+}
+
+impl ContinueRequestParams {
+    /// A [`ContinueRequestParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId) -> Self {
+        Self {
+            request_id,
+            url: None,
+            method: None,
+            post_data: None,
+            headers: None,
+            intercept_response: None,
+        }
+    }
 }
 
 /// Reply of [`ContinueRequestParams`] (`Fetch.continueRequest`).
@@ -457,6 +512,20 @@ pub struct ContinueResponseParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub binary_response_headers: Option<String>,
+}
+
+impl ContinueResponseParams {
+    /// A [`ContinueResponseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId) -> Self {
+        Self {
+            request_id,
+            response_code: None,
+            response_phrase: None,
+            response_headers: None,
+            binary_response_headers: None,
+        }
+    }
 }
 
 /// Reply of [`ContinueResponseParams`] (`Fetch.continueResponse`).
@@ -599,6 +668,30 @@ pub struct RequestPausedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub redirected_request_id: Option<RequestId>,
+}
+
+impl RequestPausedEvent {
+    /// A [`RequestPausedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        request: crate::network::Request,
+        frame_id: crate::page::FrameId,
+        resource_type: crate::network::ResourceType,
+    ) -> Self {
+        Self {
+            request_id,
+            request,
+            frame_id,
+            resource_type,
+            response_error_reason: None,
+            response_status_code: None,
+            response_status_text: None,
+            response_headers: None,
+            network_id: None,
+            redirected_request_id: None,
+        }
+    }
 }
 
 impl crate::Event for RequestPausedEvent {

@@ -53,6 +53,21 @@ pub struct BucketFileSystemLocator {
     pub path_components: Vec<String>,
 }
 
+impl BucketFileSystemLocator {
+    /// A [`BucketFileSystemLocator`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        storage_key: crate::storage::SerializedStorageKey,
+        path_components: Vec<String>,
+    ) -> Self {
+        Self {
+            storage_key,
+            path_components,
+            bucket_name: None,
+        }
+    }
+}
+
 /// Wire method: `FileSystem.getDirectory`; the reply is [`GetDirectoryReturns`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetDirectoryParams {

@@ -135,6 +135,17 @@ pub struct BeginFrameReturns {
     pub screenshot_data: Option<String>,
 }
 
+impl BeginFrameReturns {
+    /// A [`BeginFrameReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(has_damage: bool) -> Self {
+        Self {
+            has_damage,
+            screenshot_data: None,
+        }
+    }
+}
+
 impl crate::Command for BeginFrameParams {
     const METHOD: &'static str = "HeadlessExperimental.beginFrame";
     type Response = BeginFrameReturns;

@@ -146,6 +146,17 @@ pub struct GetObjectByHeapObjectIdParams {
     pub object_group: Option<String>,
 }
 
+impl GetObjectByHeapObjectIdParams {
+    /// A [`GetObjectByHeapObjectIdParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(object_id: HeapSnapshotObjectId) -> Self {
+        Self {
+            object_id,
+            object_group: None,
+        }
+    }
+}
+
 /// Reply of [`GetObjectByHeapObjectIdParams`] (`HeapProfiler.getObjectByHeapObjectId`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetObjectByHeapObjectIdReturns {
@@ -408,6 +419,18 @@ pub struct ReportHeapSnapshotProgressEvent {
     pub total: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished: Option<bool>,
+}
+
+impl ReportHeapSnapshotProgressEvent {
+    /// A [`ReportHeapSnapshotProgressEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(done: i64, total: i64) -> Self {
+        Self {
+            done,
+            total,
+            finished: None,
+        }
+    }
 }
 
 impl crate::Event for ReportHeapSnapshotProgressEvent {

@@ -77,6 +77,20 @@ pub struct Key {
     pub array: Option<Vec<Key>>,
 }
 
+impl Key {
+    /// A [`Key`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: KeyType) -> Self {
+        Self {
+            type_,
+            number: None,
+            string: None,
+            date: None,
+            array: None,
+        }
+    }
+}
+
 /// Values of `type` of [`Key`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum KeyType {
@@ -149,6 +163,19 @@ pub struct KeyRange {
     pub upper_open: bool,
 }
 
+impl KeyRange {
+    /// A [`KeyRange`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(lower_open: bool, upper_open: bool) -> Self {
+        Self {
+            lower_open,
+            upper_open,
+            lower: None,
+            upper: None,
+        }
+    }
+}
+
 /// Data entry.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DataEntry {
@@ -173,6 +200,18 @@ pub struct KeyPath {
     /// Array value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array: Option<Vec<String>>,
+}
+
+impl KeyPath {
+    /// A [`KeyPath`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: KeyPathType) -> Self {
+        Self {
+            type_,
+            string: None,
+            array: None,
+        }
+    }
 }
 
 /// Values of `type` of [`KeyPath`].
@@ -261,6 +300,20 @@ pub struct ClearObjectStoreParams {
     pub object_store_name: String,
 }
 
+impl ClearObjectStoreParams {
+    /// A [`ClearObjectStoreParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(database_name: String, object_store_name: String) -> Self {
+        Self {
+            database_name,
+            object_store_name,
+            security_origin: None,
+            storage_key: None,
+            storage_bucket: None,
+        }
+    }
+}
+
 /// Reply of [`ClearObjectStoreParams`] (`IndexedDB.clearObjectStore`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClearObjectStoreReturns {}
@@ -300,6 +353,19 @@ pub struct DeleteDatabaseParams {
     /// Database name.
     #[serde(rename = "databaseName")]
     pub database_name: String,
+}
+
+impl DeleteDatabaseParams {
+    /// A [`DeleteDatabaseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(database_name: String) -> Self {
+        Self {
+            database_name,
+            security_origin: None,
+            storage_key: None,
+            storage_bucket: None,
+        }
+    }
 }
 
 /// Reply of [`DeleteDatabaseParams`] (`IndexedDB.deleteDatabase`).
@@ -345,6 +411,21 @@ pub struct DeleteObjectStoreEntriesParams {
     /// Range of entry keys to delete
     #[serde(rename = "keyRange")]
     pub key_range: KeyRange,
+}
+
+impl DeleteObjectStoreEntriesParams {
+    /// A [`DeleteObjectStoreEntriesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(database_name: String, object_store_name: String, key_range: KeyRange) -> Self {
+        Self {
+            database_name,
+            object_store_name,
+            key_range,
+            security_origin: None,
+            storage_key: None,
+            storage_bucket: None,
+        }
+    }
 }
 
 /// Reply of [`DeleteObjectStoreEntriesParams`] (`IndexedDB.deleteObjectStoreEntries`).
@@ -433,6 +514,29 @@ pub struct RequestDataParams {
     pub key_range: Option<KeyRange>,
 }
 
+impl RequestDataParams {
+    /// A [`RequestDataParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        database_name: String,
+        object_store_name: String,
+        skip_count: i64,
+        page_size: i64,
+    ) -> Self {
+        Self {
+            database_name,
+            object_store_name,
+            skip_count,
+            page_size,
+            security_origin: None,
+            storage_key: None,
+            storage_bucket: None,
+            index_name: None,
+            key_range: None,
+        }
+    }
+}
+
 /// Reply of [`RequestDataParams`] (`IndexedDB.requestData`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestDataReturns {
@@ -484,6 +588,20 @@ pub struct GetMetadataParams {
     pub object_store_name: String,
 }
 
+impl GetMetadataParams {
+    /// A [`GetMetadataParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(database_name: String, object_store_name: String) -> Self {
+        Self {
+            database_name,
+            object_store_name,
+            security_origin: None,
+            storage_key: None,
+            storage_bucket: None,
+        }
+    }
+}
+
 /// Reply of [`GetMetadataParams`] (`IndexedDB.getMetadata`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetMetadataReturns {
@@ -532,6 +650,19 @@ pub struct RequestDatabaseParams {
     /// Database name.
     #[serde(rename = "databaseName")]
     pub database_name: String,
+}
+
+impl RequestDatabaseParams {
+    /// A [`RequestDatabaseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(database_name: String) -> Self {
+        Self {
+            database_name,
+            security_origin: None,
+            storage_key: None,
+            storage_bucket: None,
+        }
+    }
 }
 
 /// Reply of [`RequestDatabaseParams`] (`IndexedDB.requestDatabase`).

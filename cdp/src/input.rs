@@ -58,6 +58,26 @@ pub struct TouchPoint {
     pub id: Option<f64>,
 }
 
+impl TouchPoint {
+    /// A [`TouchPoint`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: f64, y: f64) -> Self {
+        Self {
+            x,
+            y,
+            radius_x: None,
+            radius_y: None,
+            rotation_angle: None,
+            force: None,
+            tangential_pressure: None,
+            tilt_x: None,
+            tilt_y: None,
+            twist: None,
+            id: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GestureSourceType {
@@ -192,6 +212,19 @@ pub struct DragDataItem {
     pub base_url: Option<String>,
 }
 
+impl DragDataItem {
+    /// A [`DragDataItem`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(mime_type: String, data: String) -> Self {
+        Self {
+            mime_type,
+            data,
+            title: None,
+            base_url: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DragData {
@@ -202,6 +235,18 @@ pub struct DragData {
     /// Bit field representing allowed drag operations. Copy = 1, Link = 2, Move = 16
     #[serde(rename = "dragOperationsMask")]
     pub drag_operations_mask: i64,
+}
+
+impl DragData {
+    /// A [`DragData`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(items: Vec<DragDataItem>, drag_operations_mask: i64) -> Self {
+        Self {
+            items,
+            drag_operations_mask,
+            files: None,
+        }
+    }
 }
 
 /// Dispatches a drag event into the page.
@@ -224,6 +269,20 @@ pub struct DispatchDragEventParams {
     /// (default: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<i64>,
+}
+
+impl DispatchDragEventParams {
+    /// A [`DispatchDragEventParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: DispatchDragEventType, x: f64, y: f64, data: DragData) -> Self {
+        Self {
+            type_,
+            x,
+            y,
+            data,
+            modifiers: None,
+        }
+    }
 }
 
 /// Values of `type` of [`DispatchDragEventParams`].
@@ -375,6 +434,30 @@ pub struct DispatchKeyEventParams {
     pub commands: Option<Vec<String>>,
 }
 
+impl DispatchKeyEventParams {
+    /// A [`DispatchKeyEventParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: DispatchKeyEventType) -> Self {
+        Self {
+            type_,
+            modifiers: None,
+            timestamp: None,
+            text: None,
+            unmodified_text: None,
+            key_identifier: None,
+            code: None,
+            key: None,
+            windows_virtual_key_code: None,
+            native_virtual_key_code: None,
+            auto_repeat: None,
+            is_keypad: None,
+            is_system_key: None,
+            location: None,
+            commands: None,
+        }
+    }
+}
+
 /// Values of `type` of [`DispatchKeyEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchKeyEventType {
@@ -493,6 +576,20 @@ pub struct ImeSetCompositionParams {
     pub replacement_end: Option<i64>,
 }
 
+impl ImeSetCompositionParams {
+    /// A [`ImeSetCompositionParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: String, selection_start: i64, selection_end: i64) -> Self {
+        Self {
+            text,
+            selection_start,
+            selection_end,
+            replacement_start: None,
+            replacement_end: None,
+        }
+    }
+}
+
 /// Reply of [`ImeSetCompositionParams`] (`Input.imeSetComposition`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ImeSetCompositionReturns {}
@@ -574,6 +671,31 @@ pub struct DispatchMouseEventParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub pointer_type: Option<DispatchMouseEventPointerType>,
+}
+
+impl DispatchMouseEventParams {
+    /// A [`DispatchMouseEventParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: DispatchMouseEventType, x: f64, y: f64) -> Self {
+        Self {
+            type_,
+            x,
+            y,
+            modifiers: None,
+            timestamp: None,
+            button: None,
+            buttons: None,
+            click_count: None,
+            force: None,
+            tangential_pressure: None,
+            tilt_x: None,
+            tilt_y: None,
+            twist: None,
+            delta_x: None,
+            delta_y: None,
+            pointer_type: None,
+        }
+    }
 }
 
 /// Values of `type` of [`DispatchMouseEventParams`].
@@ -710,6 +832,19 @@ pub struct DispatchTouchEventParams {
     pub timestamp: Option<TimeSinceEpoch>,
 }
 
+impl DispatchTouchEventParams {
+    /// A [`DispatchTouchEventParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: DispatchTouchEventType, touch_points: Vec<TouchPoint>) -> Self {
+        Self {
+            type_,
+            touch_points,
+            modifiers: None,
+            timestamp: None,
+        }
+    }
+}
+
 /// Values of `type` of [`DispatchTouchEventParams`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispatchTouchEventType {
@@ -825,6 +960,24 @@ pub struct EmulateTouchFromMouseEventParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub click_count: Option<i64>,
+}
+
+impl EmulateTouchFromMouseEventParams {
+    /// A [`EmulateTouchFromMouseEventParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: EmulateTouchFromMouseEventType, x: i64, y: i64, button: MouseButton) -> Self {
+        Self {
+            type_,
+            x,
+            y,
+            button,
+            timestamp: None,
+            delta_x: None,
+            delta_y: None,
+            modifiers: None,
+            click_count: None,
+        }
+    }
 }
 
 /// Values of `type` of [`EmulateTouchFromMouseEventParams`].
@@ -960,6 +1113,20 @@ pub struct SynthesizePinchGestureParams {
     pub gesture_source_type: Option<GestureSourceType>,
 }
 
+impl SynthesizePinchGestureParams {
+    /// A [`SynthesizePinchGestureParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: f64, y: f64, scale_factor: f64) -> Self {
+        Self {
+            x,
+            y,
+            scale_factor,
+            relative_speed: None,
+            gesture_source_type: None,
+        }
+    }
+}
+
 /// Reply of [`SynthesizePinchGestureParams`] (`Input.synthesizePinchGesture`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SynthesizePinchGestureReturns {}
@@ -1043,6 +1210,27 @@ pub struct SynthesizeScrollGestureParams {
     pub interaction_marker_name: Option<String>,
 }
 
+impl SynthesizeScrollGestureParams {
+    /// A [`SynthesizeScrollGestureParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: f64, y: f64) -> Self {
+        Self {
+            x,
+            y,
+            x_distance: None,
+            y_distance: None,
+            x_overscroll: None,
+            y_overscroll: None,
+            prevent_fling: None,
+            speed: None,
+            gesture_source_type: None,
+            repeat_count: None,
+            repeat_delay_ms: None,
+            interaction_marker_name: None,
+        }
+    }
+}
+
 /// Reply of [`SynthesizeScrollGestureParams`] (`Input.synthesizeScrollGesture`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SynthesizeScrollGestureReturns {}
@@ -1077,6 +1265,20 @@ pub struct SynthesizeTapGestureParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub gesture_source_type: Option<GestureSourceType>,
+}
+
+impl SynthesizeTapGestureParams {
+    /// A [`SynthesizeTapGestureParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: f64, y: f64) -> Self {
+        Self {
+            x,
+            y,
+            duration: None,
+            tap_count: None,
+            gesture_source_type: None,
+        }
+    }
 }
 
 /// Reply of [`SynthesizeTapGestureParams`] (`Input.synthesizeTapGesture`).

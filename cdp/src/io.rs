@@ -52,6 +52,18 @@ pub struct ReadParams {
     pub size: Option<i64>,
 }
 
+impl ReadParams {
+    /// A [`ReadParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(handle: StreamHandle) -> Self {
+        Self {
+            handle,
+            offset: None,
+            size: None,
+        }
+    }
+}
+
 /// Reply of [`ReadParams`] (`IO.read`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReadReturns {
@@ -66,6 +78,18 @@ pub struct ReadReturns {
     pub data: String,
     /// Set if the end-of-file condition occurred while reading.
     pub eof: bool,
+}
+
+impl ReadReturns {
+    /// A [`ReadReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: String, eof: bool) -> Self {
+        Self {
+            data,
+            eof,
+            base64_encoded: None,
+        }
+    }
 }
 
 impl crate::Command for ReadParams {

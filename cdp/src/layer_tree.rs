@@ -106,6 +106,19 @@ pub struct StickyPositionConstraint {
     pub nearest_layer_shifting_containing_block: Option<LayerId>,
 }
 
+impl StickyPositionConstraint {
+    /// A [`StickyPositionConstraint`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(sticky_box_rect: crate::dom::Rect, containing_block_rect: crate::dom::Rect) -> Self {
+        Self {
+            sticky_box_rect,
+            containing_block_rect,
+            nearest_layer_shifting_sticky_box: None,
+            nearest_layer_shifting_containing_block: None,
+        }
+    }
+}
+
 /// Serialized fragment of layer picture along with its offset within the layer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PictureTile {
@@ -183,6 +196,39 @@ pub struct Layer {
         skip_serializing_if = "Option::is_none"
     )]
     pub sticky_position_constraint: Option<StickyPositionConstraint>,
+}
+
+impl Layer {
+    /// A [`Layer`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        layer_id: LayerId,
+        offset_x: f64,
+        offset_y: f64,
+        width: f64,
+        height: f64,
+        paint_count: i64,
+        draws_content: bool,
+    ) -> Self {
+        Self {
+            layer_id,
+            offset_x,
+            offset_y,
+            width,
+            height,
+            paint_count,
+            draws_content,
+            parent_layer_id: None,
+            backend_node_id: None,
+            transform: None,
+            anchor_x: None,
+            anchor_y: None,
+            anchor_z: None,
+            invisible: None,
+            scroll_rects: None,
+            sticky_position_constraint: None,
+        }
+    }
 }
 
 /// Array of timings, one per paint step.
@@ -314,6 +360,19 @@ pub struct ProfileSnapshotParams {
     pub clip_rect: Option<crate::dom::Rect>,
 }
 
+impl ProfileSnapshotParams {
+    /// A [`ProfileSnapshotParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(snapshot_id: SnapshotId) -> Self {
+        Self {
+            snapshot_id,
+            min_repeat_count: None,
+            min_duration: None,
+            clip_rect: None,
+        }
+    }
+}
+
 /// Reply of [`ProfileSnapshotParams`] (`LayerTree.profileSnapshot`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProfileSnapshotReturns {
@@ -362,6 +421,19 @@ pub struct ReplaySnapshotParams {
     /// The scale to apply while replaying (defaults to 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<f64>,
+}
+
+impl ReplaySnapshotParams {
+    /// A [`ReplaySnapshotParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(snapshot_id: SnapshotId) -> Self {
+        Self {
+            snapshot_id,
+            from_step: None,
+            to_step: None,
+            scale: None,
+        }
+    }
 }
 
 /// Reply of [`ReplaySnapshotParams`] (`LayerTree.replaySnapshot`).

@@ -59,6 +59,31 @@ pub struct LogEntry {
     pub args: Option<Vec<crate::runtime::RemoteObject>>,
 }
 
+impl LogEntry {
+    /// A [`LogEntry`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        source: LogEntrySource,
+        level: LogEntryLevel,
+        text: String,
+        timestamp: crate::runtime::Timestamp,
+    ) -> Self {
+        Self {
+            source,
+            level,
+            text,
+            timestamp,
+            category: None,
+            url: None,
+            line_number: None,
+            stack_trace: None,
+            network_request_id: None,
+            worker_id: None,
+            args: None,
+        }
+    }
+}
+
 /// Values of `source` of [`LogEntry`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogEntrySource {

@@ -140,6 +140,17 @@ pub struct Player {
     pub dom_node_id: Option<crate::dom::BackendNodeId>,
 }
 
+impl Player {
+    /// A [`Player`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(player_id: PlayerId) -> Self {
+        Self {
+            player_id,
+            dom_node_id: None,
+        }
+    }
+}
+
 /// Enables the Media domain
 ///
 /// Wire method: `Media.enable`; the reply is [`EnableReturns`].

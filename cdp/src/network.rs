@@ -573,6 +573,56 @@ pub struct ResourceTiming {
     pub receive_headers_end: f64,
 }
 
+impl ResourceTiming {
+    /// A [`ResourceTiming`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_time: f64,
+        proxy_start: f64,
+        proxy_end: f64,
+        dns_start: f64,
+        dns_end: f64,
+        connect_start: f64,
+        connect_end: f64,
+        ssl_start: f64,
+        ssl_end: f64,
+        worker_start: f64,
+        worker_ready: f64,
+        worker_fetch_start: f64,
+        worker_respond_with_settled: f64,
+        send_start: f64,
+        send_end: f64,
+        push_start: f64,
+        push_end: f64,
+        receive_headers_start: f64,
+        receive_headers_end: f64,
+    ) -> Self {
+        Self {
+            request_time,
+            proxy_start,
+            proxy_end,
+            dns_start,
+            dns_end,
+            connect_start,
+            connect_end,
+            ssl_start,
+            ssl_end,
+            worker_start,
+            worker_ready,
+            worker_fetch_start,
+            worker_respond_with_settled,
+            send_start,
+            send_end,
+            push_start,
+            push_end,
+            receive_headers_start,
+            receive_headers_end,
+            worker_router_evaluation_start: None,
+            worker_cache_lookup_start: None,
+        }
+    }
+}
+
 /// Loading priority of a resource request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ResourcePriority {
@@ -789,6 +839,35 @@ pub struct Request {
     pub is_ad_related: Option<bool>,
 }
 
+impl Request {
+    /// A [`Request`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        url: String,
+        method: String,
+        headers: Headers,
+        initial_priority: ResourcePriority,
+        referrer_policy: RequestReferrerPolicy,
+    ) -> Self {
+        Self {
+            url,
+            method,
+            headers,
+            initial_priority,
+            referrer_policy,
+            url_fragment: None,
+            post_data: None,
+            has_post_data: None,
+            post_data_entries: None,
+            mixed_content_type: None,
+            is_link_preload: None,
+            trust_token_params: None,
+            is_same_site: None,
+            is_ad_related: None,
+        }
+    }
+}
+
 /// Values of `referrerPolicy` of [`Request`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RequestReferrerPolicy {
@@ -942,6 +1021,43 @@ pub struct SecurityDetails {
     /// Whether the connection used Encrypted ClientHello
     #[serde(rename = "encryptedClientHello")]
     pub encrypted_client_hello: bool,
+}
+
+impl SecurityDetails {
+    /// A [`SecurityDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        protocol: String,
+        key_exchange: String,
+        cipher: String,
+        certificate_id: crate::security::CertificateId,
+        subject_name: String,
+        san_list: Vec<String>,
+        issuer: String,
+        valid_from: TimeSinceEpoch,
+        valid_to: TimeSinceEpoch,
+        signed_certificate_timestamp_list: Vec<SignedCertificateTimestamp>,
+        certificate_transparency_compliance: CertificateTransparencyCompliance,
+        encrypted_client_hello: bool,
+    ) -> Self {
+        Self {
+            protocol,
+            key_exchange,
+            cipher,
+            certificate_id,
+            subject_name,
+            san_list,
+            issuer,
+            valid_from,
+            valid_to,
+            signed_certificate_timestamp_list,
+            certificate_transparency_compliance,
+            encrypted_client_hello,
+            key_exchange_group: None,
+            mac: None,
+            server_signature_algorithm: None,
+        }
+    }
 }
 
 /// Whether the request complied with Certificate Transparency policy.
@@ -1344,6 +1460,21 @@ pub struct TrustTokenParams {
     /// records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuers: Option<Vec<String>>,
+}
+
+impl TrustTokenParams {
+    /// A [`TrustTokenParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        operation: TrustTokenOperationType,
+        refresh_policy: TrustTokenParamsRefreshPolicy,
+    ) -> Self {
+        Self {
+            operation,
+            refresh_policy,
+            issuers: None,
+        }
+    }
 }
 
 /// Values of `refreshPolicy` of [`TrustTokenParams`].
@@ -1757,6 +1888,53 @@ pub struct Response {
     pub security_details: Option<SecurityDetails>,
 }
 
+impl Response {
+    /// A [`Response`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        url: String,
+        status: i64,
+        status_text: String,
+        headers: Headers,
+        mime_type: String,
+        charset: String,
+        connection_reused: bool,
+        connection_id: f64,
+        encoded_data_length: f64,
+        security_state: crate::security::SecurityState,
+    ) -> Self {
+        Self {
+            url,
+            status,
+            status_text,
+            headers,
+            mime_type,
+            charset,
+            connection_reused,
+            connection_id,
+            encoded_data_length,
+            security_state,
+            headers_text: None,
+            request_headers: None,
+            request_headers_text: None,
+            remote_ip_address: None,
+            remote_port: None,
+            from_disk_cache: None,
+            from_service_worker: None,
+            from_prefetch_cache: None,
+            from_early_hints: None,
+            service_worker_router_info: None,
+            timing: None,
+            service_worker_response_source: None,
+            response_time: None,
+            cache_storage_cache_name: None,
+            protocol: None,
+            alternate_protocol_usage: None,
+            security_details: None,
+        }
+    }
+}
+
 /// WebSocket request data.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WebSocketRequest {
@@ -1797,6 +1975,21 @@ pub struct WebSocketResponse {
     pub request_headers_text: Option<String>,
 }
 
+impl WebSocketResponse {
+    /// A [`WebSocketResponse`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(status: i64, status_text: String, headers: Headers) -> Self {
+        Self {
+            status,
+            status_text,
+            headers,
+            headers_text: None,
+            request_headers: None,
+            request_headers_text: None,
+        }
+    }
+}
+
 /// WebSocket message data. This represents an entire WebSocket message, not just a fragmented frame as the name suggests.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WebSocketFrame {
@@ -1825,6 +2018,19 @@ pub struct CachedResource {
     /// Cached response body size.
     #[serde(rename = "bodySize")]
     pub body_size: f64,
+}
+
+impl CachedResource {
+    /// A [`CachedResource`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String, type_: ResourceType, body_size: f64) -> Self {
+        Self {
+            url,
+            type_,
+            body_size,
+            response: None,
+        }
+    }
 }
 
 /// Information about the request initiator.
@@ -1859,6 +2065,21 @@ pub struct Initiator {
     /// Set if another request triggered this request (e.g. preflight).
     #[serde(rename = "requestId", default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<RequestId>,
+}
+
+impl Initiator {
+    /// A [`Initiator`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: InitiatorType) -> Self {
+        Self {
+            type_,
+            stack: None,
+            url: None,
+            line_number: None,
+            column_number: None,
+            request_id: None,
+        }
+    }
 }
 
 /// Values of `type` of [`Initiator`].
@@ -2005,6 +2226,43 @@ pub struct Cookie {
         skip_serializing_if = "Option::is_none"
     )]
     pub partition_key_opaque: Option<bool>,
+}
+
+impl Cookie {
+    /// A [`Cookie`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        value: String,
+        domain: String,
+        path: String,
+        expires: f64,
+        size: i64,
+        http_only: bool,
+        secure: bool,
+        session: bool,
+        priority: CookiePriority,
+        source_scheme: CookieSourceScheme,
+        source_port: i64,
+    ) -> Self {
+        Self {
+            name,
+            value,
+            domain,
+            path,
+            expires,
+            size,
+            http_only,
+            secure,
+            session,
+            priority,
+            source_scheme,
+            source_port,
+            same_site: None,
+            partition_key: None,
+            partition_key_opaque: None,
+        }
+    }
 }
 
 /// Types of reasons why a cookie may not be stored from a response.
@@ -2329,6 +2587,18 @@ pub struct BlockedSetCookieWithReason {
     pub cookie: Option<Cookie>,
 }
 
+impl BlockedSetCookieWithReason {
+    /// A [`BlockedSetCookieWithReason`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(blocked_reasons: Vec<SetCookieBlockedReason>, cookie_line: String) -> Self {
+        Self {
+            blocked_reasons,
+            cookie_line,
+            cookie: None,
+        }
+    }
+}
+
 /// A cookie should have been blocked by 3PCD but is exempted and stored from a response with the
 /// corresponding reason. A cookie could only have at most one exemption reason.
 ///
@@ -2364,6 +2634,18 @@ pub struct AssociatedCookie {
         skip_serializing_if = "Option::is_none"
     )]
     pub exemption_reason: Option<CookieExemptionReason>,
+}
+
+impl AssociatedCookie {
+    /// A [`AssociatedCookie`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(cookie: Cookie, blocked_reasons: Vec<CookieBlockedReason>) -> Self {
+        Self {
+            cookie,
+            blocked_reasons,
+            exemption_reason: None,
+        }
+    }
 }
 
 /// Cookie parameter object
@@ -2431,6 +2713,28 @@ pub struct CookieParam {
     pub partition_key: Option<CookiePartitionKey>,
 }
 
+impl CookieParam {
+    /// A [`CookieParam`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, value: String) -> Self {
+        Self {
+            name,
+            value,
+            url: None,
+            domain: None,
+            path: None,
+            secure: None,
+            http_only: None,
+            same_site: None,
+            expires: None,
+            priority: None,
+            source_scheme: None,
+            source_port: None,
+            partition_key: None,
+        }
+    }
+}
+
 /// Authorization challenge for HTTP status code 401 or 407.
 ///
 /// Experimental.
@@ -2445,6 +2749,19 @@ pub struct AuthChallenge {
     pub scheme: String,
     /// The realm of the challenge. May be empty.
     pub realm: String,
+}
+
+impl AuthChallenge {
+    /// A [`AuthChallenge`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(origin: String, scheme: String, realm: String) -> Self {
+        Self {
+            origin,
+            scheme,
+            realm,
+            source: None,
+        }
+    }
 }
 
 /// Values of `source` of [`AuthChallenge`].
@@ -2511,6 +2828,18 @@ pub struct AuthChallengeResponse {
     /// ProvideCredentials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
+}
+
+impl AuthChallengeResponse {
+    /// A [`AuthChallengeResponse`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(response: AuthChallengeResponseResponse) -> Self {
+        Self {
+            response,
+            username: None,
+            password: None,
+        }
+    }
 }
 
 /// Values of `response` of [`AuthChallengeResponse`].
@@ -2596,6 +2925,31 @@ pub struct SignedExchangeSignature {
     /// The encoded certificates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certificates: Option<Vec<String>>,
+}
+
+impl SignedExchangeSignature {
+    /// A [`SignedExchangeSignature`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        label: String,
+        signature: String,
+        integrity: String,
+        validity_url: String,
+        date: i64,
+        expires: i64,
+    ) -> Self {
+        Self {
+            label,
+            signature,
+            integrity,
+            validity_url,
+            date,
+            expires,
+            cert_url: None,
+            cert_sha256: None,
+            certificates: None,
+        }
+    }
 }
 
 /// Information about a signed exchange header.
@@ -2708,6 +3062,18 @@ pub struct SignedExchangeError {
     pub error_field: Option<SignedExchangeErrorField>,
 }
 
+impl SignedExchangeError {
+    /// A [`SignedExchangeError`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(message: String) -> Self {
+        Self {
+            message,
+            signature_index: None,
+            error_field: None,
+        }
+    }
+}
+
 /// Information about a signed exchange response.
 ///
 /// Experimental.
@@ -2733,6 +3099,20 @@ pub struct SignedExchangeInfo {
     /// Errors occurred while handling the signed exchange.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<SignedExchangeError>>,
+}
+
+impl SignedExchangeInfo {
+    /// A [`SignedExchangeInfo`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(outer_response: Response, has_extra_info: bool) -> Self {
+        Self {
+            outer_response,
+            has_extra_info,
+            header: None,
+            security_details: None,
+            errors: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -2782,6 +3162,29 @@ pub struct NetworkConditions {
     /// True to emulate internet disconnection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offline: Option<bool>,
+}
+
+impl NetworkConditions {
+    /// A [`NetworkConditions`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        url_pattern: String,
+        latency: f64,
+        download_throughput: f64,
+        upload_throughput: f64,
+    ) -> Self {
+        Self {
+            url_pattern,
+            latency,
+            download_throughput,
+            upload_throughput,
+            connection_type: None,
+            packet_loss: None,
+            packet_queue_length: None,
+            packet_reordering: None,
+            offline: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -2878,6 +3281,20 @@ pub struct DirectTCPSocketOptions {
     pub dns_query_type: Option<DirectSocketDnsQueryType>,
 }
 
+impl DirectTCPSocketOptions {
+    /// A [`DirectTCPSocketOptions`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(no_delay: bool) -> Self {
+        Self {
+            no_delay,
+            keep_alive_delay: None,
+            send_buffer_size: None,
+            receive_buffer_size: None,
+            dns_query_type: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DirectUDPSocketOptions {
@@ -2959,6 +3376,18 @@ pub struct DirectUDPMessage {
         skip_serializing_if = "Option::is_none"
     )]
     pub remote_port: Option<i64>,
+}
+
+impl DirectUDPMessage {
+    /// A [`DirectUDPMessage`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: String) -> Self {
+        Self {
+            data,
+            remote_addr: None,
+            remote_port: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -3136,6 +3565,17 @@ pub struct AdAncestry {
     pub root_script_filterlist_rule: Option<String>,
 }
 
+impl AdAncestry {
+    /// A [`AdAncestry`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(ancestry_chain: Vec<AdScriptIdentifier>) -> Self {
+        Self {
+            ancestry_chain,
+            root_script_filterlist_rule: None,
+        }
+    }
+}
+
 /// Represents the provenance of an ad resource or element. Only one of
 /// `filterlistRule` or `adScriptAncestry` can be set. If `filterlistRule`
 /// is provided, the resource URL directly matches a filter list rule. If
@@ -3252,6 +3692,22 @@ pub struct CrossOriginOpenerPolicyStatus {
     pub report_only_reporting_endpoint: Option<String>,
 }
 
+impl CrossOriginOpenerPolicyStatus {
+    /// A [`CrossOriginOpenerPolicyStatus`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        value: CrossOriginOpenerPolicyValue,
+        report_only_value: CrossOriginOpenerPolicyValue,
+    ) -> Self {
+        Self {
+            value,
+            report_only_value,
+            reporting_endpoint: None,
+            report_only_reporting_endpoint: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CrossOriginEmbedderPolicyValue {
@@ -3321,6 +3777,22 @@ pub struct CrossOriginEmbedderPolicyStatus {
         skip_serializing_if = "Option::is_none"
     )]
     pub report_only_reporting_endpoint: Option<String>,
+}
+
+impl CrossOriginEmbedderPolicyStatus {
+    /// A [`CrossOriginEmbedderPolicyStatus`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        value: CrossOriginEmbedderPolicyValue,
+        report_only_value: CrossOriginEmbedderPolicyValue,
+    ) -> Self {
+        Self {
+            value,
+            report_only_value,
+            reporting_endpoint: None,
+            report_only_reporting_endpoint: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -3593,6 +4065,21 @@ pub struct DeviceBoundSessionCookieCraving {
     pub same_site: Option<CookieSameSite>,
 }
 
+impl DeviceBoundSessionCookieCraving {
+    /// A [`DeviceBoundSessionCookieCraving`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, domain: String, path: String, secure: bool, http_only: bool) -> Self {
+        Self {
+            name,
+            domain,
+            path,
+            secure,
+            http_only,
+            same_site: None,
+        }
+    }
+}
+
 /// A device bound session's inclusion URL rule.
 ///
 /// Experimental.
@@ -3702,6 +4189,29 @@ pub struct DeviceBoundSession {
     /// See comments on `net::device_bound_sessions::Session::allowed_refresh_initiators_`.
     #[serde(rename = "allowedRefreshInitiators")]
     pub allowed_refresh_initiators: Vec<String>,
+}
+
+impl DeviceBoundSession {
+    /// A [`DeviceBoundSession`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        key: DeviceBoundSessionKey,
+        refresh_url: String,
+        inclusion_rules: DeviceBoundSessionInclusionRules,
+        cookie_cravings: Vec<DeviceBoundSessionCookieCraving>,
+        expiry_date: TimeSinceEpoch,
+        allowed_refresh_initiators: Vec<String>,
+    ) -> Self {
+        Self {
+            key,
+            refresh_url,
+            inclusion_rules,
+            cookie_cravings,
+            expiry_date,
+            allowed_refresh_initiators,
+            cached_challenge: None,
+        }
+    }
 }
 
 /// A unique identifier for a device bound session event.
@@ -4136,6 +4646,19 @@ pub struct DeviceBoundSessionFailedRequest {
     pub response_error_body: Option<String>,
 }
 
+impl DeviceBoundSessionFailedRequest {
+    /// A [`DeviceBoundSessionFailedRequest`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_url: String) -> Self {
+        Self {
+            request_url,
+            net_error: None,
+            response_error: None,
+            response_error_body: None,
+        }
+    }
+}
+
 /// Session event details specific to creation.
 ///
 /// Experimental.
@@ -4160,6 +4683,18 @@ pub struct CreationEventDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub failed_request: Option<DeviceBoundSessionFailedRequest>,
+}
+
+impl CreationEventDetails {
+    /// A [`CreationEventDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(fetch_result: DeviceBoundSessionFetchResult) -> Self {
+        Self {
+            fetch_result,
+            new_session: None,
+            failed_request: None,
+        }
+    }
 }
 
 /// Session event details specific to refresh.
@@ -4198,6 +4733,23 @@ pub struct RefreshEventDetails {
         skip_serializing_if = "Option::is_none"
     )]
     pub failed_request: Option<DeviceBoundSessionFailedRequest>,
+}
+
+impl RefreshEventDetails {
+    /// A [`RefreshEventDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        refresh_result: RefreshEventDetailsRefreshResult,
+        was_fully_proactive_refresh: bool,
+    ) -> Self {
+        Self {
+            refresh_result,
+            was_fully_proactive_refresh,
+            fetch_result: None,
+            new_session: None,
+            failed_request: None,
+        }
+    }
 }
 
 /// Values of `refreshResult` of [`RefreshEventDetails`].
@@ -4464,6 +5016,21 @@ pub struct LoadNetworkResourcePageResult {
     pub headers: Option<Headers>,
 }
 
+impl LoadNetworkResourcePageResult {
+    /// A [`LoadNetworkResourcePageResult`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(success: bool) -> Self {
+        Self {
+            success,
+            net_error: None,
+            net_error_name: None,
+            http_status_code: None,
+            stream: None,
+            headers: None,
+        }
+    }
+}
+
 /// An options object that may be extended later to better support CORS,
 /// CORB and streaming.
 ///
@@ -4595,6 +5162,20 @@ pub struct DeleteCookiesParams {
     pub partition_key: Option<CookiePartitionKey>,
 }
 
+impl DeleteCookiesParams {
+    /// A [`DeleteCookiesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String) -> Self {
+        Self {
+            name,
+            url: None,
+            domain: None,
+            path: None,
+            partition_key: None,
+        }
+    }
+}
+
 /// Reply of [`DeleteCookiesParams`] (`Network.deleteCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeleteCookiesReturns {}
@@ -4673,6 +5254,28 @@ pub struct EmulateNetworkConditionsParams {
     pub packet_reordering: Option<bool>,
 }
 
+impl EmulateNetworkConditionsParams {
+    /// A [`EmulateNetworkConditionsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        offline: bool,
+        latency: f64,
+        download_throughput: f64,
+        upload_throughput: f64,
+    ) -> Self {
+        Self {
+            offline,
+            latency,
+            download_throughput,
+            upload_throughput,
+            connection_type: None,
+            packet_loss: None,
+            packet_queue_length: None,
+            packet_reordering: None,
+        }
+    }
+}
+
 /// Reply of [`EmulateNetworkConditionsParams`] (`Network.emulateNetworkConditions`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EmulateNetworkConditionsReturns {}
@@ -4709,6 +5312,18 @@ pub struct EmulateNetworkConditionsByRuleParams {
     /// also applied for throttling of p2p connections.
     #[serde(rename = "matchedNetworkConditions")]
     pub matched_network_conditions: Vec<NetworkConditions>,
+}
+
+impl EmulateNetworkConditionsByRuleParams {
+    /// A [`EmulateNetworkConditionsByRuleParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(matched_network_conditions: Vec<NetworkConditions>) -> Self {
+        Self {
+            matched_network_conditions,
+            offline: None,
+            emulate_offline_service_worker: None,
+        }
+    }
 }
 
 /// Reply of [`EmulateNetworkConditionsByRuleParams`] (`Network.emulateNetworkConditionsByRule`).
@@ -4749,6 +5364,25 @@ pub struct OverrideNetworkStateParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub connection_type: Option<ConnectionType>,
+}
+
+impl OverrideNetworkStateParams {
+    /// A [`OverrideNetworkStateParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        offline: bool,
+        latency: f64,
+        download_throughput: f64,
+        upload_throughput: f64,
+    ) -> Self {
+        Self {
+            offline,
+            latency,
+            download_throughput,
+            upload_throughput,
+            connection_type: None,
+        }
+    }
 }
 
 /// Reply of [`OverrideNetworkStateParams`] (`Network.overrideNetworkState`).
@@ -5027,6 +5661,19 @@ pub struct SearchInResponseBodyParams {
     pub is_regex: Option<bool>,
 }
 
+impl SearchInResponseBodyParams {
+    /// A [`SearchInResponseBodyParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId, query: String) -> Self {
+        Self {
+            request_id,
+            query,
+            case_sensitive: None,
+            is_regex: None,
+        }
+    }
+}
+
 /// Reply of [`SearchInResponseBodyParams`] (`Network.searchInResponseBody`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchInResponseBodyReturns {
@@ -5174,6 +5821,28 @@ pub struct SetCookieParams {
     pub partition_key: Option<CookiePartitionKey>,
 }
 
+impl SetCookieParams {
+    /// A [`SetCookieParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, value: String) -> Self {
+        Self {
+            name,
+            value,
+            url: None,
+            domain: None,
+            path: None,
+            secure: None,
+            http_only: None,
+            same_site: None,
+            expires: None,
+            priority: None,
+            source_scheme: None,
+            source_port: None,
+            partition_key: None,
+        }
+    }
+}
+
 /// Reply of [`SetCookieParams`] (`Network.setCookie`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetCookieReturns {
@@ -5273,6 +5942,19 @@ pub struct SetUserAgentOverrideParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub user_agent_metadata: Option<crate::emulation::UserAgentMetadata>,
+}
+
+impl SetUserAgentOverrideParams {
+    /// A [`SetUserAgentOverrideParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(user_agent: String) -> Self {
+        Self {
+            user_agent,
+            accept_language: None,
+            platform: None,
+            user_agent_metadata: None,
+        }
+    }
 }
 
 /// Reply of [`SetUserAgentOverrideParams`] (`Network.setUserAgentOverride`).
@@ -5434,6 +6116,18 @@ pub struct LoadNetworkResourceParams {
     pub options: LoadNetworkResourceOptions,
 }
 
+impl LoadNetworkResourceParams {
+    /// A [`LoadNetworkResourceParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String, options: LoadNetworkResourceOptions) -> Self {
+        Self {
+            url,
+            options,
+            frame_id: None,
+        }
+    }
+}
+
 /// Reply of [`LoadNetworkResourceParams`] (`Network.loadNetworkResource`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadNetworkResourceReturns {
@@ -5488,6 +6182,25 @@ pub struct DataReceivedEvent {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+}
+
+impl DataReceivedEvent {
+    /// A [`DataReceivedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        timestamp: MonotonicTime,
+        data_length: i64,
+        encoded_data_length: i64,
+    ) -> Self {
+        Self {
+            request_id,
+            timestamp,
+            data_length,
+            encoded_data_length,
+            data: None,
+        }
+    }
 }
 
 impl crate::Event for DataReceivedEvent {
@@ -5553,6 +6266,27 @@ pub struct LoadingFailedEvent {
     pub cors_error_status: Option<CorsErrorStatus>,
 }
 
+impl LoadingFailedEvent {
+    /// A [`LoadingFailedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        timestamp: MonotonicTime,
+        type_: ResourceType,
+        error_text: String,
+    ) -> Self {
+        Self {
+            request_id,
+            timestamp,
+            type_,
+            error_text,
+            canceled: None,
+            blocked_reason: None,
+            cors_error_status: None,
+        }
+    }
+}
+
 impl crate::Event for LoadingFailedEvent {
     const METHOD: &'static str = "Network.loadingFailed";
 }
@@ -5580,6 +6314,19 @@ pub struct LoadingFinishedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub encoded_body_length: Option<f64>,
+}
+
+impl LoadingFinishedEvent {
+    /// A [`LoadingFinishedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId, timestamp: MonotonicTime, encoded_data_length: f64) -> Self {
+        Self {
+            request_id,
+            timestamp,
+            encoded_data_length,
+            encoded_body_length: None,
+        }
+    }
 }
 
 impl crate::Event for LoadingFinishedEvent {
@@ -5661,6 +6408,37 @@ pub struct RequestWillBeSentEvent {
     pub render_blocking_behavior: Option<RenderBlockingBehavior>,
 }
 
+impl RequestWillBeSentEvent {
+    /// A [`RequestWillBeSentEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        loader_id: LoaderId,
+        document_url: String,
+        request: Request,
+        timestamp: MonotonicTime,
+        wall_time: TimeSinceEpoch,
+        initiator: Initiator,
+        redirect_has_extra_info: bool,
+    ) -> Self {
+        Self {
+            request_id,
+            loader_id,
+            document_url,
+            request,
+            timestamp,
+            wall_time,
+            initiator,
+            redirect_has_extra_info,
+            redirect_response: None,
+            type_: None,
+            frame_id: None,
+            has_user_gesture: None,
+            render_blocking_behavior: None,
+        }
+    }
+}
+
 impl crate::Event for RequestWillBeSentEvent {
     const METHOD: &'static str = "Network.requestWillBeSent";
 }
@@ -5733,6 +6511,29 @@ pub struct ResponseReceivedEvent {
     pub frame_id: Option<crate::page::FrameId>,
 }
 
+impl ResponseReceivedEvent {
+    /// A [`ResponseReceivedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        loader_id: LoaderId,
+        timestamp: MonotonicTime,
+        type_: ResourceType,
+        response: Response,
+        has_extra_info: bool,
+    ) -> Self {
+        Self {
+            request_id,
+            loader_id,
+            timestamp,
+            type_,
+            response,
+            has_extra_info,
+            frame_id: None,
+        }
+    }
+}
+
 impl crate::Event for ResponseReceivedEvent {
     const METHOD: &'static str = "Network.responseReceived";
 }
@@ -5766,6 +6567,18 @@ pub struct WebSocketCreatedEvent {
     /// Request initiator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initiator: Option<Initiator>,
+}
+
+impl WebSocketCreatedEvent {
+    /// A [`WebSocketCreatedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId, url: String) -> Self {
+        Self {
+            request_id,
+            url,
+            initiator: None,
+        }
+    }
 }
 
 impl crate::Event for WebSocketCreatedEvent {
@@ -5883,6 +6696,19 @@ pub struct WebTransportCreatedEvent {
     pub initiator: Option<Initiator>,
 }
 
+impl WebTransportCreatedEvent {
+    /// A [`WebTransportCreatedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(transport_id: RequestId, url: String, timestamp: MonotonicTime) -> Self {
+        Self {
+            transport_id,
+            url,
+            timestamp,
+            initiator: None,
+        }
+    }
+}
+
 impl crate::Event for WebTransportCreatedEvent {
     const METHOD: &'static str = "Network.webTransportCreated";
 }
@@ -5938,6 +6764,27 @@ pub struct DirectTCPSocketCreatedEvent {
     pub initiator: Option<Initiator>,
 }
 
+impl DirectTCPSocketCreatedEvent {
+    /// A [`DirectTCPSocketCreatedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        identifier: RequestId,
+        remote_addr: String,
+        remote_port: i64,
+        options: DirectTCPSocketOptions,
+        timestamp: MonotonicTime,
+    ) -> Self {
+        Self {
+            identifier,
+            remote_addr,
+            remote_port,
+            options,
+            timestamp,
+            initiator: None,
+        }
+    }
+}
+
 impl crate::Event for DirectTCPSocketCreatedEvent {
     const METHOD: &'static str = "Network.directTCPSocketCreated";
 }
@@ -5961,6 +6808,26 @@ pub struct DirectTCPSocketOpenedEvent {
     /// Expected to be unsigned integer.
     #[serde(rename = "localPort", default, skip_serializing_if = "Option::is_none")]
     pub local_port: Option<i64>,
+}
+
+impl DirectTCPSocketOpenedEvent {
+    /// A [`DirectTCPSocketOpenedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        identifier: RequestId,
+        remote_addr: String,
+        remote_port: i64,
+        timestamp: MonotonicTime,
+    ) -> Self {
+        Self {
+            identifier,
+            remote_addr,
+            remote_port,
+            timestamp,
+            local_addr: None,
+            local_port: None,
+        }
+    }
 }
 
 impl crate::Event for DirectTCPSocketOpenedEvent {
@@ -6050,6 +6917,18 @@ pub struct DirectUDPSocketJoinedMulticastGroupEvent {
     pub source_address: Option<String>,
 }
 
+impl DirectUDPSocketJoinedMulticastGroupEvent {
+    /// A [`DirectUDPSocketJoinedMulticastGroupEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(identifier: RequestId, ip_address: String) -> Self {
+        Self {
+            identifier,
+            ip_address,
+            source_address: None,
+        }
+    }
+}
+
 impl crate::Event for DirectUDPSocketJoinedMulticastGroupEvent {
     const METHOD: &'static str = "Network.directUDPSocketJoinedMulticastGroup";
 }
@@ -6073,6 +6952,18 @@ pub struct DirectUDPSocketLeftMulticastGroupEvent {
     pub source_address: Option<String>,
 }
 
+impl DirectUDPSocketLeftMulticastGroupEvent {
+    /// A [`DirectUDPSocketLeftMulticastGroupEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(identifier: RequestId, ip_address: String) -> Self {
+        Self {
+            identifier,
+            ip_address,
+            source_address: None,
+        }
+    }
+}
+
 impl crate::Event for DirectUDPSocketLeftMulticastGroupEvent {
     const METHOD: &'static str = "Network.directUDPSocketLeftMulticastGroup";
 }
@@ -6089,6 +6980,23 @@ pub struct DirectUDPSocketCreatedEvent {
     pub timestamp: MonotonicTime,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initiator: Option<Initiator>,
+}
+
+impl DirectUDPSocketCreatedEvent {
+    /// A [`DirectUDPSocketCreatedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        identifier: RequestId,
+        options: DirectUDPSocketOptions,
+        timestamp: MonotonicTime,
+    ) -> Self {
+        Self {
+            identifier,
+            options,
+            timestamp,
+            initiator: None,
+        }
+    }
 }
 
 impl crate::Event for DirectUDPSocketCreatedEvent {
@@ -6122,6 +7030,26 @@ pub struct DirectUDPSocketOpenedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub remote_port: Option<i64>,
+}
+
+impl DirectUDPSocketOpenedEvent {
+    /// A [`DirectUDPSocketOpenedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        identifier: RequestId,
+        local_addr: String,
+        local_port: i64,
+        timestamp: MonotonicTime,
+    ) -> Self {
+        Self {
+            identifier,
+            local_addr,
+            local_port,
+            timestamp,
+            remote_addr: None,
+            remote_port: None,
+        }
+    }
 }
 
 impl crate::Event for DirectUDPSocketOpenedEvent {
@@ -6247,6 +7175,28 @@ pub struct RequestWillBeSentExtraInfoEvent {
     pub applied_network_conditions_id: Option<String>,
 }
 
+impl RequestWillBeSentExtraInfoEvent {
+    /// A [`RequestWillBeSentExtraInfoEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        associated_cookies: Vec<AssociatedCookie>,
+        headers: Headers,
+        connect_timing: ConnectTiming,
+    ) -> Self {
+        Self {
+            request_id,
+            associated_cookies,
+            headers,
+            connect_timing,
+            device_bound_session_usages: None,
+            client_security_state: None,
+            site_has_cookie_in_other_partition: None,
+            applied_network_conditions_id: None,
+        }
+    }
+}
+
 impl crate::Event for RequestWillBeSentExtraInfoEvent {
     const METHOD: &'static str = "Network.requestWillBeSentExtraInfo";
 }
@@ -6317,6 +7267,30 @@ pub struct ResponseReceivedExtraInfoEvent {
     pub exempted_cookies: Option<Vec<ExemptedSetCookieWithReason>>,
 }
 
+impl ResponseReceivedExtraInfoEvent {
+    /// A [`ResponseReceivedExtraInfoEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: RequestId,
+        blocked_cookies: Vec<BlockedSetCookieWithReason>,
+        headers: Headers,
+        resource_ip_address_space: IPAddressSpace,
+        status_code: i64,
+    ) -> Self {
+        Self {
+            request_id,
+            blocked_cookies,
+            headers,
+            resource_ip_address_space,
+            status_code,
+            headers_text: None,
+            cookie_partition_key: None,
+            cookie_partition_key_opaque: None,
+            exempted_cookies: None,
+        }
+    }
+}
+
 impl crate::Event for ResponseReceivedExtraInfoEvent {
     const METHOD: &'static str = "Network.responseReceivedExtraInfo";
 }
@@ -6384,6 +7358,25 @@ pub struct TrustTokenOperationDoneEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub issued_token_count: Option<i64>,
+}
+
+impl TrustTokenOperationDoneEvent {
+    /// A [`TrustTokenOperationDoneEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        status: TrustTokenOperationDoneStatus,
+        type_: TrustTokenOperationType,
+        request_id: RequestId,
+    ) -> Self {
+        Self {
+            status,
+            type_,
+            request_id,
+            top_level_origin: None,
+            issuer_origin: None,
+            issued_token_count: None,
+        }
+    }
 }
 
 /// Values of `status` of [`TrustTokenOperationDoneEvent`].
@@ -6592,6 +7585,23 @@ pub struct DeviceBoundSessionEventOccurredEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub challenge_event_details: Option<ChallengeEventDetails>,
+}
+
+impl DeviceBoundSessionEventOccurredEvent {
+    /// A [`DeviceBoundSessionEventOccurredEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(event_id: DeviceBoundSessionEventId, site: String, succeeded: bool) -> Self {
+        Self {
+            event_id,
+            site,
+            succeeded,
+            session_id: None,
+            creation_event_details: None,
+            refresh_event_details: None,
+            termination_event_details: None,
+            challenge_event_details: None,
+        }
+    }
 }
 
 impl crate::Event for DeviceBoundSessionEventOccurredEvent {

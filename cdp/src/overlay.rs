@@ -733,6 +733,18 @@ pub struct HingeConfig {
     pub outline_color: Option<crate::dom::RGBA>,
 }
 
+impl HingeConfig {
+    /// A [`HingeConfig`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(rect: crate::dom::Rect) -> Self {
+        Self {
+            rect,
+            content_color: None,
+            outline_color: None,
+        }
+    }
+}
+
 /// Supported display cutout shapes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DisplayCutoutShape {
@@ -832,6 +844,24 @@ pub struct DisplayCutoutConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_color: Option<crate::dom::RGBA>,
+}
+
+impl DisplayCutoutConfig {
+    /// A [`DisplayCutoutConfig`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(rect: crate::dom::Rect, shape: DisplayCutoutShape) -> Self {
+        Self {
+            rect,
+            shape,
+            border_radius: None,
+            upper_radius: None,
+            lower_radius: None,
+            cx: None,
+            cy: None,
+            radius: None,
+            content_color: None,
+        }
+    }
 }
 
 /// Configuration for Window Controls Overlay
@@ -1043,6 +1073,20 @@ pub struct GetHighlightObjectForTestParams {
     pub show_accessibility_info: Option<bool>,
 }
 
+impl GetHighlightObjectForTestParams {
+    /// A [`GetHighlightObjectForTestParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: crate::dom::NodeId) -> Self {
+        Self {
+            node_id,
+            include_distance: None,
+            include_style: None,
+            color_format: None,
+            show_accessibility_info: None,
+        }
+    }
+}
+
 /// Reply of [`GetHighlightObjectForTestParams`] (`Overlay.getHighlightObjectForTest`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetHighlightObjectForTestReturns {
@@ -1143,6 +1187,18 @@ pub struct HighlightFrameParams {
     pub content_outline_color: Option<crate::dom::RGBA>,
 }
 
+impl HighlightFrameParams {
+    /// A [`HighlightFrameParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: crate::page::FrameId) -> Self {
+        Self {
+            frame_id,
+            content_color: None,
+            content_outline_color: None,
+        }
+    }
+}
+
 /// Reply of [`HighlightFrameParams`] (`Overlay.highlightFrame`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightFrameReturns {}
@@ -1179,6 +1235,20 @@ pub struct HighlightNodeParams {
     pub selector: Option<String>,
 }
 
+impl HighlightNodeParams {
+    /// A [`HighlightNodeParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(highlight_config: HighlightConfig) -> Self {
+        Self {
+            highlight_config,
+            node_id: None,
+            backend_node_id: None,
+            object_id: None,
+            selector: None,
+        }
+    }
+}
+
 /// Reply of [`HighlightNodeParams`] (`Overlay.highlightNode`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightNodeReturns {}
@@ -1205,6 +1275,18 @@ pub struct HighlightQuadParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub outline_color: Option<crate::dom::RGBA>,
+}
+
+impl HighlightQuadParams {
+    /// A [`HighlightQuadParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(quad: crate::dom::Quad) -> Self {
+        Self {
+            quad,
+            color: None,
+            outline_color: None,
+        }
+    }
 }
 
 /// Reply of [`HighlightQuadParams`] (`Overlay.highlightQuad`).
@@ -1244,6 +1326,21 @@ pub struct HighlightRectParams {
     pub outline_color: Option<crate::dom::RGBA>,
 }
 
+impl HighlightRectParams {
+    /// A [`HighlightRectParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: i64, y: i64, width: i64, height: i64) -> Self {
+        Self {
+            x,
+            y,
+            width,
+            height,
+            color: None,
+            outline_color: None,
+        }
+    }
+}
+
 /// Reply of [`HighlightRectParams`] (`Overlay.highlightRect`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightRectReturns {}
@@ -1277,6 +1374,19 @@ pub struct HighlightSourceOrderParams {
     pub object_id: Option<crate::runtime::RemoteObjectId>,
 }
 
+impl HighlightSourceOrderParams {
+    /// A [`HighlightSourceOrderParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(source_order_config: SourceOrderConfig) -> Self {
+        Self {
+            source_order_config,
+            node_id: None,
+            backend_node_id: None,
+            object_id: None,
+        }
+    }
+}
+
 /// Reply of [`HighlightSourceOrderParams`] (`Overlay.highlightSourceOrder`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HighlightSourceOrderReturns {}
@@ -1302,6 +1412,17 @@ pub struct SetInspectModeParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub highlight_config: Option<HighlightConfig>,
+}
+
+impl SetInspectModeParams {
+    /// A [`SetInspectModeParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(mode: InspectMode) -> Self {
+        Self {
+            mode,
+            highlight_config: None,
+        }
+    }
 }
 
 /// Reply of [`SetInspectModeParams`] (`Overlay.setInspectMode`).

@@ -132,6 +132,17 @@ pub struct AdFrameStatus {
     pub explanations: Option<Vec<AdFrameExplanation>>,
 }
 
+impl AdFrameStatus {
+    /// A [`AdFrameStatus`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(ad_frame_type: AdFrameType) -> Self {
+        Self {
+            ad_frame_type,
+            explanations: None,
+        }
+    }
+}
+
 /// Indicates whether the frame is a secure context and why it is the case.
 ///
 /// Experimental.
@@ -839,6 +850,18 @@ pub struct PermissionsPolicyFeatureState {
     pub locator: Option<PermissionsPolicyBlockLocator>,
 }
 
+impl PermissionsPolicyFeatureState {
+    /// A [`PermissionsPolicyFeatureState`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(feature: PermissionsPolicyFeature, allowed: bool) -> Self {
+        Self {
+            feature,
+            allowed,
+            locator: None,
+        }
+    }
+}
+
 /// Origin Trial(`https://www.chromium.org/blink/origin-trials`) support.
 /// Status for an Origin Trial token.
 ///
@@ -1065,6 +1088,18 @@ pub struct OriginTrialTokenWithStatus {
     pub status: OriginTrialTokenStatus,
 }
 
+impl OriginTrialTokenWithStatus {
+    /// A [`OriginTrialTokenWithStatus`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(raw_token_text: String, status: OriginTrialTokenStatus) -> Self {
+        Self {
+            raw_token_text,
+            status,
+            parsed_token: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OriginTrial {
@@ -1170,6 +1205,40 @@ pub struct Frame {
     pub gated_api_features: Vec<GatedAPIFeatures>,
 }
 
+impl Frame {
+    /// A [`Frame`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: FrameId,
+        loader_id: crate::network::LoaderId,
+        url: String,
+        domain_and_registry: String,
+        security_origin: String,
+        mime_type: String,
+        secure_context_type: SecureContextType,
+        cross_origin_isolated_context_type: CrossOriginIsolatedContextType,
+        gated_api_features: Vec<GatedAPIFeatures>,
+    ) -> Self {
+        Self {
+            id,
+            loader_id,
+            url,
+            domain_and_registry,
+            security_origin,
+            mime_type,
+            secure_context_type,
+            cross_origin_isolated_context_type,
+            gated_api_features,
+            parent_id: None,
+            name: None,
+            url_fragment: None,
+            security_origin_details: None,
+            unreachable_url: None,
+            ad_frame_status: None,
+        }
+    }
+}
+
 /// Information about the Resource on the page.
 ///
 /// Experimental.
@@ -1205,6 +1274,22 @@ pub struct FrameResource {
     pub canceled: Option<bool>,
 }
 
+impl FrameResource {
+    /// A [`FrameResource`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String, type_: crate::network::ResourceType, mime_type: String) -> Self {
+        Self {
+            url,
+            type_,
+            mime_type,
+            last_modified: None,
+            content_size: None,
+            failed: None,
+            canceled: None,
+        }
+    }
+}
+
 /// Information about the Frame hierarchy along with their cached resources.
 ///
 /// Experimental.
@@ -1223,6 +1308,18 @@ pub struct FrameResourceTree {
     pub resources: Vec<FrameResource>,
 }
 
+impl FrameResourceTree {
+    /// A [`FrameResourceTree`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame: Frame, resources: Vec<FrameResource>) -> Self {
+        Self {
+            frame,
+            resources,
+            child_frames: None,
+        }
+    }
+}
+
 /// Information about the Frame hierarchy.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FrameTree {
@@ -1235,6 +1332,17 @@ pub struct FrameTree {
         skip_serializing_if = "Option::is_none"
     )]
     pub child_frames: Option<Vec<FrameTree>>,
+}
+
+impl FrameTree {
+    /// A [`FrameTree`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame: Frame) -> Self {
+        Self {
+            frame,
+            child_frames: None,
+        }
+    }
 }
 
 /// Unique script identifier.
@@ -1383,6 +1491,30 @@ pub struct ScreencastFrameMetadata {
     pub monotonic_timestamp: Option<crate::network::MonotonicTime>,
 }
 
+impl ScreencastFrameMetadata {
+    /// A [`ScreencastFrameMetadata`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        offset_top: f64,
+        page_scale_factor: f64,
+        device_width: f64,
+        device_height: f64,
+        scroll_offset_x: f64,
+        scroll_offset_y: f64,
+    ) -> Self {
+        Self {
+            offset_top,
+            page_scale_factor,
+            device_width,
+            device_height,
+            scroll_offset_x,
+            scroll_offset_y,
+            timestamp: None,
+            monotonic_timestamp: None,
+        }
+    }
+}
+
 /// Javascript dialog type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DialogType {
@@ -1503,6 +1635,31 @@ pub struct VisualViewport {
     /// Page zoom factor (CSS to device independent pixels ratio).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zoom: Option<f64>,
+}
+
+impl VisualViewport {
+    /// A [`VisualViewport`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        offset_x: f64,
+        offset_y: f64,
+        page_x: f64,
+        page_y: f64,
+        client_width: f64,
+        client_height: f64,
+        scale: f64,
+    ) -> Self {
+        Self {
+            offset_x,
+            offset_y,
+            page_x,
+            page_y,
+            client_width,
+            client_height,
+            scale,
+            zoom: None,
+        }
+    }
 }
 
 /// Viewport for capturing screenshot.
@@ -1815,6 +1972,14 @@ pub struct CompilationCacheParams {
     pub eager: Option<bool>,
 }
 
+impl CompilationCacheParams {
+    /// A [`CompilationCacheParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self { url, eager: None }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FileFilter {
@@ -1838,6 +2003,19 @@ pub struct FileHandler {
     pub launch_type: String,
 }
 
+impl FileHandler {
+    /// A [`FileHandler`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(action: String, name: String, launch_type: String) -> Self {
+        Self {
+            action,
+            name,
+            launch_type,
+            accepts: None,
+        }
+    }
+}
+
 /// The image definition used in both icon and screenshot.
 ///
 /// Experimental.
@@ -1850,6 +2028,18 @@ pub struct ImageResource {
     pub sizes: Option<String>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
+}
+
+impl ImageResource {
+    /// A [`ImageResource`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self {
+            url,
+            sizes: None,
+            type_: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -1874,6 +2064,14 @@ pub struct RelatedApplication {
     pub url: String,
 }
 
+impl RelatedApplication {
+    /// A [`RelatedApplication`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self { url, id: None }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ScopeExtension {
@@ -1894,6 +2092,18 @@ pub struct Screenshot {
     pub label: Option<String>,
 }
 
+impl Screenshot {
+    /// A [`Screenshot`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(image: ImageResource, form_factor: String) -> Self {
+        Self {
+            image,
+            form_factor,
+            label: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ShareTarget {
@@ -1909,6 +2119,22 @@ pub struct ShareTarget {
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<FileFilter>>,
+}
+
+impl ShareTarget {
+    /// A [`ShareTarget`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(action: String, method: String, enctype: String) -> Self {
+        Self {
+            action,
+            method,
+            enctype,
+            title: None,
+            text: None,
+            url: None,
+            files: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -2841,6 +3067,19 @@ pub struct BackForwardCacheBlockingDetails {
     pub column_number: i64,
 }
 
+impl BackForwardCacheBlockingDetails {
+    /// A [`BackForwardCacheBlockingDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(line_number: i64, column_number: i64) -> Self {
+        Self {
+            line_number,
+            column_number,
+            url: None,
+            function: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BackForwardCacheNotRestoredExplanation {
@@ -2856,6 +3095,22 @@ pub struct BackForwardCacheNotRestoredExplanation {
     pub context: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Vec<BackForwardCacheBlockingDetails>>,
+}
+
+impl BackForwardCacheNotRestoredExplanation {
+    /// A [`BackForwardCacheNotRestoredExplanation`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        type_: BackForwardCacheNotRestoredReasonType,
+        reason: BackForwardCacheNotRestoredReason,
+    ) -> Self {
+        Self {
+            type_,
+            reason,
+            context: None,
+            details: None,
+        }
+    }
 }
 
 /// Experimental.
@@ -2925,6 +3180,19 @@ pub struct AddScriptToEvaluateOnNewDocumentParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub run_immediately: Option<bool>,
+}
+
+impl AddScriptToEvaluateOnNewDocumentParams {
+    /// A [`AddScriptToEvaluateOnNewDocumentParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(source: String) -> Self {
+        Self {
+            source,
+            world_name: None,
+            include_command_line_api: None,
+            run_immediately: None,
+        }
+    }
 }
 
 /// Reply of [`AddScriptToEvaluateOnNewDocumentParams`] (`Page.addScriptToEvaluateOnNewDocument`).
@@ -3218,6 +3486,19 @@ pub struct CreateIsolatedWorldParams {
     pub content_security_policy: Option<String>,
 }
 
+impl CreateIsolatedWorldParams {
+    /// A [`CreateIsolatedWorldParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: FrameId) -> Self {
+        Self {
+            frame_id,
+            world_name: None,
+            grant_univeral_access: None,
+            content_security_policy: None,
+        }
+    }
+}
+
 /// Reply of [`CreateIsolatedWorldParams`] (`Page.createIsolatedWorld`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateIsolatedWorldReturns {
@@ -3330,6 +3611,20 @@ pub struct GetAppManifestReturns {
     pub parsed: Option<AppManifestParsedProperties>,
     /// Experimental.
     pub manifest: WebAppManifest,
+}
+
+impl GetAppManifestReturns {
+    /// A [`GetAppManifestReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String, errors: Vec<AppManifestError>, manifest: WebAppManifest) -> Self {
+        Self {
+            url,
+            errors,
+            manifest,
+            data: None,
+            parsed: None,
+        }
+    }
 }
 
 impl crate::Command for GetAppManifestParams {
@@ -3675,6 +3970,17 @@ pub struct HandleJavaScriptDialogParams {
     pub prompt_text: Option<String>,
 }
 
+impl HandleJavaScriptDialogParams {
+    /// A [`HandleJavaScriptDialogParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(accept: bool) -> Self {
+        Self {
+            accept,
+            prompt_text: None,
+        }
+    }
+}
+
 /// Reply of [`HandleJavaScriptDialogParams`] (`Page.handleJavaScriptDialog`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HandleJavaScriptDialogReturns {}
@@ -3715,6 +4021,20 @@ pub struct NavigateParams {
     pub referrer_policy: Option<ReferrerPolicy>,
 }
 
+impl NavigateParams {
+    /// A [`NavigateParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self {
+            url,
+            referrer: None,
+            transition_type: None,
+            frame_id: None,
+            referrer_policy: None,
+        }
+    }
+}
+
 /// Reply of [`NavigateParams`] (`Page.navigate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NavigateReturns {
@@ -3737,6 +4057,19 @@ pub struct NavigateReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub is_download: Option<bool>,
+}
+
+impl NavigateReturns {
+    /// A [`NavigateReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: FrameId) -> Self {
+        Self {
+            frame_id,
+            loader_id: None,
+            error_text: None,
+            is_download: None,
+        }
+    }
 }
 
 impl crate::Command for NavigateParams {
@@ -3958,6 +4291,14 @@ pub struct PrintToPDFReturns {
     pub stream: Option<crate::io::StreamHandle>,
 }
 
+impl PrintToPDFReturns {
+    /// A [`PrintToPDFReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: String) -> Self {
+        Self { data, stream: None }
+    }
+}
+
 impl crate::Command for PrintToPDFParams {
     const METHOD: &'static str = "Page.printToPDF";
     type Response = PrintToPDFReturns;
@@ -4082,6 +4423,20 @@ pub struct SearchInResourceParams {
     /// If true, treats string parameter as regex.
     #[serde(rename = "isRegex", default, skip_serializing_if = "Option::is_none")]
     pub is_regex: Option<bool>,
+}
+
+impl SearchInResourceParams {
+    /// A [`SearchInResourceParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: FrameId, url: String, query: String) -> Self {
+        Self {
+            frame_id,
+            url,
+            query,
+            case_sensitive: None,
+            is_regex: None,
+        }
+    }
 }
 
 /// Reply of [`SearchInResourceParams`] (`Page.searchInResource`).
@@ -4242,6 +4597,27 @@ pub struct SetDeviceMetricsOverrideParams {
     pub viewport: Option<Viewport>,
 }
 
+impl SetDeviceMetricsOverrideParams {
+    /// A [`SetDeviceMetricsOverrideParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(width: i64, height: i64, device_scale_factor: f64, mobile: bool) -> Self {
+        Self {
+            width,
+            height,
+            device_scale_factor,
+            mobile,
+            scale: None,
+            screen_width: None,
+            screen_height: None,
+            position_x: None,
+            position_y: None,
+            dont_set_visible_size: None,
+            screen_orientation: None,
+            viewport: None,
+        }
+    }
+}
+
 /// Reply of [`SetDeviceMetricsOverrideParams`] (`Page.setDeviceMetricsOverride`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetDeviceMetricsOverrideReturns {}
@@ -4294,6 +4670,17 @@ pub struct SetFontFamiliesParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub for_scripts: Option<Vec<ScriptFontFamilies>>,
+}
+
+impl SetFontFamiliesParams {
+    /// A [`SetFontFamiliesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(font_families: FontFamilies) -> Self {
+        Self {
+            font_families,
+            for_scripts: None,
+        }
+    }
 }
 
 /// Reply of [`SetFontFamiliesParams`] (`Page.setFontFamilies`).
@@ -4364,6 +4751,17 @@ pub struct SetDownloadBehaviorParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub download_path: Option<String>,
+}
+
+impl SetDownloadBehaviorParams {
+    /// A [`SetDownloadBehaviorParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(behavior: SetDownloadBehaviorBehavior) -> Self {
+        Self {
+            behavior,
+            download_path: None,
+        }
+    }
 }
 
 /// Values of `behavior` of [`SetDownloadBehaviorParams`].
@@ -4488,6 +4886,17 @@ pub struct SetTouchEmulationEnabledParams {
     /// Touch/gesture events configuration. Default: current platform.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub configuration: Option<SetTouchEmulationEnabledConfiguration>,
+}
+
+impl SetTouchEmulationEnabledParams {
+    /// A [`SetTouchEmulationEnabledParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            configuration: None,
+        }
+    }
 }
 
 /// Values of `configuration` of [`SetTouchEmulationEnabledParams`].
@@ -5120,6 +5529,17 @@ pub struct GenerateTestReportParams {
     pub group: Option<String>,
 }
 
+impl GenerateTestReportParams {
+    /// A [`GenerateTestReportParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(message: String) -> Self {
+        Self {
+            message,
+            group: None,
+        }
+    }
+}
+
 /// Reply of [`GenerateTestReportParams`] (`Page.generateTestReport`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GenerateTestReportReturns {}
@@ -5161,6 +5581,17 @@ pub struct SetInterceptFileChooserDialogParams {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancel: Option<bool>,
+}
+
+impl SetInterceptFileChooserDialogParams {
+    /// A [`SetInterceptFileChooserDialogParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            cancel: None,
+        }
+    }
 }
 
 /// Reply of [`SetInterceptFileChooserDialogParams`] (`Page.setInterceptFileChooserDialog`).
@@ -5283,6 +5714,18 @@ pub struct FileChooserOpenedEvent {
     pub backend_node_id: Option<crate::dom::BackendNodeId>,
 }
 
+impl FileChooserOpenedEvent {
+    /// A [`FileChooserOpenedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: FrameId, mode: FileChooserOpenedMode) -> Self {
+        Self {
+            frame_id,
+            mode,
+            backend_node_id: None,
+        }
+    }
+}
+
 /// Values of `mode` of [`FileChooserOpenedEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FileChooserOpenedMode {
@@ -5348,6 +5791,18 @@ pub struct FrameAttachedEvent {
     /// JavaScript stack trace of when frame was attached, only set if frame initiated from script.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<crate::runtime::StackTrace>,
+}
+
+impl FrameAttachedEvent {
+    /// A [`FrameAttachedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: FrameId, parent_frame_id: FrameId) -> Self {
+        Self {
+            frame_id,
+            parent_frame_id,
+            stack: None,
+        }
+    }
 }
 
 impl crate::Event for FrameAttachedEvent {
@@ -5845,6 +6300,27 @@ pub struct JavascriptDialogOpeningEvent {
     pub default_prompt: Option<String>,
 }
 
+impl JavascriptDialogOpeningEvent {
+    /// A [`JavascriptDialogOpeningEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        url: String,
+        frame_id: FrameId,
+        message: String,
+        type_: DialogType,
+        has_browser_handler: bool,
+    ) -> Self {
+        Self {
+            url,
+            frame_id,
+            message,
+            type_,
+            has_browser_handler,
+            default_prompt: None,
+        }
+    }
+}
+
 impl crate::Event for JavascriptDialogOpeningEvent {
     const METHOD: &'static str = "Page.javascriptDialogOpening";
 }
@@ -5895,6 +6371,23 @@ pub struct BackForwardCacheNotUsedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub not_restored_explanations_tree: Option<BackForwardCacheNotRestoredExplanationTree>,
+}
+
+impl BackForwardCacheNotUsedEvent {
+    /// A [`BackForwardCacheNotUsedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        loader_id: crate::network::LoaderId,
+        frame_id: FrameId,
+        not_restored_explanations: Vec<BackForwardCacheNotRestoredExplanation>,
+    ) -> Self {
+        Self {
+            loader_id,
+            frame_id,
+            not_restored_explanations,
+            not_restored_explanations_tree: None,
+        }
+    }
 }
 
 impl crate::Event for BackForwardCacheNotUsedEvent {

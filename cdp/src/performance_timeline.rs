@@ -36,6 +36,25 @@ pub struct LargestContentfulPaint {
     pub node_id: Option<crate::dom::BackendNodeId>,
 }
 
+impl LargestContentfulPaint {
+    /// A [`LargestContentfulPaint`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        render_time: crate::network::TimeSinceEpoch,
+        load_time: crate::network::TimeSinceEpoch,
+        size: f64,
+    ) -> Self {
+        Self {
+            render_time,
+            load_time,
+            size,
+            element_id: None,
+            url: None,
+            node_id: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LayoutShiftAttribution {
     #[serde(rename = "previousRect")]
@@ -44,6 +63,18 @@ pub struct LayoutShiftAttribution {
     pub current_rect: crate::dom::Rect,
     #[serde(rename = "nodeId", default, skip_serializing_if = "Option::is_none")]
     pub node_id: Option<crate::dom::BackendNodeId>,
+}
+
+impl LayoutShiftAttribution {
+    /// A [`LayoutShiftAttribution`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(previous_rect: crate::dom::Rect, current_rect: crate::dom::Rect) -> Self {
+        Self {
+            previous_rect,
+            current_rect,
+            node_id: None,
+        }
+    }
 }
 
 /// See `https://wicg.github.io/layout-instability/#sec-layout-shift` and layout_shift.idl
@@ -86,6 +117,27 @@ pub struct TimelineEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub layout_shift_details: Option<LayoutShift>,
+}
+
+impl TimelineEvent {
+    /// A [`TimelineEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        frame_id: crate::page::FrameId,
+        type_: String,
+        name: String,
+        time: crate::network::TimeSinceEpoch,
+    ) -> Self {
+        Self {
+            frame_id,
+            type_,
+            name,
+            time,
+            duration: None,
+            lcp_details: None,
+            layout_shift_details: None,
+        }
+    }
 }
 
 /// Previously buffered events would be reported before method returns.

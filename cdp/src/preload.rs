@@ -72,6 +72,24 @@ pub struct RuleSet {
     pub tag: Option<String>,
 }
 
+impl RuleSet {
+    /// A [`RuleSet`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RuleSetId, loader_id: crate::network::LoaderId, source_text: String) -> Self {
+        Self {
+            id,
+            loader_id,
+            source_text,
+            backend_node_id: None,
+            url: None,
+            request_id: None,
+            error_type: None,
+            error_message: None,
+            tag: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RuleSetErrorType {
     /// `SourceIsNotJsonObject`
@@ -247,6 +265,24 @@ pub struct PreloadingAttemptKey {
         skip_serializing_if = "Option::is_none"
     )]
     pub target_hint: Option<SpeculationTargetHint>,
+}
+
+impl PreloadingAttemptKey {
+    /// A [`PreloadingAttemptKey`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        loader_id: crate::network::LoaderId,
+        action: SpeculationAction,
+        url: String,
+    ) -> Self {
+        Self {
+            loader_id,
+            action,
+            url,
+            form_submission: None,
+            target_hint: None,
+        }
+    }
 }
 
 /// Lists sources for a preloading attempt, specifically the ids of rule sets
@@ -986,6 +1022,18 @@ pub struct PrerenderMismatchedHeaders {
     pub activation_value: Option<String>,
 }
 
+impl PrerenderMismatchedHeaders {
+    /// A [`PrerenderMismatchedHeaders`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(header_name: String) -> Self {
+        Self {
+            header_name,
+            initial_value: None,
+            activation_value: None,
+        }
+    }
+}
+
 /// Wire method: `Preload.enable`; the reply is [`EnableReturns`].
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnableParams {}
@@ -1118,6 +1166,26 @@ pub struct PrerenderStatusUpdatedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub mismatched_headers: Option<Vec<PrerenderMismatchedHeaders>>,
+}
+
+impl PrerenderStatusUpdatedEvent {
+    /// A [`PrerenderStatusUpdatedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        key: PreloadingAttemptKey,
+        pipeline_id: PreloadPipelineId,
+        status: PreloadingStatus,
+    ) -> Self {
+        Self {
+            key,
+            pipeline_id,
+            status,
+            effective_action: None,
+            prerender_status: None,
+            disallowed_mojo_interface: None,
+            mismatched_headers: None,
+        }
+    }
 }
 
 impl crate::Event for PrerenderStatusUpdatedEvent {

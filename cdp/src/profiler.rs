@@ -43,6 +43,21 @@ pub struct ProfileNode {
     pub position_ticks: Option<Vec<PositionTickInfo>>,
 }
 
+impl ProfileNode {
+    /// A [`ProfileNode`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: i64, call_frame: crate::runtime::CallFrame) -> Self {
+        Self {
+            id,
+            call_frame,
+            hit_count: None,
+            children: None,
+            deopt_reason: None,
+            position_ticks: None,
+        }
+    }
+}
+
 /// Profile.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Profile {
@@ -65,6 +80,20 @@ pub struct Profile {
         skip_serializing_if = "Option::is_none"
     )]
     pub time_deltas: Option<Vec<i64>>,
+}
+
+impl Profile {
+    /// A [`Profile`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(nodes: Vec<ProfileNode>, start_time: f64, end_time: f64) -> Self {
+        Self {
+            nodes,
+            start_time,
+            end_time,
+            samples: None,
+            time_deltas: None,
+        }
+    }
 }
 
 /// Specifies a number of samples attributed to a certain source position.
@@ -289,6 +318,19 @@ pub struct ConsoleProfileFinishedEvent {
     pub title: Option<String>,
 }
 
+impl ConsoleProfileFinishedEvent {
+    /// A [`ConsoleProfileFinishedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: String, location: crate::debugger::Location, profile: Profile) -> Self {
+        Self {
+            id,
+            location,
+            profile,
+            title: None,
+        }
+    }
+}
+
 impl crate::Event for ConsoleProfileFinishedEvent {
     const METHOD: &'static str = "Profiler.consoleProfileFinished";
 }
@@ -304,6 +346,18 @@ pub struct ConsoleProfileStartedEvent {
     /// Profile title passed as an argument to console.profile().
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+}
+
+impl ConsoleProfileStartedEvent {
+    /// A [`ConsoleProfileStartedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: String, location: crate::debugger::Location) -> Self {
+        Self {
+            id,
+            location,
+            title: None,
+        }
+    }
 }
 
 impl crate::Event for ConsoleProfileStartedEvent {

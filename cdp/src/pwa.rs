@@ -151,6 +151,17 @@ pub struct InstallParams {
     pub install_url_or_bundle_url: Option<String>,
 }
 
+impl InstallParams {
+    /// A [`InstallParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(manifest_id: String) -> Self {
+        Self {
+            manifest_id,
+            install_url_or_bundle_url: None,
+        }
+    }
+}
+
 /// Reply of [`InstallParams`] (`PWA.install`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct InstallReturns {}
@@ -189,6 +200,17 @@ pub struct LaunchParams {
     pub manifest_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+}
+
+impl LaunchParams {
+    /// A [`LaunchParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(manifest_id: String) -> Self {
+        Self {
+            manifest_id,
+            url: None,
+        }
+    }
 }
 
 /// Reply of [`LaunchParams`] (`PWA.launch`).
@@ -297,6 +319,18 @@ pub struct ChangeAppUserSettingsParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub display_mode: Option<DisplayMode>,
+}
+
+impl ChangeAppUserSettingsParams {
+    /// A [`ChangeAppUserSettingsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(manifest_id: String) -> Self {
+        Self {
+            manifest_id,
+            link_capturing: None,
+            display_mode: None,
+        }
+    }
 }
 
 /// Reply of [`ChangeAppUserSettingsParams`] (`PWA.changeAppUserSettings`).

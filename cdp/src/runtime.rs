@@ -37,6 +37,18 @@ pub struct SerializationOptions {
     pub additional_parameters: Option<serde_json::Value>,
 }
 
+impl SerializationOptions {
+    /// A [`SerializationOptions`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(serialization: SerializationOptionsSerialization) -> Self {
+        Self {
+            serialization,
+            max_depth: None,
+            additional_parameters: None,
+        }
+    }
+}
+
 /// Values of `serialization` of [`SerializationOptions`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SerializationOptionsSerialization {
@@ -106,6 +118,19 @@ pub struct DeepSerializedValue {
         skip_serializing_if = "Option::is_none"
     )]
     pub weak_local_object_reference: Option<i64>,
+}
+
+impl DeepSerializedValue {
+    /// A [`DeepSerializedValue`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: DeepSerializedValueType) -> Self {
+        Self {
+            type_,
+            value: None,
+            object_id: None,
+            weak_local_object_reference: None,
+        }
+    }
 }
 
 /// Values of `type` of [`DeepSerializedValue`].
@@ -302,6 +327,25 @@ pub struct RemoteObject {
         skip_serializing_if = "Option::is_none"
     )]
     pub custom_preview: Option<CustomPreview>,
+}
+
+impl RemoteObject {
+    /// A [`RemoteObject`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: RemoteObjectType) -> Self {
+        Self {
+            type_,
+            subtype: None,
+            class_name: None,
+            value: None,
+            unserializable_value: None,
+            description: None,
+            deep_serialized_value: None,
+            object_id: None,
+            preview: None,
+            custom_preview: None,
+        }
+    }
 }
 
 /// Values of `type` of [`RemoteObject`].
@@ -515,6 +559,17 @@ pub struct CustomPreview {
     pub body_getter_id: Option<RemoteObjectId>,
 }
 
+impl CustomPreview {
+    /// A [`CustomPreview`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(header: String) -> Self {
+        Self {
+            header,
+            body_getter_id: None,
+        }
+    }
+}
+
 /// Object containing abbreviated remote object value.
 ///
 /// Experimental.
@@ -536,6 +591,21 @@ pub struct ObjectPreview {
     /// List of the entries. Specified for `map` and `set` subtype values only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<Vec<EntryPreview>>,
+}
+
+impl ObjectPreview {
+    /// A [`ObjectPreview`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: ObjectPreviewType, overflow: bool, properties: Vec<PropertyPreview>) -> Self {
+        Self {
+            type_,
+            overflow,
+            properties,
+            subtype: None,
+            description: None,
+            entries: None,
+        }
+    }
 }
 
 /// Values of `type` of [`ObjectPreview`].
@@ -755,6 +825,20 @@ pub struct PropertyPreview {
     pub subtype: Option<PropertyPreviewSubtype>,
 }
 
+impl PropertyPreview {
+    /// A [`PropertyPreview`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, type_: PropertyPreviewType) -> Self {
+        Self {
+            name,
+            type_,
+            value: None,
+            value_preview: None,
+            subtype: None,
+        }
+    }
+}
+
 /// Values of `type` of [`PropertyPreview`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PropertyPreviewType {
@@ -963,6 +1047,14 @@ pub struct EntryPreview {
     pub value: ObjectPreview,
 }
 
+impl EntryPreview {
+    /// A [`EntryPreview`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(value: ObjectPreview) -> Self {
+        Self { value, key: None }
+    }
+}
+
 /// Object property descriptor.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PropertyDescriptor {
@@ -999,6 +1091,25 @@ pub struct PropertyDescriptor {
     pub symbol: Option<RemoteObject>,
 }
 
+impl PropertyDescriptor {
+    /// A [`PropertyDescriptor`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, configurable: bool, enumerable: bool) -> Self {
+        Self {
+            name,
+            configurable,
+            enumerable,
+            value: None,
+            writable: None,
+            get: None,
+            set: None,
+            was_thrown: None,
+            is_own: None,
+            symbol: None,
+        }
+    }
+}
+
 /// Object internal property descriptor. This property isn't normally visible in JavaScript code.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InternalPropertyDescriptor {
@@ -1007,6 +1118,14 @@ pub struct InternalPropertyDescriptor {
     /// The value associated with the property.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<RemoteObject>,
+}
+
+impl InternalPropertyDescriptor {
+    /// A [`InternalPropertyDescriptor`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String) -> Self {
+        Self { name, value: None }
+    }
 }
 
 /// Object private field descriptor.
@@ -1027,6 +1146,19 @@ pub struct PrivatePropertyDescriptor {
     /// or `undefined` if there is no setter (accessor descriptors only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set: Option<RemoteObject>,
+}
+
+impl PrivatePropertyDescriptor {
+    /// A [`PrivatePropertyDescriptor`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String) -> Self {
+        Self {
+            name,
+            value: None,
+            get: None,
+            set: None,
+        }
+    }
 }
 
 /// Represents function call argument. Either remote object id `objectId`, primitive `value`,
@@ -1071,6 +1203,20 @@ pub struct ExecutionContextDescription {
     /// Embedder-specific auxiliary data likely matching {isDefault: boolean, type: 'default'\|'isolated'\|'worker', frameId: string}
     #[serde(rename = "auxData", default, skip_serializing_if = "Option::is_none")]
     pub aux_data: Option<serde_json::Value>,
+}
+
+impl ExecutionContextDescription {
+    /// A [`ExecutionContextDescription`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: ExecutionContextId, origin: String, name: String, unique_id: String) -> Self {
+        Self {
+            id,
+            origin,
+            name,
+            unique_id,
+            aux_data: None,
+        }
+    }
 }
 
 /// Detailed information about exception (or error) that was thrown during script compilation or
@@ -1124,6 +1270,25 @@ pub struct ExceptionDetails {
     pub exception_meta_data: Option<serde_json::Value>,
 }
 
+impl ExceptionDetails {
+    /// A [`ExceptionDetails`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(exception_id: i64, text: String, line_number: i64, column_number: i64) -> Self {
+        Self {
+            exception_id,
+            text,
+            line_number,
+            column_number,
+            script_id: None,
+            url: None,
+            stack_trace: None,
+            exception: None,
+            execution_context_id: None,
+            exception_meta_data: None,
+        }
+    }
+}
+
 /// Number of milliseconds since epoch.
 pub type Timestamp = f64;
 
@@ -1169,6 +1334,19 @@ pub struct StackTrace {
     pub parent_id: Option<StackTraceId>,
 }
 
+impl StackTrace {
+    /// A [`StackTrace`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(call_frames: Vec<CallFrame>) -> Self {
+        Self {
+            call_frames,
+            description: None,
+            parent: None,
+            parent_id: None,
+        }
+    }
+}
+
 /// Unique identifier of current debugger.
 ///
 /// Experimental.
@@ -1187,6 +1365,17 @@ pub struct StackTraceId {
         skip_serializing_if = "Option::is_none"
     )]
     pub debugger_id: Option<UniqueDebuggerId>,
+}
+
+impl StackTraceId {
+    /// A [`StackTraceId`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: String) -> Self {
+        Self {
+            id,
+            debugger_id: None,
+        }
+    }
 }
 
 /// Add handler to promise with given promise object id.
@@ -1213,6 +1402,18 @@ pub struct AwaitPromiseParams {
     pub generate_preview: Option<bool>,
 }
 
+impl AwaitPromiseParams {
+    /// A [`AwaitPromiseParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(promise_object_id: RemoteObjectId) -> Self {
+        Self {
+            promise_object_id,
+            return_by_value: None,
+            generate_preview: None,
+        }
+    }
+}
+
 /// Reply of [`AwaitPromiseParams`] (`Runtime.awaitPromise`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AwaitPromiseReturns {
@@ -1225,6 +1426,17 @@ pub struct AwaitPromiseReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<ExceptionDetails>,
+}
+
+impl AwaitPromiseReturns {
+    /// A [`AwaitPromiseReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(result: RemoteObject) -> Self {
+        Self {
+            result,
+            exception_details: None,
+        }
+    }
 }
 
 impl crate::Command for AwaitPromiseParams {
@@ -1336,6 +1548,28 @@ pub struct CallFunctionOnParams {
     pub serialization_options: Option<SerializationOptions>,
 }
 
+impl CallFunctionOnParams {
+    /// A [`CallFunctionOnParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(function_declaration: String) -> Self {
+        Self {
+            function_declaration,
+            object_id: None,
+            arguments: None,
+            silent: None,
+            return_by_value: None,
+            generate_preview: None,
+            user_gesture: None,
+            await_promise: None,
+            execution_context_id: None,
+            object_group: None,
+            throw_on_side_effect: None,
+            unique_context_id: None,
+            serialization_options: None,
+        }
+    }
+}
+
 /// Reply of [`CallFunctionOnParams`] (`Runtime.callFunctionOn`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallFunctionOnReturns {
@@ -1348,6 +1582,17 @@ pub struct CallFunctionOnReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<ExceptionDetails>,
+}
+
+impl CallFunctionOnReturns {
+    /// A [`CallFunctionOnReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(result: RemoteObject) -> Self {
+        Self {
+            result,
+            exception_details: None,
+        }
+    }
 }
 
 impl crate::Command for CallFunctionOnParams {
@@ -1376,6 +1621,19 @@ pub struct CompileScriptParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub execution_context_id: Option<ExecutionContextId>,
+}
+
+impl CompileScriptParams {
+    /// A [`CompileScriptParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(expression: String, source_url: String, persist_script: bool) -> Self {
+        Self {
+            expression,
+            source_url,
+            persist_script,
+            execution_context_id: None,
+        }
+    }
 }
 
 /// Reply of [`CompileScriptParams`] (`Runtime.compileScript`).
@@ -1577,6 +1835,31 @@ pub struct EvaluateParams {
     pub serialization_options: Option<SerializationOptions>,
 }
 
+impl EvaluateParams {
+    /// A [`EvaluateParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(expression: String) -> Self {
+        Self {
+            expression,
+            object_group: None,
+            include_command_line_api: None,
+            silent: None,
+            context_id: None,
+            return_by_value: None,
+            generate_preview: None,
+            user_gesture: None,
+            await_promise: None,
+            throw_on_side_effect: None,
+            timeout: None,
+            disable_breaks: None,
+            repl_mode: None,
+            allow_unsafe_eval_blocked_by_csp: None,
+            unique_context_id: None,
+            serialization_options: None,
+        }
+    }
+}
+
 /// Reply of [`EvaluateParams`] (`Runtime.evaluate`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EvaluateReturns {
@@ -1589,6 +1872,17 @@ pub struct EvaluateReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<ExceptionDetails>,
+}
+
+impl EvaluateReturns {
+    /// A [`EvaluateReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(result: RemoteObject) -> Self {
+        Self {
+            result,
+            exception_details: None,
+        }
+    }
 }
 
 impl crate::Command for EvaluateParams {
@@ -1694,6 +1988,20 @@ pub struct GetPropertiesParams {
     pub non_indexed_properties_only: Option<bool>,
 }
 
+impl GetPropertiesParams {
+    /// A [`GetPropertiesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(object_id: RemoteObjectId) -> Self {
+        Self {
+            object_id,
+            own_properties: None,
+            accessor_properties_only: None,
+            generate_preview: None,
+            non_indexed_properties_only: None,
+        }
+    }
+}
+
 /// Reply of [`GetPropertiesParams`] (`Runtime.getProperties`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetPropertiesReturns {
@@ -1722,6 +2030,19 @@ pub struct GetPropertiesReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<ExceptionDetails>,
+}
+
+impl GetPropertiesReturns {
+    /// A [`GetPropertiesReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(result: Vec<PropertyDescriptor>) -> Self {
+        Self {
+            result,
+            internal_properties: None,
+            private_properties: None,
+            exception_details: None,
+        }
+    }
 }
 
 impl crate::Command for GetPropertiesParams {
@@ -1767,6 +2088,17 @@ pub struct QueryObjectsParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub object_group: Option<String>,
+}
+
+impl QueryObjectsParams {
+    /// A [`QueryObjectsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(prototype_object_id: RemoteObjectId) -> Self {
+        Self {
+            prototype_object_id,
+            object_group: None,
+        }
+    }
 }
 
 /// Reply of [`QueryObjectsParams`] (`Runtime.queryObjects`).
@@ -1892,6 +2224,23 @@ pub struct RunScriptParams {
     pub await_promise: Option<bool>,
 }
 
+impl RunScriptParams {
+    /// A [`RunScriptParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(script_id: ScriptId) -> Self {
+        Self {
+            script_id,
+            execution_context_id: None,
+            object_group: None,
+            silent: None,
+            include_command_line_api: None,
+            return_by_value: None,
+            generate_preview: None,
+            await_promise: None,
+        }
+    }
+}
+
 /// Reply of [`RunScriptParams`] (`Runtime.runScript`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunScriptReturns {
@@ -1904,6 +2253,17 @@ pub struct RunScriptReturns {
         skip_serializing_if = "Option::is_none"
     )]
     pub exception_details: Option<ExceptionDetails>,
+}
+
+impl RunScriptReturns {
+    /// A [`RunScriptReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(result: RemoteObject) -> Self {
+        Self {
+            result,
+            exception_details: None,
+        }
+    }
 }
 
 impl crate::Command for RunScriptParams {
@@ -2024,6 +2384,18 @@ pub struct AddBindingParams {
     pub execution_context_name: Option<String>,
 }
 
+impl AddBindingParams {
+    /// A [`AddBindingParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String) -> Self {
+        Self {
+            name,
+            execution_context_id: None,
+            execution_context_name: None,
+        }
+    }
+}
+
 /// Reply of [`AddBindingParams`] (`Runtime.addBinding`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddBindingReturns {}
@@ -2132,6 +2504,26 @@ pub struct ConsoleAPICalledEvent {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+}
+
+impl ConsoleAPICalledEvent {
+    /// A [`ConsoleAPICalledEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        type_: ConsoleAPICalledType,
+        args: Vec<RemoteObject>,
+        execution_context_id: ExecutionContextId,
+        timestamp: Timestamp,
+    ) -> Self {
+        Self {
+            type_,
+            args,
+            execution_context_id,
+            timestamp,
+            stack_trace: None,
+            context: None,
+        }
+    }
 }
 
 /// Values of `type` of [`ConsoleAPICalledEvent`].
@@ -2341,6 +2733,18 @@ pub struct InspectRequestedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub execution_context_id: Option<ExecutionContextId>,
+}
+
+impl InspectRequestedEvent {
+    /// A [`InspectRequestedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(object: RemoteObject, hints: serde_json::Value) -> Self {
+        Self {
+            object,
+            hints,
+            execution_context_id: None,
+        }
+    }
 }
 
 impl crate::Event for InspectRequestedEvent {

@@ -195,6 +195,49 @@ pub struct CertificateSecurityState {
     pub obsolete_ssl_signature: bool,
 }
 
+impl CertificateSecurityState {
+    /// A [`CertificateSecurityState`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        protocol: String,
+        key_exchange: String,
+        cipher: String,
+        certificate: Vec<String>,
+        subject_name: String,
+        issuer: String,
+        valid_from: crate::network::TimeSinceEpoch,
+        valid_to: crate::network::TimeSinceEpoch,
+        certificate_has_weak_signature: bool,
+        certificate_has_sha1_signature: bool,
+        modern_ssl: bool,
+        obsolete_ssl_protocol: bool,
+        obsolete_ssl_key_exchange: bool,
+        obsolete_ssl_cipher: bool,
+        obsolete_ssl_signature: bool,
+    ) -> Self {
+        Self {
+            protocol,
+            key_exchange,
+            cipher,
+            certificate,
+            subject_name,
+            issuer,
+            valid_from,
+            valid_to,
+            certificate_has_weak_signature,
+            certificate_has_sha1_signature,
+            modern_ssl,
+            obsolete_ssl_protocol,
+            obsolete_ssl_key_exchange,
+            obsolete_ssl_cipher,
+            obsolete_ssl_signature,
+            key_exchange_group: None,
+            mac: None,
+            certificate_network_error: None,
+        }
+    }
+}
+
 /// Experimental.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SafetyTipStatus {
@@ -253,6 +296,17 @@ pub struct SafetyTipInfo {
     pub safe_url: Option<String>,
 }
 
+impl SafetyTipInfo {
+    /// A [`SafetyTipInfo`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(safety_tip_status: SafetyTipStatus) -> Self {
+        Self {
+            safety_tip_status,
+            safe_url: None,
+        }
+    }
+}
+
 /// Security state information about the page.
 ///
 /// Experimental.
@@ -280,6 +334,19 @@ pub struct VisibleSecurityState {
     pub security_state_issue_ids: Vec<String>,
 }
 
+impl VisibleSecurityState {
+    /// A [`VisibleSecurityState`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(security_state: SecurityState, security_state_issue_ids: Vec<String>) -> Self {
+        Self {
+            security_state,
+            security_state_issue_ids,
+            certificate_security_state: None,
+            safety_tip_info: None,
+        }
+    }
+}
+
 /// An explanation of an factor contributing to the security state.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SecurityStateExplanation {
@@ -300,6 +367,29 @@ pub struct SecurityStateExplanation {
     /// Recommendations to fix any issues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommendations: Option<Vec<String>>,
+}
+
+impl SecurityStateExplanation {
+    /// A [`SecurityStateExplanation`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        security_state: SecurityState,
+        title: String,
+        summary: String,
+        description: String,
+        mixed_content_type: MixedContentType,
+        certificate: Vec<String>,
+    ) -> Self {
+        Self {
+            security_state,
+            title,
+            summary,
+            description,
+            mixed_content_type,
+            certificate,
+            recommendations: None,
+        }
+    }
 }
 
 /// Information about insecure content on the page.
@@ -542,6 +632,25 @@ pub struct SecurityStateChangedEvent {
     /// Deprecated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+}
+
+impl SecurityStateChangedEvent {
+    /// A [`SecurityStateChangedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        security_state: SecurityState,
+        scheme_is_cryptographic: bool,
+        explanations: Vec<SecurityStateExplanation>,
+        insecure_content_status: InsecureContentStatus,
+    ) -> Self {
+        Self {
+            security_state,
+            scheme_is_cryptographic,
+            explanations,
+            insecure_content_status,
+            summary: None,
+        }
+    }
 }
 
 impl crate::Event for SecurityStateChangedEvent {

@@ -270,6 +270,17 @@ pub struct ServiceWorkerRouterSource {
     pub source_dict: Option<ServiceWorkerRouterSourceDict>,
 }
 
+impl ServiceWorkerRouterSource {
+    /// A [`ServiceWorkerRouterSource`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: ServiceWorkerRouterSourceType) -> Self {
+        Self {
+            type_,
+            source_dict: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ServiceWorkerRouterRule {
     pub condition: ServiceWorkerRouterCondition,
@@ -328,6 +339,32 @@ pub struct ServiceWorkerVersion {
         skip_serializing_if = "Option::is_none"
     )]
     pub typed_router_rules: Option<Vec<ServiceWorkerRouterRule>>,
+}
+
+impl ServiceWorkerVersion {
+    /// A [`ServiceWorkerVersion`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        version_id: String,
+        registration_id: RegistrationID,
+        script_url: String,
+        running_status: ServiceWorkerVersionRunningStatus,
+        status: ServiceWorkerVersionStatus,
+    ) -> Self {
+        Self {
+            version_id,
+            registration_id,
+            script_url,
+            running_status,
+            status,
+            script_last_modified: None,
+            script_response_time: None,
+            controlled_clients: None,
+            target_id: None,
+            router_rules: None,
+            typed_router_rules: None,
+        }
+    }
 }
 
 /// ServiceWorker error message.

@@ -663,6 +663,18 @@ pub struct ReportConnectResultParams {
     pub active_protocol: Option<Protocol>,
 }
 
+impl ReportConnectResultParams {
+    /// A [`ReportConnectResultParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: String, handle: i64) -> Self {
+        Self {
+            request_id,
+            handle,
+            active_protocol: None,
+        }
+    }
+}
+
 /// Reply of [`ReportConnectResultParams`] (`SmartCardEmulation.reportConnectResult`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReportConnectResultReturns {}
@@ -722,6 +734,25 @@ pub struct ReportStatusResultParams {
     pub atr: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
+}
+
+impl ReportStatusResultParams {
+    /// A [`ReportStatusResultParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request_id: String,
+        reader_name: String,
+        state: ConnectionState,
+        atr: String,
+    ) -> Self {
+        Self {
+            request_id,
+            reader_name,
+            state,
+            atr,
+            protocol: None,
+        }
+    }
 }
 
 /// Reply of [`ReportStatusResultParams`] (`SmartCardEmulation.reportStatusResult`).
@@ -828,6 +859,19 @@ pub struct GetStatusChangeRequestedEvent {
     pub timeout: Option<i64>,
 }
 
+impl GetStatusChangeRequestedEvent {
+    /// A [`GetStatusChangeRequestedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: String, context_id: i64, reader_states: Vec<ReaderStateIn>) -> Self {
+        Self {
+            request_id,
+            context_id,
+            reader_states,
+            timeout: None,
+        }
+    }
+}
+
 impl crate::Event for GetStatusChangeRequestedEvent {
     const METHOD: &'static str = "SmartCardEmulation.getStatusChangeRequested";
 }
@@ -909,6 +953,19 @@ pub struct TransmitRequestedEvent {
     pub data: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
+}
+
+impl TransmitRequestedEvent {
+    /// A [`TransmitRequestedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: String, handle: i64, data: String) -> Self {
+        Self {
+            request_id,
+            handle,
+            data,
+            protocol: None,
+        }
+    }
 }
 
 impl crate::Event for TransmitRequestedEvent {

@@ -212,6 +212,17 @@ pub struct StorageBucket {
     pub name: Option<String>,
 }
 
+impl StorageBucket {
+    /// A [`StorageBucket`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(storage_key: SerializedStorageKey) -> Self {
+        Self {
+            storage_key,
+            name: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StorageBucketInfo {
     pub bucket: StorageBucket,
@@ -356,6 +367,17 @@ pub struct SetCookiesParams {
     pub browser_context_id: Option<crate::browser::BrowserContextID>,
 }
 
+impl SetCookiesParams {
+    /// A [`SetCookiesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(cookies: Vec<crate::network::CookieParam>) -> Self {
+        Self {
+            cookies,
+            browser_context_id: None,
+        }
+    }
+}
+
 /// Reply of [`SetCookiesParams`] (`Storage.setCookies`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetCookiesReturns {}
@@ -435,6 +457,17 @@ pub struct OverrideQuotaForOriginParams {
     /// disabled (called without a quotaSize).
     #[serde(rename = "quotaSize", default, skip_serializing_if = "Option::is_none")]
     pub quota_size: Option<f64>,
+}
+
+impl OverrideQuotaForOriginParams {
+    /// A [`OverrideQuotaForOriginParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(origin: String) -> Self {
+        Self {
+            origin,
+            quota_size: None,
+        }
+    }
 }
 
 /// Reply of [`OverrideQuotaForOriginParams`] (`Storage.overrideQuotaForOrigin`).

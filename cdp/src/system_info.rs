@@ -43,6 +43,30 @@ pub struct GPUDevice {
     pub driver_version: String,
 }
 
+impl GPUDevice {
+    /// A [`GPUDevice`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        vendor_id: f64,
+        device_id: f64,
+        vendor_string: String,
+        device_string: String,
+        driver_vendor: String,
+        driver_version: String,
+    ) -> Self {
+        Self {
+            vendor_id,
+            device_id,
+            vendor_string,
+            device_string,
+            driver_vendor,
+            driver_version,
+            sub_sys_id: None,
+            revision: None,
+        }
+    }
+}
+
 /// Describes the width and height dimensions of an entity.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Size {
@@ -214,6 +238,26 @@ pub struct GPUInfo {
     /// Supported accelerated video encoding capabilities.
     #[serde(rename = "videoEncoding")]
     pub video_encoding: Vec<VideoEncodeAcceleratorCapability>,
+}
+
+impl GPUInfo {
+    /// A [`GPUInfo`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        devices: Vec<GPUDevice>,
+        driver_bug_workarounds: Vec<String>,
+        video_decoding: Vec<VideoDecodeAcceleratorCapability>,
+        video_encoding: Vec<VideoEncodeAcceleratorCapability>,
+    ) -> Self {
+        Self {
+            devices,
+            driver_bug_workarounds,
+            video_decoding,
+            video_encoding,
+            aux_attributes: None,
+            feature_status: None,
+        }
+    }
 }
 
 /// Represents process info.

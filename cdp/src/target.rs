@@ -85,6 +85,35 @@ pub struct TargetInfo {
     pub embedder_data: Option<serde_json::Value>,
 }
 
+impl TargetInfo {
+    /// A [`TargetInfo`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        target_id: TargetID,
+        type_: String,
+        title: String,
+        url: String,
+        attached: bool,
+        can_access_opener: bool,
+    ) -> Self {
+        Self {
+            target_id,
+            type_,
+            title,
+            url,
+            attached,
+            can_access_opener,
+            parent_id: None,
+            opener_id: None,
+            opener_frame_id: None,
+            parent_frame_id: None,
+            browser_context_id: None,
+            subtype: None,
+            embedder_data: None,
+        }
+    }
+}
+
 /// A filter used by target query/discovery/auto-attach operations.
 ///
 /// Experimental.
@@ -204,6 +233,17 @@ pub struct AttachToTargetParams {
     pub flatten: Option<bool>,
 }
 
+impl AttachToTargetParams {
+    /// A [`AttachToTargetParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(target_id: TargetID) -> Self {
+        Self {
+            target_id,
+            flatten: None,
+        }
+    }
+}
+
 /// Reply of [`AttachToTargetParams`] (`Target.attachToTarget`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AttachToTargetReturns {
@@ -291,6 +331,18 @@ pub struct ExposeDevToolsProtocolParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub inherit_permissions: Option<bool>,
+}
+
+impl ExposeDevToolsProtocolParams {
+    /// A [`ExposeDevToolsProtocolParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(target_id: TargetID) -> Self {
+        Self {
+            target_id,
+            binding_name: None,
+            inherit_permissions: None,
+        }
+    }
 }
 
 /// Reply of [`ExposeDevToolsProtocolParams`] (`Target.exposeDevToolsProtocol`).
@@ -383,6 +435,17 @@ pub struct GetBrowserContextsReturns {
     pub default_browser_context_id: Option<crate::browser::BrowserContextID>,
 }
 
+impl GetBrowserContextsReturns {
+    /// A [`GetBrowserContextsReturns`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(browser_context_ids: Vec<crate::browser::BrowserContextID>) -> Self {
+        Self {
+            browser_context_ids,
+            default_browser_context_id: None,
+        }
+    }
+}
+
 impl crate::Command for GetBrowserContextsParams {
     const METHOD: &'static str = "Target.getBrowserContexts";
     type Response = GetBrowserContextsReturns;
@@ -466,6 +529,28 @@ pub struct CreateTargetParams {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<bool>,
+}
+
+impl CreateTargetParams {
+    /// A [`CreateTargetParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: String) -> Self {
+        Self {
+            url,
+            left: None,
+            top: None,
+            width: None,
+            height: None,
+            window_state: None,
+            browser_context_id: None,
+            enable_begin_frame_control: None,
+            new_window: None,
+            background: None,
+            for_tab: None,
+            hidden: None,
+            focus: None,
+        }
+    }
 }
 
 /// Reply of [`CreateTargetParams`] (`Target.createTarget`).
@@ -594,6 +679,18 @@ pub struct SendMessageToTargetParams {
     pub target_id: Option<TargetID>,
 }
 
+impl SendMessageToTargetParams {
+    /// A [`SendMessageToTargetParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(message: String) -> Self {
+        Self {
+            message,
+            session_id: None,
+            target_id: None,
+        }
+    }
+}
+
 /// Reply of [`SendMessageToTargetParams`] (`Target.sendMessageToTarget`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SendMessageToTargetReturns {}
@@ -636,6 +733,19 @@ pub struct SetAutoAttachParams {
     pub filter: Option<TargetFilter>,
 }
 
+impl SetAutoAttachParams {
+    /// A [`SetAutoAttachParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(auto_attach: bool, wait_for_debugger_on_start: bool) -> Self {
+        Self {
+            auto_attach,
+            wait_for_debugger_on_start,
+            flatten: None,
+            filter: None,
+        }
+    }
+}
+
 /// Reply of [`SetAutoAttachParams`] (`Target.setAutoAttach`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SetAutoAttachReturns {}
@@ -669,6 +779,18 @@ pub struct AutoAttachRelatedParams {
     pub filter: Option<TargetFilter>,
 }
 
+impl AutoAttachRelatedParams {
+    /// A [`AutoAttachRelatedParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(target_id: TargetID, wait_for_debugger_on_start: bool) -> Self {
+        Self {
+            target_id,
+            wait_for_debugger_on_start,
+            filter: None,
+        }
+    }
+}
+
 /// Reply of [`AutoAttachRelatedParams`] (`Target.autoAttachRelated`).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AutoAttachRelatedReturns {}
@@ -692,6 +814,17 @@ pub struct SetDiscoverTargetsParams {
     /// Experimental.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<TargetFilter>,
+}
+
+impl SetDiscoverTargetsParams {
+    /// A [`SetDiscoverTargetsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(discover: bool) -> Self {
+        Self {
+            discover,
+            filter: None,
+        }
+    }
 }
 
 /// Reply of [`SetDiscoverTargetsParams`] (`Target.setDiscoverTargets`).
@@ -767,6 +900,17 @@ pub struct OpenDevToolsParams {
     pub panel_id: Option<String>,
 }
 
+impl OpenDevToolsParams {
+    /// A [`OpenDevToolsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(target_id: TargetID) -> Self {
+        Self {
+            target_id,
+            panel_id: None,
+        }
+    }
+}
+
 /// Reply of [`OpenDevToolsParams`] (`Target.openDevTools`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OpenDevToolsReturns {
@@ -818,6 +962,17 @@ pub struct DetachedFromTargetEvent {
     pub target_id: Option<TargetID>,
 }
 
+impl DetachedFromTargetEvent {
+    /// A [`DetachedFromTargetEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(session_id: SessionID) -> Self {
+        Self {
+            session_id,
+            target_id: None,
+        }
+    }
+}
+
 impl crate::Event for DetachedFromTargetEvent {
     const METHOD: &'static str = "Target.detachedFromTarget";
 }
@@ -837,6 +992,18 @@ pub struct ReceivedMessageFromTargetEvent {
     /// Deprecated.
     #[serde(rename = "targetId", default, skip_serializing_if = "Option::is_none")]
     pub target_id: Option<TargetID>,
+}
+
+impl ReceivedMessageFromTargetEvent {
+    /// A [`ReceivedMessageFromTargetEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(session_id: SessionID, message: String) -> Self {
+        Self {
+            session_id,
+            message,
+            target_id: None,
+        }
+    }
 }
 
 impl crate::Event for ReceivedMessageFromTargetEvent {

@@ -708,6 +708,19 @@ pub struct TracingCompleteEvent {
     pub stream_compression: Option<StreamCompression>,
 }
 
+impl TracingCompleteEvent {
+    /// A [`TracingCompleteEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data_loss_occurred: bool) -> Self {
+        Self {
+            data_loss_occurred,
+            stream: None,
+            trace_format: None,
+            stream_compression: None,
+        }
+    }
+}
+
 impl crate::Event for TracingCompleteEvent {
     const METHOD: &'static str = "Tracing.tracingComplete";
 }

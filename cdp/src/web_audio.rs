@@ -318,6 +318,31 @@ pub struct BaseAudioContext {
     pub render_quantum_size: f64,
 }
 
+impl BaseAudioContext {
+    /// A [`BaseAudioContext`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        context_id: GraphObjectId,
+        context_type: ContextType,
+        context_state: ContextState,
+        callback_buffer_size: f64,
+        max_output_channel_count: f64,
+        sample_rate: f64,
+        render_quantum_size: f64,
+    ) -> Self {
+        Self {
+            context_id,
+            context_type,
+            context_state,
+            callback_buffer_size,
+            max_output_channel_count,
+            sample_rate,
+            render_quantum_size,
+            realtime_data: None,
+        }
+    }
+}
+
 /// Protocol object for AudioListener
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AudioListener {
@@ -564,6 +589,24 @@ pub struct NodesConnectedEvent {
     pub destination_input_index: Option<f64>,
 }
 
+impl NodesConnectedEvent {
+    /// A [`NodesConnectedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        context_id: GraphObjectId,
+        source_id: GraphObjectId,
+        destination_id: GraphObjectId,
+    ) -> Self {
+        Self {
+            context_id,
+            source_id,
+            destination_id,
+            source_output_index: None,
+            destination_input_index: None,
+        }
+    }
+}
+
 impl crate::Event for NodesConnectedEvent {
     const METHOD: &'static str = "WebAudio.nodesConnected";
 }
@@ -593,6 +636,24 @@ pub struct NodesDisconnectedEvent {
     pub destination_input_index: Option<f64>,
 }
 
+impl NodesDisconnectedEvent {
+    /// A [`NodesDisconnectedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        context_id: GraphObjectId,
+        source_id: GraphObjectId,
+        destination_id: GraphObjectId,
+    ) -> Self {
+        Self {
+            context_id,
+            source_id,
+            destination_id,
+            source_output_index: None,
+            destination_input_index: None,
+        }
+    }
+}
+
 impl crate::Event for NodesDisconnectedEvent {
     const METHOD: &'static str = "WebAudio.nodesDisconnected";
 }
@@ -616,6 +677,23 @@ pub struct NodeParamConnectedEvent {
     pub source_output_index: Option<f64>,
 }
 
+impl NodeParamConnectedEvent {
+    /// A [`NodeParamConnectedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        context_id: GraphObjectId,
+        source_id: GraphObjectId,
+        destination_id: GraphObjectId,
+    ) -> Self {
+        Self {
+            context_id,
+            source_id,
+            destination_id,
+            source_output_index: None,
+        }
+    }
+}
+
 impl crate::Event for NodeParamConnectedEvent {
     const METHOD: &'static str = "WebAudio.nodeParamConnected";
 }
@@ -637,6 +715,23 @@ pub struct NodeParamDisconnectedEvent {
         skip_serializing_if = "Option::is_none"
     )]
     pub source_output_index: Option<f64>,
+}
+
+impl NodeParamDisconnectedEvent {
+    /// A [`NodeParamDisconnectedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        context_id: GraphObjectId,
+        source_id: GraphObjectId,
+        destination_id: GraphObjectId,
+    ) -> Self {
+        Self {
+            context_id,
+            source_id,
+            destination_id,
+            source_output_index: None,
+        }
+    }
 }
 
 impl crate::Event for NodeParamDisconnectedEvent {

@@ -301,6 +301,31 @@ pub struct VirtualAuthenticatorOptions {
     pub default_backup_state: Option<bool>,
 }
 
+impl VirtualAuthenticatorOptions {
+    /// A [`VirtualAuthenticatorOptions`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(protocol: AuthenticatorProtocol, transport: AuthenticatorTransport) -> Self {
+        Self {
+            protocol,
+            transport,
+            ctap2_version: None,
+            has_resident_key: None,
+            has_user_verification: None,
+            has_large_blob: None,
+            has_cred_blob: None,
+            has_min_pin_length: None,
+            has_prf: None,
+            has_hmac_secret: None,
+            has_hmac_secret_mc: None,
+            has_cmtg_key: None,
+            automatic_presence_simulation: None,
+            is_user_verified: None,
+            default_backup_eligibility: None,
+            default_backup_state: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Credential {
     #[serde(rename = "credentialId")]
@@ -380,6 +405,34 @@ pub struct Credential {
         skip_serializing_if = "Option::is_none"
     )]
     pub generate_cmtg_key_on_next_operation: Option<bool>,
+}
+
+impl Credential {
+    /// A [`Credential`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        credential_id: String,
+        is_resident_credential: bool,
+        private_key: String,
+        sign_count: f64,
+    ) -> Self {
+        Self {
+            credential_id,
+            is_resident_credential,
+            private_key,
+            sign_count,
+            rp_id: None,
+            user_handle: None,
+            large_blob: None,
+            backup_eligibility: None,
+            backup_state: None,
+            user_name: None,
+            user_display_name: None,
+            cmtg_keys: None,
+            active_cmtg_key_index: None,
+            generate_cmtg_key_on_next_operation: None,
+        }
+    }
 }
 
 /// Enable the WebAuthn domain and start intercepting credential storage and
@@ -464,6 +517,19 @@ pub struct SetResponseOverrideBitsParams {
     /// be zero. Defaults to false.
     #[serde(rename = "isBadUP", default, skip_serializing_if = "Option::is_none")]
     pub is_bad_up: Option<bool>,
+}
+
+impl SetResponseOverrideBitsParams {
+    /// A [`SetResponseOverrideBitsParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(authenticator_id: AuthenticatorId) -> Self {
+        Self {
+            authenticator_id,
+            is_bogus_signature: None,
+            is_bad_uv: None,
+            is_bad_up: None,
+        }
+    }
 }
 
 /// Reply of [`SetResponseOverrideBitsParams`] (`WebAuthn.setResponseOverrideBits`).
@@ -674,6 +740,22 @@ pub struct SetCredentialPropertiesParams {
     /// See `https://w3c.github.io/webauthn/#signature-counter`
     #[serde(rename = "signCount", default, skip_serializing_if = "Option::is_none")]
     pub sign_count: Option<f64>,
+}
+
+impl SetCredentialPropertiesParams {
+    /// A [`SetCredentialPropertiesParams`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(authenticator_id: AuthenticatorId, credential_id: String) -> Self {
+        Self {
+            authenticator_id,
+            credential_id,
+            backup_eligibility: None,
+            backup_state: None,
+            active_cmtg_key_index: None,
+            generate_cmtg_key_on_next_operation: None,
+            sign_count: None,
+        }
+    }
 }
 
 /// Reply of [`SetCredentialPropertiesParams`] (`WebAuthn.setCredentialProperties`).

@@ -140,6 +140,29 @@ pub struct Tool {
     pub stack_trace: Option<crate::runtime::StackTrace>,
 }
 
+impl Tool {
+    /// A [`Tool`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        tool_id: ToolId,
+        name: String,
+        description: String,
+        frame_id: crate::page::FrameId,
+    ) -> Self {
+        Self {
+            tool_id,
+            name,
+            description,
+            frame_id,
+            input_schema: None,
+            output_schema: None,
+            annotations: None,
+            backend_node_id: None,
+            stack_trace: None,
+        }
+    }
+}
+
 /// Definition of a tool that was removed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RemovedTool {
@@ -280,6 +303,20 @@ pub struct ToolInvokedEvent {
     pub tool_id: Option<ToolId>,
 }
 
+impl ToolInvokedEvent {
+    /// A [`ToolInvokedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(frame_id: crate::page::FrameId, invocation_id: String, input: String) -> Self {
+        Self {
+            frame_id,
+            invocation_id,
+            input,
+            tool_name: None,
+            tool_id: None,
+        }
+    }
+}
+
 impl crate::Event for ToolInvokedEvent {
     const METHOD: &'static str = "WebMCP.toolInvoked";
 }
@@ -304,6 +341,20 @@ pub struct ToolRespondedEvent {
     /// The exception object, if the javascript tool threw an error&gt;
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exception: Option<crate::runtime::RemoteObject>,
+}
+
+impl ToolRespondedEvent {
+    /// A [`ToolRespondedEvent`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(invocation_id: String, status: InvocationStatus) -> Self {
+        Self {
+            invocation_id,
+            status,
+            output: None,
+            error_text: None,
+            exception: None,
+        }
+    }
 }
 
 impl crate::Event for ToolRespondedEvent {

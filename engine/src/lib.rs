@@ -8,6 +8,7 @@ pub mod act;
 pub mod analysis;
 pub mod browser;
 pub mod capture;
+mod command;
 pub mod doctor;
 pub mod error;
 pub mod identity;

@@ -15,6 +15,7 @@ use crate::act::{ActState, ActTarget};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
 use crate::capture::{capture_page, confirm_hits};
 use crate::cdp::page as cdp_page;
+use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::render::{Format, Mode};
@@ -122,10 +123,10 @@ impl Session {
 
     /// Executes one command (a JSON object with a `cmd` field).
     pub async fn execute(&mut self, command: &Value) -> Result<Value> {
-        let args = Args::new(command)?;
-        match args.cmd {
+        let args = CommandFields::parse(command)?;
+        match args.cmd() {
             "open" => {
-                let url = args.required_str("url")?;
+                let url = args.required_str("url", r#"{"cmd":"open","url":"https://example.com"}"#)?;
                 self.open(url).await
             }
             "snapshot" => {
@@ -462,48 +463,4 @@ fn percent_encode_path(path: &str) -> String {
         }
     }
     out
-}
-
-/// Typed access to the fields of one command object.
-struct Args<'a> {
-    cmd: &'a str,
-    fields: &'a Map<String, Value>,
-}
-
-impl<'a> Args<'a> {
-    fn new(command: &'a Value) -> Result<Args<'a>> {
-        let fields = command.as_object().ok_or_else(|| {
-            Error::invalid_argument("a command is a JSON object like {\"cmd\":\"snapshot\"}")
-        })?;
-        let cmd = fields.get("cmd").and_then(Value::as_str).ok_or_else(|| {
-            Error::invalid_argument("the command has no \"cmd\" field (a string)")
-        })?;
-        Ok(Args { cmd, fields })
-    }
-
-    fn required_str(&self, name: &str) -> Result<&'a str> {
-        self.fields
-            .get(name)
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                Error::invalid_argument(format!("{:?} needs a {name:?} field (a string)", self.cmd))
-            })
-    }
-
-    fn required_index(&self, name: &str) -> Result<usize> {
-        self.fields
-            .get(name)
-            .and_then(Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "{:?} needs a {name:?} field (a number, 0 or more)",
-                    self.cmd
-                ))
-            })
-    }
-
-    fn snapshot_options(&self) -> Result<SnapshotOptions> {
-        SnapshotOptions::from_command(self.fields)
-    }
 }

@@ -123,22 +123,9 @@ impl T {
         let page = self.s.current_page().expect("a page is open");
         let r = page
             .send(&EvaluateParams {
-                expression: expr.to_string(),
-                object_group: None,
-                include_command_line_api: None,
-                silent: None,
-                context_id: None,
                 return_by_value: Some(true),
-                generate_preview: None,
-                user_gesture: None,
                 await_promise: Some(true),
-                throw_on_side_effect: None,
-                timeout: None,
-                disable_breaks: None,
-                repl_mode: None,
-                allow_unsafe_eval_blocked_by_csp: None,
-                unique_context_id: None,
-                serialization_options: None,
+                ..EvaluateParams::new(expr.to_string())
             })
             .await
             .expect("Runtime.evaluate");
@@ -156,22 +143,8 @@ impl T {
         let page = self.s.current_page().expect("a page is open");
         let r = page
             .send(&EvaluateParams {
-                expression: js.to_string(),
-                object_group: None,
-                include_command_line_api: None,
-                silent: None,
-                context_id: None,
                 return_by_value: Some(false),
-                generate_preview: None,
-                user_gesture: None,
-                await_promise: None,
-                throw_on_side_effect: None,
-                timeout: None,
-                disable_breaks: None,
-                repl_mode: None,
-                allow_unsafe_eval_blocked_by_csp: None,
-                unique_context_id: None,
-                serialization_options: None,
+                ..EvaluateParams::new(js.to_string())
             })
             .await
             .expect("Runtime.evaluate");
@@ -180,11 +153,8 @@ impl T {
             .object_id
             .unwrap_or_else(|| panic!("{js} is not an element"));
         page.send(&DescribeNodeParams {
-            node_id: None,
-            backend_node_id: None,
             object_id: Some(object_id),
-            depth: None,
-            pierce: None,
+            ..Default::default()
         })
         .await
         .expect("DOM.describeNode")

@@ -95,22 +95,8 @@ fn assert_cleaned_up(pid: u32, profile: &Path) {
 
 fn evaluate(expression: &str) -> runtime::EvaluateParams {
     runtime::EvaluateParams {
-        expression: expression.to_owned(),
-        object_group: None,
-        include_command_line_api: None,
-        silent: None,
-        context_id: None,
         return_by_value: Some(true),
-        generate_preview: None,
-        user_gesture: None,
-        await_promise: None,
-        throw_on_side_effect: None,
-        timeout: None,
-        disable_breaks: None,
-        repl_mode: None,
-        allow_unsafe_eval_blocked_by_csp: None,
-        unique_context_id: None,
-        serialization_options: None,
+        ..runtime::EvaluateParams::new(expression.to_owned())
     }
 }
 

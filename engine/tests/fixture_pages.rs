@@ -143,7 +143,7 @@ async fn check_oracle(
     if page
         .send(&GetDocumentParams {
             depth: Some(0),
-            pierce: None,
+            ..Default::default()
         })
         .await
         .is_err()
@@ -171,10 +171,11 @@ async fn check_oracle(
             continue;
         };
         let params = GetNodeForLocationParams {
-            x: (point.x + vp.scroll_x).floor() as i64,
-            y: (point.y + vp.scroll_y).floor() as i64,
             include_user_agent_shadow_dom: Some(false),
-            ignore_pointer_events_none: None,
+            ..GetNodeForLocationParams::new(
+                (point.x + vp.scroll_x).floor() as i64,
+                (point.y + vp.scroll_y).floor() as i64,
+            )
         };
         let hit = match page.send(&params).await {
             Ok(hit) => hit,

@@ -157,7 +157,7 @@ async fn child_hit_test(
         Some(&session),
         &GetDocumentParams {
             depth: Some(0),
-            pierce: None,
+            ..Default::default()
         },
     )
     .await
@@ -166,10 +166,8 @@ async fn child_hit_test(
         .send(
             Some(&session),
             &GetNodeForLocationParams {
-                x: x.floor() as i64,
-                y: y.floor() as i64,
                 include_user_agent_shadow_dom: Some(false),
-                ignore_pointer_events_none: None,
+                ..GetNodeForLocationParams::new(x.floor() as i64, y.floor() as i64)
             },
         )
         .await

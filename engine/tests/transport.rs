@@ -55,22 +55,9 @@ fn websocket_browser() -> &'static Browser {
 
 fn evaluate(expression: &str, await_promise: bool) -> runtime::EvaluateParams {
     runtime::EvaluateParams {
-        expression: expression.to_owned(),
-        object_group: None,
-        include_command_line_api: None,
-        silent: None,
-        context_id: None,
         return_by_value: Some(true),
-        generate_preview: None,
-        user_gesture: None,
         await_promise: Some(await_promise),
-        throw_on_side_effect: None,
-        timeout: None,
-        disable_breaks: None,
-        repl_mode: None,
-        allow_unsafe_eval_blocked_by_csp: None,
-        unique_context_id: None,
-        serialization_options: None,
+        ..runtime::EvaluateParams::new(expression.to_owned())
     }
 }
 

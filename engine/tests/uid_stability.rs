@@ -42,22 +42,8 @@ async fn snap(session: &Session, table: &mut UidTable) -> Snapshot {
 async fn eval(session: &Session, expression: &str) {
     let page = session.current_page().expect("a page is open");
     let params = EvaluateParams {
-        expression: expression.to_string(),
-        object_group: None,
-        include_command_line_api: None,
-        silent: None,
-        context_id: None,
         return_by_value: Some(true),
-        generate_preview: None,
-        user_gesture: None,
-        await_promise: None,
-        throw_on_side_effect: None,
-        timeout: None,
-        disable_breaks: None,
-        repl_mode: None,
-        allow_unsafe_eval_blocked_by_csp: None,
-        unique_context_id: None,
-        serialization_options: None,
+        ..EvaluateParams::new(expression.to_string())
     };
     let result = page.send(&params).await.expect("evaluate");
     assert!(

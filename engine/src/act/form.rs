@@ -134,9 +134,8 @@ async fn focus(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
     let focused = cx
         .page
         .send(&FocusParams {
-            node_id: None,
             backend_node_id: Some(node.backend_node_id),
-            object_id: None,
+            ..Default::default()
         })
         .await
         .is_ok()
@@ -460,9 +459,8 @@ async fn native_select(
     let _ = cx
         .page
         .send(&FocusParams {
-            node_id: None,
             backend_node_id: Some(node.backend_node_id),
-            object_id: None,
+            ..Default::default()
         })
         .await;
     let wants_json = Value::Array(wants.iter().cloned().map(Value::String).collect());

@@ -243,21 +243,15 @@ fn event(
 ) -> DispatchKeyEventParams {
     let text = if with_text { k.text.clone() } else { None };
     DispatchKeyEventParams {
-        type_,
         modifiers: Some(modifiers),
-        timestamp: None,
         unmodified_text: text.clone(),
         text,
-        key_identifier: None,
         code: Some(k.code.clone()),
         key: Some(k.key.clone()),
         windows_virtual_key_code: Some(k.key_code),
         native_virtual_key_code: Some(k.key_code),
-        auto_repeat: None,
-        is_keypad: None,
-        is_system_key: None,
         location: (k.location != 0).then_some(k.location),
-        commands: None,
+        ..DispatchKeyEventParams::new(type_)
     }
 }
 

@@ -70,19 +70,13 @@ async fn call_raw(
 ) -> Result<RemoteObject> {
     let reply = page
         .send(&CallFunctionOnParams {
-            function_declaration: function.to_string(),
             object_id: Some(object_id.to_string()),
             arguments: arguments(args),
             silent: Some(true),
             return_by_value: Some(by_value),
-            generate_preview: None,
             user_gesture: Some(true),
-            await_promise: None,
-            execution_context_id: None,
             object_group: Some(OBJECT_GROUP.to_string()),
-            throw_on_side_effect: None,
-            unique_context_id: None,
-            serialization_options: None,
+            ..CallFunctionOnParams::new(function.to_string())
         })
         .await?;
     if let Some(ex) = reply.exception_details {
@@ -125,11 +119,9 @@ pub(crate) async fn call_node(
 pub(crate) async fn node_from_object(page: &Page, object_id: String) -> Result<LiveNode> {
     let described = page
         .send(&DescribeNodeParams {
-            node_id: None,
-            backend_node_id: None,
             object_id: Some(object_id.clone()),
             depth: Some(0),
-            pierce: None,
+            ..Default::default()
         })
         .await?;
     Ok(LiveNode {
@@ -142,10 +134,9 @@ pub(crate) async fn node_from_object(page: &Page, object_id: String) -> Result<L
 pub(crate) async fn node_from_backend(page: &Page, backend_node_id: i64) -> Result<LiveNode> {
     let resolved = page
         .send(&ResolveNodeParams {
-            node_id: None,
             backend_node_id: Some(backend_node_id),
             object_group: Some(OBJECT_GROUP.to_string()),
-            execution_context_id: None,
+            ..Default::default()
         })
         .await?;
     match resolved.object.object_id {
@@ -295,7 +286,7 @@ pub(crate) async fn document_object(page: &Page) -> Result<String> {
     let doc = page
         .send(&crate::cdp::dom::GetDocumentParams {
             depth: Some(0),
-            pierce: None,
+            ..Default::default()
         })
         .await?;
     Ok(node_from_backend(page, doc.root.backend_node_id)

@@ -68,6 +68,7 @@ use crate::cdp::page::{
 };
 use crate::cdp::runtime::EvaluateParams;
 use crate::cdp::Event;
+use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::render::Format;
@@ -131,78 +132,6 @@ impl Cx<'_> {
     }
 }
 
-/// Typed access to a command's fields.
-struct Fields<'a> {
-    cmd: &'a str,
-    map: &'a Map<String, Value>,
-}
-
-impl<'a> Fields<'a> {
-    fn str(&self, name: &str) -> Result<Option<&'a str>> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be a string",
-                self.cmd
-            ))),
-        }
-    }
-
-    fn required_str(&self, name: &str, example: &str) -> Result<&'a str> {
-        self.str(name)?.ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "{:?} needs a {name:?} field (a string), e.g. {example}",
-                self.cmd
-            ))
-        })
-    }
-
-    fn bool(&self, name: &str) -> Result<Option<bool>> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be true or false",
-                self.cmd
-            ))),
-        }
-    }
-
-    fn number(&self, name: &str) -> Result<Option<f64>> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => Ok(n.as_f64()),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be a number",
-                self.cmd
-            ))),
-        }
-    }
-
-    /// A string, or a list of strings.
-    fn strings(&self, name: &str, example: &str) -> Result<Vec<String>> {
-        let bad = || {
-            Error::invalid_argument(format!(
-                "{:?} needs a {name:?} field: a string or a list of strings, e.g. {example}",
-                self.cmd
-            ))
-        };
-        match self.map.get(name) {
-            Some(Value::String(s)) => Ok(vec![s.clone()]),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
-                .collect(),
-            _ => Err(bad()),
-        }
-    }
-
-    fn snapshot_options(&self) -> Result<SnapshotOptions> {
-        SnapshotOptions::from_command(self.map)
-    }
-}
-
 /// A parsed action.
 enum Action {
     Click {
@@ -243,8 +172,8 @@ impl Action {
         }
     }
 
-    fn parse(f: &Fields<'_>) -> Result<Action> {
-        Ok(match f.cmd {
+    fn parse(f: &CommandFields<'_>) -> Result<Action> {
+        Ok(match f.cmd() {
             "click" => {
                 let button = match f.str("button")? {
                     Some(b) => pointer::Button::parse(b)?,
@@ -264,7 +193,7 @@ impl Action {
             "hover" => Action::Hover,
             "fill" => {
                 let text =
-                    match f.map.get("text") {
+                    match f.get("text") {
                         Some(Value::String(s)) => s.clone(),
                         Some(Value::Bool(b)) => b.to_string(),
                         Some(Value::Number(n)) => n.to_string(),
@@ -326,13 +255,8 @@ impl Action {
 /// Executes one action command (`click`, `hover`, `fill`, `select`, `press`, `scroll`, `upload`,
 /// `dialog`) on a page. See the module docs for the results.
 pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
-    let map = command.as_object().ok_or_else(|| {
-        Error::invalid_argument(
-            "a command is a JSON object like {\"cmd\":\"click\",\"uid\":\"1_4\"}",
-        )
-    })?;
-    let cmd = map.get("cmd").and_then(Value::as_str).unwrap_or("");
-    let fields = Fields { cmd, map };
+    let fields = CommandFields::parse(command)?;
+    let cmd = fields.cmd();
     let want_snapshot = fields.bool("snapshot")?.unwrap_or(false);
     let snapshot_options = fields.snapshot_options()?;
     let ActTarget {
@@ -581,9 +505,8 @@ async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
     let focused = cx
         .page
         .send(&crate::cdp::dom::FocusParams {
-            node_id: None,
             backend_node_id: Some(node.backend_node_id),
-            object_id: None,
+            ..Default::default()
         })
         .await;
     focused.map(|_| ()).map_err(|e| match e.code() {
@@ -652,7 +575,7 @@ async fn focused(cx: &Cx<'_>) -> Value {
 async fn answer_dialog(
     page: &Page,
     state: &mut ActState,
-    fields: &Fields<'_>,
+    fields: &CommandFields<'_>,
 ) -> Result<Map<String, Value>> {
     let accept = fields.bool("accept")?.ok_or_else(|| {
         Error::invalid_argument(

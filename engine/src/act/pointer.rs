@@ -24,10 +24,9 @@ use serde_json::{json, Value};
 use super::live::{call, node_from_backend, Arg, LiveNode};
 use super::Cx;
 use crate::browser::Page;
-use crate::cdp::dom::{
-    GetContentQuadsParams, GetDocumentParams, GetNodeForLocationParams,
-    ScrollIntoViewIfNeededParams,
-};
+use crate::capture::hit_test_at;
+pub(crate) use crate::capture::prepare_hit_test;
+use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
 use crate::cdp::input::{DispatchMouseEventParams, DispatchMouseEventType, MouseButton};
 use crate::cdp::page::GetLayoutMetricsParams;
 use crate::error::{Error, ErrorCode, Result};
@@ -224,10 +223,8 @@ pub(crate) async fn viewport(page: &Page) -> Result<ViewportNow> {
 /// Scrolls the node into view if needed; a node without a box cannot be.
 pub(crate) async fn scroll_into_view(page: &Page, node: &LiveNode, label: &str) -> Result<()> {
     page.send(&ScrollIntoViewIfNeededParams {
-        node_id: None,
         backend_node_id: Some(node.backend_node_id),
-        object_id: None,
-        rect: None,
+        ..Default::default()
     })
     .await
     .map(|_| ())
@@ -247,9 +244,8 @@ pub(crate) async fn scroll_into_view(page: &Page, node: &LiveNode, label: &str) 
 async fn content_quads(page: &Page, node: &LiveNode) -> Result<Vec<Vec<f64>>> {
     match page
         .send(&GetContentQuadsParams {
-            node_id: None,
             backend_node_id: Some(node.backend_node_id),
-            object_id: None,
+            ..Default::default()
         })
         .await
     {
@@ -384,29 +380,7 @@ fn candidates(quads: &[Vec<f64>], vp: &ViewportNow) -> (Vec<(i64, i64)>, bool, b
 
 /// The `backendNodeId` Chromium's hit test answers at a viewport point, if any.
 pub(crate) async fn hit_at(page: &Page, vp: &ViewportNow, x: i64, y: i64) -> Result<Option<i64>> {
-    match page
-        .send(&GetNodeForLocationParams {
-            x: x + vp.scroll_x as i64,
-            y: y + vp.scroll_y as i64,
-            include_user_agent_shadow_dom: Some(false),
-            ignore_pointer_events_none: None,
-        })
-        .await
-    {
-        Ok(hit) => Ok(Some(hit.backend_node_id)),
-        Err(e) if e.code() == ErrorCode::ProtocolError => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// Makes sure `DOM.getNodeForLocation` can answer (it needs the document requested once).
-pub(crate) async fn prepare_hit_test(page: &Page) -> Result<()> {
-    page.send(&GetDocumentParams {
-        depth: Some(0),
-        pierce: None,
-    })
-    .await
-    .map(|_| ())
+    hit_test_at(page, x + vp.scroll_x as i64, y + vp.scroll_y as i64).await
 }
 
 /// A handle to a hit node; a pseudo-element (`::before`, `::marker`), which has no JS object,
@@ -569,22 +543,10 @@ async fn mouse(
     click_count: Option<i64>,
 ) -> Result<()> {
     page.send(&DispatchMouseEventParams {
-        type_,
-        x: p.x,
-        y: p.y,
-        modifiers: None,
-        timestamp: None,
         button: Some(button.map_or(MouseButton::None, Button::cdp)),
         buttons: Some(buttons),
         click_count,
-        force: None,
-        tangential_pressure: None,
-        tilt_x: None,
-        tilt_y: None,
-        twist: None,
-        delta_x: None,
-        delta_y: None,
-        pointer_type: None,
+        ..DispatchMouseEventParams::new(type_, p.x, p.y)
     })
     .await
     .map(|_| ())
@@ -625,22 +587,9 @@ pub(crate) async fn click_at(page: &Page, p: Point, button: Button, count: i64) 
 /// Sends a wheel event at `p`.
 pub(crate) async fn wheel_at(page: &Page, p: Point, dx: f64, dy: f64) -> Result<()> {
     page.send(&DispatchMouseEventParams {
-        type_: DispatchMouseEventType::MouseWheel,
-        x: p.x,
-        y: p.y,
-        modifiers: None,
-        timestamp: None,
-        button: None,
-        buttons: None,
-        click_count: None,
-        force: None,
-        tangential_pressure: None,
-        tilt_x: None,
-        tilt_y: None,
-        twist: None,
         delta_x: Some(dx),
         delta_y: Some(dy),
-        pointer_type: None,
+        ..DispatchMouseEventParams::new(DispatchMouseEventType::MouseWheel, p.x, p.y)
     })
     .await
     .map(|_| ())

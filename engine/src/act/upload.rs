@@ -95,10 +95,8 @@ pub(crate) async fn upload(
     }
     cx.page
         .send(&SetFileInputFilesParams {
-            files: paths,
-            node_id: None,
             backend_node_id: Some(input.backend_node_id),
-            object_id: None,
+            ..SetFileInputFilesParams::new(paths)
         })
         .await?;
     let names = call(cx.page, &input.object_id, FILES_FN, &[]).await?;

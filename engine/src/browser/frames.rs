@@ -75,7 +75,7 @@ fn auto_attach() -> SetAutoAttachParams {
             },
             FilterEntry {
                 exclude: Some(true),
-                type_: None,
+                ..Default::default()
             },
         ]),
     }
@@ -161,7 +161,7 @@ impl FrameTargets {
                         None,
                         &DetachFromTargetParams {
                             session_id: Some(child.to_string()),
-                            target_id: None,
+                            ..Default::default()
                         },
                     )
                     .await;

@@ -249,21 +249,7 @@ impl Browser {
             .connection
             .send(
                 None,
-                &target::CreateTargetParams {
-                    url: "about:blank".to_owned(),
-                    left: None,
-                    top: None,
-                    width: None,
-                    height: None,
-                    window_state: None,
-                    browser_context_id: None,
-                    enable_begin_frame_control: None,
-                    new_window: None,
-                    background: None,
-                    for_tab: None,
-                    hidden: None,
-                    focus: None,
-                },
+                &target::CreateTargetParams::new("about:blank".to_owned()),
             )
             .await?;
         Page::attach(&self.connection, &created.target_id, Some(viewport)).await

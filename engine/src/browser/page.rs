@@ -128,26 +128,12 @@ impl Page {
                 viewport.width, viewport.height, viewport.device_scale_factor
             )));
         }
-        self.send(&emulation::SetDeviceMetricsOverrideParams {
-            width: i64::from(viewport.width),
-            height: i64::from(viewport.height),
-            device_scale_factor: viewport.device_scale_factor,
-            mobile: false,
-            scale: None,
-            screen_width: None,
-            screen_height: None,
-            position_x: None,
-            position_y: None,
-            dont_set_visible_size: None,
-            screen_orientation: None,
-            viewport: None,
-            display_feature: None,
-            device_posture: None,
-            scrollbar_type: None,
-            screen_orientation_lock_emulation: None,
-            viewport_meta: None,
-            text_layout_mode: None,
-        })
+        self.send(&emulation::SetDeviceMetricsOverrideParams::new(
+            i64::from(viewport.width),
+            i64::from(viewport.height),
+            viewport.device_scale_factor,
+            false,
+        ))
         .await
         .map(|_| ())
     }
@@ -166,13 +152,7 @@ impl Page {
             .connection
             .send_with_timeout(
                 Some(&self.session_id),
-                &page::NavigateParams {
-                    url: url.to_owned(),
-                    referrer: None,
-                    transition_type: None,
-                    frame_id: None,
-                    referrer_policy: None,
-                },
+                &page::NavigateParams::new(url.to_owned()),
                 timeout,
             )
             .await;

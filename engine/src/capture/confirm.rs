@@ -16,7 +16,7 @@ use crate::analysis::click::sample_points;
 use crate::analysis::{Analysis, Point};
 use crate::browser::Page;
 use crate::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::model::{Model, NodeId};
 
 /// At most this many elements are confirmed per snapshot (hostile pages can have thousands of
@@ -70,28 +70,18 @@ pub async fn confirm_hits(
     if candidates.is_empty() {
         return Ok(done);
     }
-    // `DOM.getNodeForLocation` needs the document to have been requested on this session.
-    page.send(&GetDocumentParams {
-        depth: Some(0),
-        pierce: None,
-    })
-    .await?;
+    prepare_hit_test(page).await?;
     let (sx, sy) = (analysis.viewport.scroll_x, analysis.viewport.scroll_y);
     let answers = join_all(candidates.iter().map(|(node, points)| async move {
         let mut first_hit: Option<NodeId> = None;
         let mut queries = 0;
         for p in points {
             queries += 1;
-            let params = GetNodeForLocationParams {
-                x: (p.x + sx).floor() as i64,
-                y: (p.y + sy).floor() as i64,
-                include_user_agent_shadow_dom: Some(false),
-                ignore_pointer_events_none: None,
-            };
-            let Ok(hit) = page.send(&params).await else {
+            let at = hit_test_at(page, (p.x + sx).floor() as i64, (p.y + sy).floor() as i64);
+            let Ok(Some(backend)) = at.await else {
                 continue;
             };
-            let hit_node = model.node_by_backend_id(hit.backend_node_id);
+            let hit_node = model.node_by_backend_id(backend);
             if hit_node.is_some_and(|h| model.contains(*node, h)) {
                 return (*node, Some(*p), first_hit, queries);
             }
@@ -124,4 +114,29 @@ pub async fn confirm_hits(
         }
     }
     Ok(done)
+}
+
+/// Makes `DOM.getNodeForLocation` answer on this session: it needs the document requested once.
+pub(crate) async fn prepare_hit_test(page: &Page) -> Result<()> {
+    page.send(&GetDocumentParams {
+        depth: Some(0),
+        ..Default::default()
+    })
+    .await
+    .map(|_| ())
+}
+
+/// Chromium's own hit test (click semantics) at a point of the page's main-frame *document*
+/// (viewport point plus scroll): the `backendNodeId` it answers, or `None` where it answers
+/// nothing (outside the visible viewport). Needs [`prepare_hit_test`] first.
+pub(crate) async fn hit_test_at(page: &Page, doc_x: i64, doc_y: i64) -> Result<Option<i64>> {
+    let params = GetNodeForLocationParams {
+        include_user_agent_shadow_dom: Some(false),
+        ..GetNodeForLocationParams::new(doc_x, doc_y)
+    };
+    match page.send(&params).await {
+        Ok(hit) => Ok(Some(hit.backend_node_id)),
+        Err(e) if e.code() == ErrorCode::ProtocolError => Ok(None),
+        Err(e) => Err(e),
+    }
 }

@@ -107,13 +107,11 @@ async fn capture_once(page: &Page, last: bool) -> Result<Attempt> {
     );
     // `DOM.documentUpdated` is only sent once the DOM agent has a document; asking for its root
     // (depth 0) is cheap and rides along with the frame tree.
-    let (before, _) = tokio::join!(
-        page.send(&GetFrameTreeParams {}),
-        page.send(&GetDocumentParams {
-            depth: Some(0),
-            pierce: None,
-        })
-    );
+    let document_root = GetDocumentParams {
+        depth: Some(0),
+        ..Default::default()
+    };
+    let (before, _) = tokio::join!(page.send(&GetFrameTreeParams {}), page.send(&document_root));
     let before = before?.frame_tree;
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);

@@ -35,6 +35,7 @@ pub use ax::{
     AxNodeKey, AxNodeRecord, AxPropertyRecord, AxScalar, AxValueRecord, FullAxTree, GetFullAxTree,
 };
 pub use confirm::{confirm_hits, Confirmation};
+pub(crate) use confirm::{hit_test_at, prepare_hit_test};
 pub use live::{capture_page, mixes_states};
 
 /// The format version this build writes and reads.

@@ -54,3 +54,19 @@ pub struct Node {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra: Option<serde_json::Value>,
 }
+
+impl Node {
+    /// A [`Node`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            backend_dom_node_id: None,
+            document_url: None,
+            children: None,
+            content_document: None,
+            attributes: None,
+            extra: None,
+        }
+    }
+}

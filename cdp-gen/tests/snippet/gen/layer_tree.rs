@@ -17,6 +17,14 @@ pub struct A {
     pub x: f64,
 }
 
+impl A {
+    /// A [`A`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(x: f64) -> Self {
+        Self { x, b: None }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct B {
     pub a: Box<A>,

@@ -145,6 +145,22 @@ pub struct Thing {
     pub scroll_offset_x: Option<f64>,
 }
 
+impl Thing {
+    /// A [`Thing`] with the required fields given and every optional field `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(kind: ThingKind2, type_: Kind, backend_node_id: crate::dom::BackendNodeId) -> Self {
+        Self {
+            kind,
+            type_,
+            backend_node_id,
+            override_: None,
+            self_: None,
+            node: None,
+            scroll_offset_x: None,
+        }
+    }
+}
+
 /// Values of `kind` of [`Thing`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ThingKind2 {
