@@ -7,6 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod floor;
 pub mod scale;
 
 /// The recorded real pages under `fixtures/captures/`, largest first.

@@ -1,0 +1,341 @@
+//! The many-tabs bench: aggregate snapshot throughput of several tabs over one connection.
+//!
+//! High-throughput scrapers keep many tabs open on one browser and snapshot them all at once.
+//! Chromium's renderers then share the machine's cores with pagesight's own work (parsing the
+//! replies, the offline pipeline), so the question is not "how fast is one snapshot" but "how
+//! close to Chromium's own aggregate throughput do N tabs get" — the engine's CPU is paid out of
+//! the same cores the renderers need.
+//!
+//! One headless Chromium, one connection (the pipe), `--tabs` pages with the same page loaded.
+//! After one untimed warm-up snapshot per tab, `--repeats` rounds alternate (so drift hits all
+//! alike) three phases, each running every tab at once, `--snapshots` snapshots per tab, one
+//! after the other within a tab:
+//! - **floor**: the capture's CDP calls sent bare, replies left raw ([`pagesight_benches::floor`]);
+//! - **a11y** / **dom**: pagesight end to end (`capture_page` + `snapshot::process` on the tab's
+//!   warm uid table), each tab in its own task so the offline work of two tabs can use both cores.
+//!
+//! Throughput of a phase = snapshots taken by all tabs / wall time of the phase. Medians over
+//! the rounds are printed, with pagesight's throughput as a share of the floor's.
+//!
+//! ```text
+//! cargo run --release -p pagesight-benches --bin tabs -- [--tabs 8] [--snapshots 3]
+//!     [--repeats 3] [--page PATH_OR_URL] [--chrome PATH]
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use pagesight::browser::{Browser, LaunchOptions, Page};
+use pagesight::capture::capture_page;
+use pagesight::identity::UidTable;
+use pagesight::render::Mode;
+use pagesight::snapshot::{process, SnapshotOptions};
+use pagesight_benches::floor::floor;
+use pagesight_benches::{dom_node_count, fixtures_dir, median, page_url};
+
+/// Where Debian's python3.11-doc package installs the stdtypes page.
+const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
+
+const USAGE: &str = "usage: tabs [--tabs N] [--snapshots N] [--repeats N] \
+                     [--page PATH_OR_URL] [--chrome PATH]";
+
+struct Args {
+    tabs: usize,
+    snapshots: usize,
+    repeats: usize,
+    page: Option<String>,
+    chrome: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        tabs: 8,
+        snapshots: 3,
+        repeats: 3,
+        page: None,
+        chrome: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
+        let mut count = |name: &str| -> Result<usize, String> {
+            let v = value(name)?;
+            v.parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or(format!("{name} takes a positive number, not {v:?}"))
+        };
+        match arg.as_str() {
+            "--tabs" => args.tabs = count("--tabs")?,
+            "--snapshots" => args.snapshots = count("--snapshots")?,
+            "--repeats" => args.repeats = count("--repeats")?,
+            "--page" => args.page = Some(value("--page")?),
+            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("tabs: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The page to load in every tab: the given one, else stdtypes if installed, else a fixture.
+fn page_location(args: &Args) -> String {
+    if let Some(page) = &args.page {
+        return page.clone();
+    }
+    if std::path::Path::new(DEFAULT_STDTYPES).is_file() {
+        return DEFAULT_STDTYPES.to_string();
+    }
+    eprintln!(
+        "note: {DEFAULT_STDTYPES} not found (install Debian's python3.11-doc); using the \
+         long-page fixture"
+    );
+    fixtures_dir()
+        .join("pages")
+        .join("long-page.html")
+        .to_string_lossy()
+        .into_owned()
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
+    pagesight::browser::exit_on_signals_with_cleanup()
+        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
+    let mut options = LaunchOptions {
+        executable: args.chrome.clone(),
+        ..LaunchOptions::default()
+    };
+    // Eight tabs of a large page queue behind each other in a busy browser.
+    options.connection.command_timeout = Duration::from_secs(300);
+    let browser = Browser::launch(options)
+        .await
+        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
+    let result = measure(&browser, &args).await;
+    let closed = browser.close().await;
+    result?;
+    closed.map_err(|e| format!("closing Chromium: {e}"))
+}
+
+/// One tab: its page and its uid table (which outlives the snapshots, as in a session).
+struct Tab {
+    page: Page,
+    table: UidTable,
+}
+
+#[derive(Clone, Copy)]
+enum Phase {
+    Floor,
+    Pagesight(Mode),
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Floor => "floor",
+            Phase::Pagesight(Mode::A11y) => "pagesight a11y",
+            Phase::Pagesight(Mode::Dom) => "pagesight dom",
+        }
+    }
+}
+
+async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
+    let location = page_location(args);
+    let url = page_url(&location)?;
+    let product = browser
+        .version()
+        .await
+        .map(|v| v.product)
+        .unwrap_or_else(|_| "unknown browser".to_string());
+    let mut tabs = Vec::with_capacity(args.tabs);
+    for _ in 0..args.tabs {
+        let page = browser
+            .new_page()
+            .await
+            .map_err(|e| format!("cannot open a page: {e}"))?;
+        let outcome = page
+            .navigate(&url, Duration::from_secs(120))
+            .await
+            .map_err(|e| format!("loading {url}: {e}"))?;
+        if outcome.timed_out {
+            eprintln!("warning: {url} did not finish loading in 120 s; measuring anyway");
+        }
+        tabs.push(Tab {
+            page,
+            table: UidTable::new(),
+        });
+    }
+
+    // Warm-up, untimed: Chromium builds each tab's accessibility tree, the tables fill.
+    let mut dom_nodes = 0;
+    for tab in &mut tabs {
+        let capture = capture_page(&tab.page)
+            .await
+            .map_err(|e| format!("warm-up capture failed: {e}"))?;
+        dom_nodes = dom_node_count(&capture);
+        let target = tab.page.target_id().to_string();
+        process(
+            capture,
+            &mut tab.table,
+            &target,
+            &SnapshotOptions::default(),
+        )
+        .map_err(|e| format!("warm-up processing failed: {e}"))?;
+        floor(&tab.page).await?;
+    }
+
+    let phases = [
+        Phase::Floor,
+        Phase::Pagesight(Mode::A11y),
+        Phase::Pagesight(Mode::Dom),
+    ];
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); phases.len()];
+    let mut walls: Vec<Vec<Duration>> = vec![Vec::new(); phases.len()];
+    for round in 0..args.repeats {
+        for (k, phase) in phases.iter().enumerate() {
+            let (returned, wall) = run_phase(tabs, *phase, args.snapshots).await;
+            tabs = returned?;
+            let taken = args.tabs * args.snapshots;
+            rates[k].push(taken as f64 / wall.as_secs_f64().max(1e-9));
+            walls[k].push(wall);
+            eprintln!(
+                "round {}: {} {:.2} snapshots/s ({:.0} ms for {taken})",
+                round + 1,
+                phase.name(),
+                taken as f64 / wall.as_secs_f64().max(1e-9),
+                wall.as_secs_f64() * 1000.0
+            );
+        }
+    }
+
+    println!("browser: {product}");
+    println!(
+        "page: {location} ({dom_nodes} DOM nodes); {} tabs over one connection, {} snapshots \
+         per tab per phase, {} rounds; medians",
+        args.tabs, args.snapshots, args.repeats
+    );
+    println!();
+    println!("| phase | snapshots/s (all tabs) | ms per round | share of floor |");
+    println!("|---|---:|---:|---:|");
+    let floor_rate = median_f64(&rates[0]);
+    for (k, phase) in phases.iter().enumerate() {
+        let rate = median_f64(&rates[k]);
+        println!(
+            "| {} | {:.2} | {:.0} | {:.0}% |",
+            phase.name(),
+            rate,
+            median(&walls[k]).as_secs_f64() * 1000.0,
+            100.0 * rate / floor_rate.max(1e-9)
+        );
+    }
+    for tab in tabs {
+        if let Err(e) = tab.page.close().await {
+            eprintln!("warning: closing a tab: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// Runs one phase on every tab at once; gives the tabs back with the phase's wall time.
+async fn run_phase(
+    tabs: Vec<Tab>,
+    phase: Phase,
+    snapshots: usize,
+) -> (Result<Vec<Tab>, String>, Duration) {
+    let start = Instant::now();
+    let tasks: Vec<_> = tabs
+        .into_iter()
+        .map(|tab| tokio::spawn(tab_phase(tab, phase, snapshots)))
+        .collect();
+    let mut out = Vec::with_capacity(tasks.len());
+    let mut failure = None;
+    for task in tasks {
+        match task.await {
+            Ok(Ok(tab)) => out.push(tab),
+            Ok(Err(message)) => failure = Some(message),
+            Err(e) => failure = Some(format!("a tab's task failed: {e}")),
+        }
+    }
+    let wall = start.elapsed();
+    match failure {
+        Some(message) => (Err(message), wall),
+        None => (Ok(out), wall),
+    }
+}
+
+/// `snapshots` snapshots of one tab, one after the other.
+async fn tab_phase(mut tab: Tab, phase: Phase, snapshots: usize) -> Result<Tab, String> {
+    let target = tab.page.target_id().to_string();
+    for _ in 0..snapshots {
+        match phase {
+            Phase::Floor => {
+                std::hint::black_box(floor(&tab.page).await?.bytes);
+            }
+            Phase::Pagesight(mode) => {
+                let capture = capture_page(&tab.page)
+                    .await
+                    .map_err(|e| format!("capture failed: {e}"))?;
+                let options = SnapshotOptions {
+                    mode,
+                    ..SnapshotOptions::default()
+                };
+                // The offline part is CPU work: off the runtime's worker threads, so other tabs'
+                // replies keep being read meanwhile.
+                let mut table = std::mem::take(&mut tab.table);
+                let target = target.clone();
+                let (table, output) = tokio::task::spawn_blocking(move || {
+                    let output =
+                        process(capture, &mut table, &target, &options).map(|s| s.output.len());
+                    (table, output)
+                })
+                .await
+                .map_err(|e| format!("the processing task failed: {e}"))?;
+                tab.table = table;
+                std::hint::black_box(output.map_err(|e| format!("processing failed: {e}"))?);
+            }
+        }
+    }
+    Ok(tab)
+}
+
+fn median_f64(samples: &[f64]) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
