@@ -195,3 +195,63 @@ pub fn page_url(path_or_url: &str) -> Result<String, String> {
         .map_err(|e| format!("cannot open {path_or_url}: {e}"))?;
     Ok(format!("file://{}", abs.display()))
 }
+
+/// CPU time (user + system) spent so far by process `root` and all its living descendants —
+/// for a browser: its GPU, network and renderer processes. Read from `/proc`; zero where that
+/// is not available.
+///
+/// Why descendants: Chromium does a snapshot's work in the page's renderer, a child of the
+/// browser process, so the browser's own figure alone would say almost nothing.
+pub fn process_tree_cpu(root: u32) -> Duration {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks <= 0 {
+        return Duration::ZERO;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Duration::ZERO;
+    };
+    // (pid, parent, cpu ticks) of every process.
+    let mut procs: Vec<(u32, u32, u64)> = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The command name is in parentheses and may hold spaces: fields start after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // After the name: state(0) ppid(1) … utime(11) stime(12).
+        let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+        if let (Some(ppid), Some(utime), Some(stime)) = (num(1), num(11), num(12)) {
+            procs.push((pid, ppid as u32, utime + stime));
+        }
+    }
+    let mut inside = vec![root];
+    let mut total = 0u64;
+    // Parents may be listed after their children: repeat until nothing new joins.
+    let mut counted = vec![false; procs.len()];
+    loop {
+        let mut grew = false;
+        for (k, &(pid, ppid, cpu)) in procs.iter().enumerate() {
+            if !counted[k] && (pid == root || inside.contains(&ppid)) {
+                counted[k] = true;
+                inside.push(pid);
+                total += cpu;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    Duration::from_secs_f64(total as f64 / ticks as f64)
+}

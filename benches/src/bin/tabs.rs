@@ -15,7 +15,9 @@
 //!   warm uid table), each tab in its own task so the offline work of two tabs can use both cores.
 //!
 //! Throughput of a phase = snapshots taken by all tabs / wall time of the phase. Medians over
-//! the rounds are printed, with pagesight's throughput as a share of the floor's.
+//! the rounds are printed, with pagesight's throughput as a share of the floor's, and the CPU
+//! time of this process against that of the browser's processes (read from `/proc`) in the
+//! same phase: the engine's own cost measured in the currency the tabs compete for.
 //!
 //! ```text
 //! cargo run --release -p pagesight-benches --bin tabs -- [--tabs 8] [--snapshots 3]
@@ -32,7 +34,7 @@ use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::floor;
-use pagesight_benches::{dom_node_count, fixtures_dir, median, page_url};
+use pagesight_benches::{dom_node_count, fixtures_dir, median, page_url, process_tree_cpu, usage};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
 const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
@@ -219,9 +221,17 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
     ];
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); phases.len()];
     let mut walls: Vec<Vec<Duration>> = vec![Vec::new(); phases.len()];
+    // This process's CPU and the browser's (all its processes) per phase.
+    let mut cpu_own: Vec<Vec<Duration>> = vec![Vec::new(); phases.len()];
+    let mut cpu_browser: Vec<Vec<Duration>> = vec![Vec::new(); phases.len()];
+    let pid = browser.pid();
+    let browser_cpu = || pid.map_or(Duration::ZERO, process_tree_cpu);
     for round in 0..args.repeats {
         for (k, phase) in phases.iter().enumerate() {
+            let (own0, browser0) = (usage().cpu, browser_cpu());
             let (returned, wall) = run_phase(tabs, *phase, args.snapshots).await;
+            cpu_own[k].push(usage().cpu.saturating_sub(own0));
+            cpu_browser[k].push(browser_cpu().saturating_sub(browser0));
             tabs = returned?;
             let taken = args.tabs * args.snapshots;
             rates[k].push(taken as f64 / wall.as_secs_f64().max(1e-9));
@@ -243,17 +253,24 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
         args.tabs, args.snapshots, args.repeats
     );
     println!();
-    println!("| phase | snapshots/s (all tabs) | ms per round | share of floor |");
-    println!("|---|---:|---:|---:|");
+    println!(
+        "| phase | snapshots/s (all tabs) | ms per round | share of floor | own CPU ms | \
+         browser CPU ms | own / browser CPU |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     let floor_rate = median_f64(&rates[0]);
     for (k, phase) in phases.iter().enumerate() {
         let rate = median_f64(&rates[k]);
+        let (own, browser) = (median(&cpu_own[k]), median(&cpu_browser[k]));
         println!(
-            "| {} | {:.2} | {:.0} | {:.0}% |",
+            "| {} | {:.2} | {:.0} | {:.0}% | {:.0} | {:.0} | {:.1}% |",
             phase.name(),
             rate,
             median(&walls[k]).as_secs_f64() * 1000.0,
-            100.0 * rate / floor_rate.max(1e-9)
+            100.0 * rate / floor_rate.max(1e-9),
+            own.as_secs_f64() * 1000.0,
+            browser.as_secs_f64() * 1000.0,
+            100.0 * own.as_secs_f64() / browser.as_secs_f64().max(1e-9)
         );
     }
     for tab in tabs {
