@@ -393,6 +393,84 @@ fn a_load_that_never_finishes_times_out_without_an_error() {
     });
 }
 
+/// A server whose `/loop` redirects to itself forever, `/hop/N` redirects to `/hop/N-1` down to
+/// a page at `/hop/0`.
+fn redirect_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            use std::io::{Read, Write};
+            let mut stream = stream;
+            let mut buf = [0u8; 4096];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]);
+            let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let hops = path
+                .strip_prefix("/hop/")
+                .and_then(|n| n.parse::<u32>().ok());
+            let reply = match hops {
+                Some(0) => "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 24\r\n\
+                            Connection: close\r\n\r\n<title>arrived</title>\r\n"
+                    .to_string(),
+                Some(n) => format!(
+                    "HTTP/1.1 302 Found\r\nLocation: /hop/{}\r\nContent-Length: 0\r\n\
+                     Connection: close\r\n\r\n",
+                    n - 1
+                ),
+                None => "HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\
+                         Connection: close\r\n\r\n"
+                    .to_string(),
+            };
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    port
+}
+
+#[test]
+fn a_redirect_loop_fails_with_the_net_error_and_a_chain_arrives() {
+    let browser = shared_browser();
+    let port = redirect_server();
+    rt().block_on(async {
+        let page = browser.new_page().await.expect("a page");
+        let started = Instant::now();
+        let error = page
+            .navigate(
+                &format!("http://127.0.0.1:{port}/loop"),
+                Duration::from_secs(20),
+            )
+            .await
+            .expect_err("a redirect loop cannot load");
+        assert_eq!(error.code(), ErrorCode::NavigationFailed, "{error}");
+        assert!(
+            error.message().contains("net::ERR_TOO_MANY_REDIRECTS"),
+            "{error}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the loop was not cut short"
+        );
+        // Five hops then a page: an ordinary load, and the page is where it ended.
+        let outcome = page
+            .navigate(
+                &format!("http://127.0.0.1:{port}/hop/5"),
+                Duration::from_secs(10),
+            )
+            .await
+            .expect("a redirect chain loads");
+        assert!(!outcome.timed_out);
+        let title = page.send(&evaluate("document.title")).await.expect("title");
+        assert_eq!(title.result.value, Some(serde_json::json!("arrived")));
+        let href = page
+            .send(&evaluate("location.pathname"))
+            .await
+            .expect("pathname");
+        assert_eq!(href.result.value, Some(serde_json::json!("/hop/0")));
+        page.close().await.expect("close");
+    });
+}
+
 #[test]
 fn pages_lists_page_targets() {
     let browser = shared_browser();
