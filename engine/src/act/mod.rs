@@ -51,6 +51,7 @@ mod form;
 mod keyboard;
 mod live;
 mod pointer;
+mod scope;
 mod scroll;
 mod upload;
 
@@ -76,6 +77,7 @@ use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::transport::EventStream;
 use dialog::Raced;
 use live::{Frames, LiveNode};
+use scope::{Scope, Worlds};
 
 /// How long the page is given after an action before the result is returned.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -92,6 +94,8 @@ pub const COMMANDS: &[&str] = &[
 pub struct ActState {
     dialogs: DialogWatch,
     focus_emulated: bool,
+    /// The isolated worlds of the page's frames, by loader.
+    worlds: Worlds,
 }
 
 impl ActState {
@@ -100,6 +104,7 @@ impl ActState {
         ActState {
             dialogs: DialogWatch::new(page),
             focus_emulated: false,
+            worlds: Worlds::default(),
         }
     }
 
@@ -117,18 +122,48 @@ pub struct ActTarget<'a> {
     pub state: &'a mut ActState,
 }
 
-/// What the inner steps of an action read: the page and the last snapshot (to name uids).
+/// What the inner steps of an action read: the page (where input goes), the scope the node
+/// lives in (where DOM and JavaScript commands go), and the last snapshot (to name uids).
 pub(crate) struct Cx<'a> {
     pub page: &'a Page,
+    pub scope: &'a Scope,
+    pub worlds: &'a Worlds,
     pub last: Option<&'a Snapshot>,
 }
 
 impl Cx<'_> {
-    /// The uid the last snapshot gave the node with this `backendNodeId`, if any.
+    /// The session that holds the action's document: DOM, Runtime and hit-test commands go
+    /// there.
+    pub(crate) fn dom(&self) -> &Page {
+        &self.scope.session
+    }
+
+    /// The uid the last snapshot gave the node with this `backendNodeId` in the action's
+    /// renderer, if any.
     pub(crate) fn uid_of(&self, backend_node_id: i64) -> Option<String> {
+        self.uid_in(&self.scope.frame_id, backend_node_id)
+    }
+
+    /// The uid of a node of the renderer that holds `frame_id` (backend ids are per renderer).
+    pub(crate) fn uid_in(&self, frame_id: &str, backend_node_id: i64) -> Option<String> {
         let snap = self.last?;
-        let node = snap.model.node_by_backend_id(backend_node_id)?;
+        let node = self.model_node(frame_id, backend_node_id)?;
         snap.uids.dom(node).map(|u| u.to_string())
+    }
+
+    /// The last snapshot's node for a `backendNodeId` of the renderer that holds `frame_id`.
+    pub(crate) fn model_node(
+        &self,
+        frame_id: &str,
+        backend_node_id: i64,
+    ) -> Option<crate::model::NodeId> {
+        let model = &self.last?.model;
+        let target = model
+            .docs
+            .iter()
+            .find(|d| model.opt_str(d.frame_id) == Some(frame_id))
+            .map_or(0, |d| d.target);
+        model.node_by_target_backend_id(target, backend_node_id)
     }
 }
 
@@ -300,15 +335,19 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     };
     // Every step that talks to the page is raced against dialogs: a page blocked by one
     // cannot answer.
+    let worlds = &state.worlds;
     let prepare = async {
         let frames = Frames::read(page).await?;
-        let node = match uid {
-            Some(u) => Some(live::resolve_uid(page, uids, &frames, u).await?),
-            None => None,
+        let (scope, node) = match uid {
+            Some(u) => {
+                let (scope, node) = live::resolve_uid(page, uids, &frames, worlds, u).await?;
+                (scope, Some(node))
+            }
+            None => (live::page_scope(page, &frames, worlds).await, None),
         };
-        Ok::<_, Error>((frames, node))
+        Ok::<_, Error>((frames, scope, node))
     };
-    let (frames, node) = match state.dialogs.race(prepare).await {
+    let (frames, scope, node) = match state.dialogs.race(prepare).await {
         Raced::Done(r) => r?,
         Raced::Dialog(d) => return Err(dialog::blocked(&d)),
     };
@@ -320,11 +359,18 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     let outcome = {
         let cx = Cx {
             page,
+            scope: &scope,
+            worlds: &state.worlds,
             last: last.as_ref(),
         };
         let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
         state.dialogs.race(work).await
     };
+    // Objects resolved in other renderers are released there; the page's own in `finish`.
+    let _ = state
+        .dialogs
+        .race(live::release_other_sessions(page, &scope))
+        .await;
     match outcome {
         Raced::Done(Ok(())) => {}
         Raced::Done(Err(e)) => {
@@ -486,11 +532,11 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
       const s=this.closest('select');
       return (s&&!s.multiple&&s.size<=1)?s:null;
     }"#;
-    let Some(select) = live::call_node(cx.page, &node.object_id, FN, &[]).await? else {
+    let Some(select) = live::call_node(cx.dom(), &node.object_id, FN, &[]).await? else {
         return Ok(None);
     };
     let text = live::call(
-        cx.page,
+        cx.dom(),
         &node.object_id,
         "function(){return this.text.replace(/\\s+/g,' ').trim()}",
         &[],
@@ -501,9 +547,9 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
 
 /// Gives the keyboard focus to the element a `press` names.
 async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
-    pointer::check_state(cx.page, node, uid, true).await?;
+    pointer::check_state(cx.dom(), node, uid, true).await?;
     let focused = cx
-        .page
+        .dom()
         .send(&crate::cdp::dom::FocusParams {
             backend_node_id: Some(node.backend_node_id),
             ..Default::default()
@@ -524,37 +570,28 @@ async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
 /// The element that has the keyboard focus: `{"tag","id","uid"?}`, or `null` for the body.
 async fn focused(cx: &Cx<'_>) -> Value {
     let reply = cx
-        .page
+        .dom()
         .send(&EvaluateParams {
-            expression: "(()=>{let a=document.activeElement;\
-                while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;\
-                return a&&a!==document.body&&a!==document.documentElement?a:null})()"
-                .into(),
             object_group: Some(live::OBJECT_GROUP.into()),
-            include_command_line_api: None,
             silent: Some(true),
-            context_id: None,
+            context_id: cx.scope.world,
             return_by_value: Some(false),
-            generate_preview: None,
-            user_gesture: None,
-            await_promise: None,
-            throw_on_side_effect: None,
-            timeout: None,
-            disable_breaks: None,
-            repl_mode: None,
-            allow_unsafe_eval_blocked_by_csp: None,
-            unique_context_id: None,
-            serialization_options: None,
+            ..EvaluateParams::new(
+                "(()=>{let a=document.activeElement;\
+                 while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;\
+                 return a&&a!==document.body&&a!==document.documentElement?a:null})()"
+                    .into(),
+            )
         })
         .await;
     let Some(object_id) = reply.ok().and_then(|r| r.result.object_id) else {
         return Value::Null;
     };
-    let Ok(node) = live::node_from_object(cx.page, object_id).await else {
+    let Ok(node) = live::node_from_object(cx.dom(), object_id).await else {
         return Value::Null;
     };
     let info = live::call(
-        cx.page,
+        cx.dom(),
         &node.object_id,
         "function(){return {tag:this.localName,id:this.id||''}}",
         &[],

@@ -1,0 +1,267 @@
+//! Where an action happens: the renderer session that holds the node, the JavaScript world the
+//! action's helper functions run in, and how that frame's viewport sits inside the top-level
+//! viewport.
+//!
+//! Why a scope and not just the page:
+//! - **Out-of-process iframes** (cross-site frames) are separate renderers with CDP sessions of
+//!   their own: their nodes are only known there (`DOM.resolveNode`, `DOM.getContentQuads`,
+//!   `DOM.getNodeForLocation` all answer in the frame's own coordinates). Input, however, is
+//!   one stream for the whole tab: `Input.dispatchMouseEvent` goes to the page's session in
+//!   top-level viewport coordinates, and Chromium routes it to whichever renderer is under the
+//!   pointer. So a point chosen inside the frame is translated through the content box of each
+//!   owner `<iframe>` up to the page, and each level's own hit test must answer the owner
+//!   `<iframe>` at that point — otherwise something of the parent page covers the frame there.
+//! - **Isolated worlds**: the helper functions actions run (state checks, value read-back,
+//!   scroll figures, hit-test containment) must not see a page's own JavaScript. A page can
+//!   override `Element.prototype.getBoundingClientRect`, the `value` setter of inputs,
+//!   `getComputedStyle` or `document.elementFromPoint` in its main world; an isolated world
+//!   (`Page.createIsolatedWorld`) shares the DOM but has pristine built-ins. One world per frame
+//!   is created and cached by the frame's `loaderId` (a new document gets a new world; the old
+//!   context is gone with its document). If Chromium refuses to create one, the page's main
+//!   world is used.
+
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+
+use crate::browser::Page;
+use crate::cdp::dom::{GetBoxModelParams, GetFrameOwnerParams};
+use crate::cdp::page::CreateIsolatedWorldParams;
+use crate::error::{Error, ErrorCode, Result};
+
+/// The name of the isolated world actions run their helpers in.
+const WORLD_NAME: &str = "pagesight";
+
+/// The isolated worlds created so far, per (session, frame): the loader id they belong to and
+/// their execution context id (`None`: creation failed, the main world is used).
+#[derive(Debug, Default)]
+pub(crate) struct Worlds {
+    known: Mutex<FxHashMap<(String, String), (String, Option<i64>)>>,
+}
+
+impl Worlds {
+    fn lookup(&self, key: &(String, String), loader: &str) -> Option<Option<i64>> {
+        let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        known
+            .get(key)
+            .filter(|(l, _)| l == loader)
+            .map(|(_, c)| *c)
+    }
+
+    /// The execution context of the isolated world in `frame_id` (document `loader_id`) on
+    /// `session`, created on first use.
+    pub(crate) async fn context(&self, session: &Page, frame_id: &str, loader_id: &str) -> Option<i64> {
+        let key = (session.session_id().to_string(), frame_id.to_string());
+        if let Some(known) = self.lookup(&key, loader_id) {
+            return known;
+        }
+        let created = session
+            .send(&CreateIsolatedWorldParams {
+                world_name: Some(WORLD_NAME.to_string()),
+                grant_univeral_access: Some(false),
+                ..CreateIsolatedWorldParams::new(frame_id.to_string())
+            })
+            .await
+            .ok()
+            .map(|r| r.execution_context_id);
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        known.insert(key, (loader_id.to_string(), created));
+        created
+    }
+
+    /// Forgets the world of a frame (its context was destroyed without a new document).
+    pub(crate) fn forget(&self, session: &Page, frame_id: &str) {
+        let key = (session.session_id().to_string(), frame_id.to_string());
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        known.remove(&key);
+    }
+}
+
+/// One `<iframe>` between a scope's frame and the page: the session that holds the element,
+/// the element, and the frame id of the document it sits in (for that level's world).
+#[derive(Debug, Clone)]
+pub(crate) struct Owner {
+    pub parent: Page,
+    pub parent_frame: String,
+    pub parent_loader: String,
+    pub iframe: i64,
+}
+
+/// Where an action's node lives (see the module docs).
+#[derive(Debug, Clone)]
+pub(crate) struct Scope {
+    /// The renderer session that holds the node's document.
+    pub session: Page,
+    /// The frame of the node's document.
+    pub frame_id: String,
+    /// The isolated world's execution context there (`None`: the main world).
+    pub world: Option<i64>,
+    /// For a frame in another renderer: its owner `<iframe>`s, innermost first.
+    pub owners: Vec<Owner>,
+}
+
+/// One owner level, measured now: the owner's content-box origin in its parent's viewport and
+/// the parent's scroll offset (its hit test takes document coordinates).
+#[derive(Debug, Clone)]
+pub(crate) struct Level {
+    pub owner: Owner,
+    pub origin_x: f64,
+    pub origin_y: f64,
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+}
+
+/// A point of the scope's frame (its viewport CSS px) as the page sees it.
+pub(crate) enum Reach {
+    /// A click at this top-level viewport point reaches the frame.
+    Top(f64, f64),
+    /// Something of an ancestor document covers the frame there: the session, the frame id of
+    /// the document and the `backendNodeId` of what covers it.
+    Covered(Page, String, String, i64),
+    /// The point is outside an ancestor's viewport.
+    Outside,
+}
+
+impl Scope {
+    /// A scope of the page's own document in `frame_id`.
+    pub(crate) fn page(page: &Page, frame_id: &str, world: Option<i64>) -> Scope {
+        Scope {
+            session: page.clone(),
+            frame_id: frame_id.to_string(),
+            world,
+            owners: Vec::new(),
+        }
+    }
+
+    /// Measures where each owner `<iframe>` is now (innermost first).
+    pub(crate) async fn levels(&self) -> Result<Vec<Level>> {
+        let mut out = Vec::with_capacity(self.owners.len());
+        for owner in &self.owners {
+            let boxes = owner
+                .parent
+                .send(&GetBoxModelParams {
+                    backend_node_id: Some(owner.iframe),
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| match e.code() {
+                    ErrorCode::ProtocolError => Error::new(
+                        ErrorCode::NotInteractable,
+                        "the frame that holds this element is not rendered (its <iframe> has no \
+                         box); take a new snapshot",
+                    ),
+                    _ => e,
+                })?;
+            let q = &boxes.model.content;
+            let (mut x, mut y) = (f64::MAX, f64::MAX);
+            for c in q.chunks(2).take(4) {
+                if let [cx, cy] = c {
+                    x = x.min(*cx);
+                    y = y.min(*cy);
+                }
+            }
+            if !(x.is_finite() && y.is_finite()) {
+                return Err(Error::new(
+                    ErrorCode::NotInteractable,
+                    "the frame that holds this element has no usable box; take a new snapshot",
+                ));
+            }
+            let vp = super::pointer::viewport(&owner.parent).await?;
+            out.push(Level {
+                owner: owner.clone(),
+                origin_x: x,
+                origin_y: y,
+                scroll_x: vp.scroll_x,
+                scroll_y: vp.scroll_y,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Where the frame point `(x, y)` lands on the page, checking at every level that the
+    /// parent's hit test answers the owner `<iframe>` there.
+    pub(crate) async fn reach(levels: &[Level], x: f64, y: f64) -> Result<Reach> {
+        let (mut x, mut y) = (x, y);
+        for level in levels {
+            x += level.origin_x;
+            y += level.origin_y;
+            let hit = crate::capture::hit_test_at(
+                &level.owner.parent,
+                (x + level.scroll_x).floor() as i64,
+                (y + level.scroll_y).floor() as i64,
+            )
+            .await?;
+            match hit {
+                None => return Ok(Reach::Outside),
+                Some(h) if h == level.owner.iframe => {}
+                Some(h) => {
+                    return Ok(Reach::Covered(
+                        level.owner.parent.clone(),
+                        level.owner.parent_frame.clone(),
+                        level.owner.parent_loader.clone(),
+                        h,
+                    ))
+                }
+            }
+        }
+        Ok(Reach::Top(x, y))
+    }
+
+    /// Makes every level's hit test answer (each session needs its document requested once).
+    pub(crate) async fn prepare_hit_tests(&self) -> Result<()> {
+        crate::capture::prepare_hit_test(&self.session).await?;
+        for owner in &self.owners {
+            crate::capture::prepare_hit_test(&owner.parent).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The owner chain of an out-of-process frame target: for `target`, the `<iframe>` that holds
+/// it in its parent session, then that session's own owner, up to the page.
+pub(crate) async fn owners_of(page: &Page, session_of_frame: &Page) -> Result<Vec<Owner>> {
+    let targets = page.frame_targets();
+    let mut out = Vec::new();
+    let mut current = session_of_frame.session_id().clone();
+    for _ in 0..32 {
+        if current == *page.session_id() {
+            return Ok(out);
+        }
+        let Some(t) = targets.iter().find(|t| t.session_id == current) else {
+            break;
+        };
+        let parent = if t.parent_session == *page.session_id() {
+            page.clone()
+        } else {
+            match targets.iter().find(|p| p.session_id == t.parent_session) {
+                Some(p) => page.frame_session(p),
+                None => break,
+            }
+        };
+        let owner = parent
+            .send(&GetFrameOwnerParams {
+                frame_id: t.target_id.clone(),
+            })
+            .await;
+        let Ok(owner) = owner else { break };
+        // The frame (and loader) of the document that holds the `<iframe>`.
+        let frames = super::live::Frames::read(&parent).await?;
+        let parent_frame = frames
+            .parent(&t.target_id)
+            .unwrap_or(&frames.main_frame)
+            .to_string();
+        let parent_loader = frames.loader(&parent_frame).unwrap_or("").to_string();
+        out.push(Owner {
+            parent,
+            parent_frame,
+            parent_loader,
+            iframe: owner.backend_node_id,
+        });
+        current = t.parent_session.clone();
+    }
+    Err(Error::new(
+        ErrorCode::StaleUid,
+        "the frame that held this element is gone (its <iframe> was removed or navigated); \
+         take a new snapshot",
+    ))
+}
