@@ -3,6 +3,8 @@
 //! `Session::execute(&json!({...}))` as a front end does, and reads back what the page saw.
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -71,6 +73,68 @@ fn page_path(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The two loopback origins of the cross-site tests, `127.0.0.1:P1` and `localhost:P2`:
+/// Chromium puts the second site in another renderer (an out-of-process iframe). `{{A}}` and
+/// `{{B}}` in the pages under `fixtures/pages/actions/` are replaced by them.
+fn origins() -> &'static (String, String) {
+    static ORIGINS: OnceLock<(String, String)> = OnceLock::new();
+    ORIGINS.get_or_init(|| {
+        let a = TcpListener::bind("127.0.0.1:0").expect("bind the first origin");
+        let b = TcpListener::bind("127.0.0.1:0").expect("bind the second origin");
+        let port = |l: &TcpListener| l.local_addr().map(|a| a.port()).unwrap_or(0);
+        let origins = (
+            format!("http://127.0.0.1:{}", port(&a)),
+            format!("http://localhost:{}", port(&b)),
+        );
+        for listener in [a, b] {
+            let o = origins.clone();
+            std::thread::spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let o = o.clone();
+                    std::thread::spawn(move || respond(stream, &o));
+                }
+            });
+        }
+        origins
+    })
+}
+
+/// Serves one file of `fixtures/pages/actions/` and closes the connection.
+fn respond(mut stream: TcpStream, origins: &(String, String)) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(clone);
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        match reader.read_line(&mut header) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if header == "\r\n" || header == "\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let name = path.split('?').next().unwrap_or("/").trim_start_matches('/');
+    let file = (!name.contains("..") && !name.is_empty())
+        .then(|| std::fs::read_to_string(page_path("actions").join(name)).ok())
+        .flatten();
+    let response = match file {
+        Some(body) => {
+            let body = body.replace("{{A}}", &origins.0).replace("{{B}}", &origins.1);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }
+        None => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+    };
+    let _ = stream.write_all(response.as_bytes());
+}
+
 /// A session on its own page of the shared browser, with `page` loaded.
 struct T {
     s: Session,
@@ -79,6 +143,16 @@ struct T {
 
 impl T {
     async fn open(page: &str) -> T {
+        let path = page_path(page);
+        T::open_url(&path.to_string_lossy()).await
+    }
+
+    /// Opens `name` of `fixtures/pages/actions/` from the first loopback origin.
+    async fn open_served(name: &str) -> T {
+        T::open_url(&format!("{}/{name}", origins().0)).await
+    }
+
+    async fn open_url(url: &str) -> T {
         let options = SessionOptions {
             browser: Some(browser_url()),
             ..SessionOptions::default()
@@ -86,11 +160,8 @@ impl T {
         let mut s = Session::start(options)
             .await
             .expect("connect to the shared browser");
-        let path = page_path(page);
-        let r = s
-            .execute(&json!({"cmd": "open", "url": path.to_string_lossy()}))
-            .await;
-        assert!(r.is_ok(), "open {page}: {r:?}");
+        let r = s.execute(&json!({"cmd": "open", "url": url})).await;
+        assert!(r.is_ok(), "open {url}: {r:?}");
         T {
             s,
             uids: HashMap::new(),
@@ -174,6 +245,12 @@ impl T {
                     (v.get("backendNodeId"), v.get("uid").and_then(Value::as_str))
                 {
                     out.insert(b.to_string(), u.to_string());
+                    // Elements of other renderers have no backend id the page knows: by
+                    // role and name instead.
+                    if let (Some(role), Some(name)) = (v["role"].as_str(), v["name"].as_str()) {
+                        out.entry(format!("{role}:{name}"))
+                            .or_insert_with(|| u.to_string());
+                    }
                 }
                 if let Some(children) = v.get("children").and_then(Value::as_array) {
                     for c in children {
@@ -200,6 +277,21 @@ impl T {
     async fn uid(&mut self, id: &str) -> String {
         self.uid_js(&format!("document.getElementById({id:?})"))
             .await
+    }
+
+    /// The uid of the first element with this role and accessible name in any frame, from the
+    /// last [`T::snapshot`].
+    fn uid_named(&self, role: &str, name: &str) -> String {
+        match self.uids.get(&format!("{role}:{name}")) {
+            Some(u) => u.clone(),
+            None => panic!("no {role} named {name:?} has a uid in the snapshot"),
+        }
+    }
+
+    /// The messages the cross-site frame posted to the page (`#log`).
+    async fn frame_log(&self) -> Vec<Value> {
+        let text = self.text("log").await;
+        serde_json::from_str::<Vec<Value>>(&text).unwrap_or_default()
     }
 
     async fn close(mut self) {
@@ -816,5 +908,112 @@ async fn action_returns_a_fresh_snapshot() {
     // The uids stay valid after the action's snapshot.
     t.ok(json!({"cmd":"click","uid":inc})).await;
     assert_eq!(t.text("count").await, "2");
+    t.close().await;
+}
+
+// ----- out-of-process (cross-site) iframes -----
+
+impl T {
+    /// Waits (up to 5 s) until the frame has posted a message matching `pred`.
+    async fn wait_log(&self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..50 {
+            if let Some(m) = self.frame_log().await.into_iter().find(|m| pred(m)) {
+                return m;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the frame never reported {what}; log: {:?}", self.frame_log().await);
+    }
+}
+
+#[tokio::test]
+async fn click_fill_select_and_press_inside_a_cross_site_frame() {
+    let mut t = T::open_served("oopif.html").await;
+    let targets = t
+        .s
+        .current_page()
+        .map(|p| p.frame_targets())
+        .unwrap_or_default();
+    assert_eq!(targets.len(), 1, "the frame must run in another renderer");
+    t.snapshot().await;
+
+    // The frame lies below the fold, offset by margin, border and padding: the click scrolls
+    // the page and must land on the button through the translated point.
+    let btn = t.uid_named("button", "Press me");
+    let r = t.ok(json!({"cmd":"click","uid":btn})).await;
+    assert_eq!(r["clicked"], json!(btn));
+    let m = t
+        .wait_log("the click", |m| m["kind"] == "click" && m["value"]["target"] == "btn")
+        .await;
+    assert_eq!(m["value"]["trusted"], true, "{m}");
+    let scroll_y = t.eval("scrollY").await.as_f64().unwrap_or(0.0);
+    assert!(scroll_y > 100.0, "the page was not scrolled to the frame: {scroll_y}");
+
+    // Far down inside the frame: the frame itself scrolls.
+    let low = t.uid_named("button", "Low button");
+    t.ok(json!({"cmd":"click","uid":low})).await;
+    t.wait_log("the low click", |m| m["value"]["target"] == "low")
+        .await;
+
+    let name = t.uid_named("textbox", "Name");
+    let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Grace"})).await;
+    assert_eq!(r["value"], "Grace", "{r}");
+    let m = t
+        .wait_log("the input", |m| m["kind"] == "input" && m["value"]["value"] == "Grace")
+        .await;
+    assert_eq!(m["value"]["trusted"], true, "{m}");
+
+    let r = t.ok(json!({"cmd":"press","uid":name,"key":"x"})).await;
+    assert_eq!(r["focus"]["tag"], "input", "{r}");
+    t.wait_log("the key", |m| m["kind"] == "key" && m["value"]["key"] == "x")
+        .await;
+    t.wait_log("the typed text", |m| m["kind"] == "input" && m["value"]["value"] == "Gracex")
+        .await;
+
+    let color = t.uid_named("combobox", "Colour");
+    let r = t
+        .ok(json!({"cmd":"select","uid":color,"option":"Blue"}))
+        .await;
+    assert_eq!(r["value"], "b", "{r}");
+    t.wait_log("the change", |m| m["kind"] == "change" && m["value"]["value"] == "b")
+        .await;
+    t.close().await;
+}
+
+#[tokio::test]
+async fn cross_site_frame_covered_by_the_page_is_occluded() {
+    let mut t = T::open_served("oopif.html").await;
+    t.snapshot().await;
+    let covered = t.uid_named("button", "Covered");
+    let msg = assert_code!(
+        t.err(json!({"cmd":"click","uid":covered})).await,
+        "OCCLUDED"
+    );
+    assert!(msg.contains("shade") && msg.contains("Promotion"), "{msg}");
+    assert!(
+        !t.frame_log()
+            .await
+            .iter()
+            .any(|m| m["value"]["target"] == "covered"),
+        "the covered button must not have been clicked"
+    );
+    t.close().await;
+}
+
+#[tokio::test]
+async fn dialog_from_a_cross_site_frame_is_reported_and_answered() {
+    let mut t = T::open_served("oopif.html").await;
+    t.snapshot().await;
+    let alert = t.uid_named("button", "Alert");
+    let r = t.ok(json!({"cmd":"click","uid":alert})).await;
+    assert_eq!(
+        r["dialog"],
+        json!({"type":"alert","message":"From the frame"}),
+        "{r}"
+    );
+    let r = t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(r["accepted"], true, "{r}");
+    t.wait_log("the end of the alert", |m| m["kind"] == "after-alert")
+        .await;
     t.close().await;
 }

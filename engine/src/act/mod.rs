@@ -366,11 +366,14 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
         state.dialogs.race(work).await
     };
-    // Objects resolved in other renderers are released there; the page's own in `finish`.
-    let _ = state
-        .dialogs
-        .race(live::release_other_sessions(page, &scope))
-        .await;
+    // Objects resolved in other renderers are released there, the page's own in `finish` —
+    // unless a dialog is open: then the renderers cannot answer.
+    if state.dialogs.current().is_none() {
+        let _ = state
+            .dialogs
+            .race(live::release_other_sessions(page, &scope))
+            .await;
+    }
     match outcome {
         Raced::Done(Ok(())) => {}
         Raced::Done(Err(e)) => {

@@ -547,8 +547,9 @@ pub(crate) async fn actionable_point(
             // In a frame of another renderer: the page must reach the frame there too.
             match Scope::reach(&levels, at.x, at.y).await? {
                 Reach::Top(x, y) => return Ok(Point { x, y }),
-                Reach::Covered(session, frame, loader, h) => {
-                    first_cover.get_or_insert((Cover::Above(session, frame, loader, h), at));
+                Reach::Covered(session, frame, loader, h, (x, y)) => {
+                    let there = Point { x, y };
+                    first_cover.get_or_insert((Cover::Above(session, frame, loader, h), there));
                 }
                 Reach::Outside => {}
             }

@@ -115,9 +115,10 @@ pub(crate) struct Level {
 pub(crate) enum Reach {
     /// A click at this top-level viewport point reaches the frame.
     Top(f64, f64),
-    /// Something of an ancestor document covers the frame there: the session, the frame id of
-    /// the document and the `backendNodeId` of what covers it.
-    Covered(Page, String, String, i64),
+    /// Something of an ancestor document covers the frame there: the session, the frame id and
+    /// loader id of the document, the `backendNodeId` of what covers it, and the point in that
+    /// document's viewport.
+    Covered(Page, String, String, i64, (f64, f64)),
     /// The point is outside an ancestor's viewport.
     Outside,
 }
@@ -200,6 +201,7 @@ impl Scope {
                         level.owner.parent_frame.clone(),
                         level.owner.parent_loader.clone(),
                         h,
+                        (x, y),
                     ))
                 }
             }
