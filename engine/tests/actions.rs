@@ -118,19 +118,27 @@ fn respond(mut stream: TcpStream, origins: &(String, String)) {
         }
     }
     let path = request.split_whitespace().nth(1).unwrap_or("/");
-    let name = path.split('?').next().unwrap_or("/").trim_start_matches('/');
+    let name = path
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .trim_start_matches('/');
     let file = (!name.contains("..") && !name.is_empty())
         .then(|| std::fs::read_to_string(page_path("actions").join(name)).ok())
         .flatten();
     let response = match file {
         Some(body) => {
-            let body = body.replace("{{A}}", &origins.0).replace("{{B}}", &origins.1);
+            let body = body
+                .replace("{{A}}", &origins.0)
+                .replace("{{B}}", &origins.1);
             format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             )
         }
-        None => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+        None => {
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+        }
     };
     let _ = stream.write_all(response.as_bytes());
 }
@@ -922,18 +930,20 @@ impl T {
             }
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
-        panic!("the frame never reported {what}; log: {:?}", self.frame_log().await);
+        panic!(
+            "the frame never reported {what}; log: {:?}",
+            self.frame_log().await
+        );
     }
 }
 
 #[tokio::test]
 async fn click_fill_select_and_press_inside_a_cross_site_frame() {
     let mut t = T::open_served("oopif.html").await;
-    let targets = t
-        .s
-        .current_page()
-        .map(|p| p.frame_targets())
-        .unwrap_or_default();
+    let targets =
+        t.s.current_page()
+            .map(|p| p.frame_targets())
+            .unwrap_or_default();
     assert_eq!(targets.len(), 1, "the frame must run in another renderer");
     t.snapshot().await;
 
@@ -943,11 +953,16 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
     let r = t.ok(json!({"cmd":"click","uid":btn})).await;
     assert_eq!(r["clicked"], json!(btn));
     let m = t
-        .wait_log("the click", |m| m["kind"] == "click" && m["value"]["target"] == "btn")
+        .wait_log("the click", |m| {
+            m["kind"] == "click" && m["value"]["target"] == "btn"
+        })
         .await;
     assert_eq!(m["value"]["trusted"], true, "{m}");
     let scroll_y = t.eval("scrollY").await.as_f64().unwrap_or(0.0);
-    assert!(scroll_y > 100.0, "the page was not scrolled to the frame: {scroll_y}");
+    assert!(
+        scroll_y > 100.0,
+        "the page was not scrolled to the frame: {scroll_y}"
+    );
 
     // Far down inside the frame: the frame itself scrolls.
     let low = t.uid_named("button", "Low button");
@@ -959,24 +974,32 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
     let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Grace"})).await;
     assert_eq!(r["value"], "Grace", "{r}");
     let m = t
-        .wait_log("the input", |m| m["kind"] == "input" && m["value"]["value"] == "Grace")
+        .wait_log("the input", |m| {
+            m["kind"] == "input" && m["value"]["value"] == "Grace"
+        })
         .await;
     assert_eq!(m["value"]["trusted"], true, "{m}");
 
     let r = t.ok(json!({"cmd":"press","uid":name,"key":"x"})).await;
     assert_eq!(r["focus"]["tag"], "input", "{r}");
-    t.wait_log("the key", |m| m["kind"] == "key" && m["value"]["key"] == "x")
-        .await;
-    t.wait_log("the typed text", |m| m["kind"] == "input" && m["value"]["value"] == "Gracex")
-        .await;
+    t.wait_log("the key", |m| {
+        m["kind"] == "key" && m["value"]["key"] == "x"
+    })
+    .await;
+    t.wait_log("the typed text", |m| {
+        m["kind"] == "input" && m["value"]["value"] == "Gracex"
+    })
+    .await;
 
     let color = t.uid_named("combobox", "Colour");
     let r = t
         .ok(json!({"cmd":"select","uid":color,"option":"Blue"}))
         .await;
     assert_eq!(r["value"], "b", "{r}");
-    t.wait_log("the change", |m| m["kind"] == "change" && m["value"]["value"] == "b")
-        .await;
+    t.wait_log("the change", |m| {
+        m["kind"] == "change" && m["value"]["value"] == "b"
+    })
+    .await;
     t.close().await;
 }
 
@@ -1015,5 +1038,69 @@ async fn dialog_from_a_cross_site_frame_is_reported_and_answered() {
     assert_eq!(r["accepted"], true, "{r}");
     t.wait_log("the end of the alert", |m| m["kind"] == "after-alert")
         .await;
+    t.close().await;
+}
+
+// ----- page commands while a dialog is open -----
+
+#[tokio::test]
+async fn page_commands_answer_at_once_while_a_dialog_is_open() {
+    let mut t = T::open("actions/dialogs.html").await;
+    t.snapshot().await;
+    let alert = t.uid("alert").await;
+    let r = t.ok(json!({"cmd":"click","uid":alert})).await;
+    assert_eq!(r["dialog"]["type"], "alert", "{r}");
+    for cmd in [
+        json!({"cmd":"snapshot"}),
+        json!({"cmd":"reload"}),
+        json!({"cmd":"back"}),
+        json!({"cmd":"diff"}),
+    ] {
+        let started = std::time::Instant::now();
+        let msg = assert_code!(t.err(cmd.clone()).await, "OCCLUDED");
+        // A generous bound: the command must not wait for the 30 s command timeout.
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "{cmd} took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            msg.contains("alert")
+                && msg.contains("Hello from the page")
+                && msg.contains("\"cmd\":\"dialog\""),
+            "{msg}"
+        );
+    }
+    let r = t.s.execute_line(r#"{"cmd":"snapshot"}"#).await;
+    assert!(r.contains("\"retryable\":true"), "{r}");
+    // `pages` still answers and shows the dialog.
+    let pages = t.ok(json!({"cmd":"pages"})).await;
+    assert!(pages.to_string().contains("Hello from the page"), "{pages}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(t.text("after-alert").await, "yes");
+    let snap = t.ok(json!({"cmd":"snapshot"})).await;
+    assert!(snap.as_str().unwrap_or("").contains("Prompt"), "{snap}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_dialog_opening_during_a_reload_answers_promptly() {
+    let mut t = T::open("actions/beforeunload.html").await;
+    t.snapshot().await;
+    let guard = t.uid("guard").await;
+    t.ok(json!({"cmd":"click","uid":guard})).await;
+    assert_eq!(t.text("guarded").await, "yes");
+    let started = std::time::Instant::now();
+    let msg = assert_code!(t.err(json!({"cmd":"reload"})).await, "OCCLUDED");
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(msg.contains("beforeunload"), "{msg}");
+    // Leaving is confirmed: the page reloads, and the guard is gone with the old document.
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    t.ok(json!({"cmd":"snapshot"})).await;
+    assert_eq!(t.text("guarded").await, "no");
     t.close().await;
 }

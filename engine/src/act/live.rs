@@ -16,6 +16,7 @@
 
 use serde_json::Value;
 
+use super::scope::{owners_of, Scope, Worlds};
 use crate::browser::Page;
 use crate::cdp::dom::{DescribeNodeParams, ResolveNodeParams};
 use crate::cdp::page::{FrameTree, GetFrameTreeParams};
@@ -24,7 +25,6 @@ use crate::cdp::runtime::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{Uid, UidTable};
-use super::scope::{owners_of, Scope, Worlds};
 
 /// The object group of everything an action resolves; released when the action ends.
 pub(crate) const OBJECT_GROUP: &str = "pagesight-act";

@@ -55,6 +55,7 @@ mod scope;
 mod scroll;
 mod upload;
 
+use std::future::Future;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -111,6 +112,19 @@ impl ActState {
     /// The dialog open on the page now, as `{"type","message"}`, if any (for `pages`).
     pub fn open_dialog(&mut self) -> Option<Value> {
         self.dialogs.current().map(DialogInfo::to_json)
+    }
+
+    /// Runs a page command (`snapshot`, `back`, `reload`, `open`, …) unless a dialog blocks the
+    /// page: with one open, or opening while the command waits, it fails at once with a
+    /// retryable `OCCLUDED` that names the dialog — Chromium would not answer until it is closed.
+    pub async fn unless_dialog<T>(&mut self, work: impl Future<Output = Result<T>>) -> Result<T> {
+        if let Some(d) = self.dialogs.current() {
+            return Err(dialog::blocks_page(d));
+        }
+        match self.dialogs.race(work).await {
+            Raced::Done(r) => r,
+            Raced::Dialog(d) => Err(dialog::blocks_page(&d)),
+        }
     }
 }
 

@@ -438,7 +438,13 @@ pub(crate) async fn describe(cx: &Cx<'_>, backend: i64) -> String {
 }
 
 /// Describes a node of a document that holds the action's frame (what covers its `<iframe>`).
-async fn describe_in(cx: &Cx<'_>, session: &Page, frame: &str, loader: &str, backend: i64) -> String {
+async fn describe_in(
+    cx: &Cx<'_>,
+    session: &Page,
+    frame: &str,
+    loader: &str,
+    backend: i64,
+) -> String {
     let world = cx.worlds.context(session, frame, loader).await;
     let handle = resolve_in(session, world, backend).await.ok();
     describe_handle(cx, session, handle, frame, backend).await

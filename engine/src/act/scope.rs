@@ -42,15 +42,17 @@ pub(crate) struct Worlds {
 impl Worlds {
     fn lookup(&self, key: &(String, String), loader: &str) -> Option<Option<i64>> {
         let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
-        known
-            .get(key)
-            .filter(|(l, _)| l == loader)
-            .map(|(_, c)| *c)
+        known.get(key).filter(|(l, _)| l == loader).map(|(_, c)| *c)
     }
 
     /// The execution context of the isolated world in `frame_id` (document `loader_id`) on
     /// `session`, created on first use.
-    pub(crate) async fn context(&self, session: &Page, frame_id: &str, loader_id: &str) -> Option<i64> {
+    pub(crate) async fn context(
+        &self,
+        session: &Page,
+        frame_id: &str,
+        loader_id: &str,
+    ) -> Option<i64> {
         let key = (session.session_id().to_string(), frame_id.to_string());
         if let Some(known) = self.lookup(&key, loader_id) {
             return known;

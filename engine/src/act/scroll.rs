@@ -211,8 +211,12 @@ async fn page_point(cx: &Cx<'_>, vertical: bool) -> Result<Point> {
     if let Some(p) = fallback {
         return Ok(p);
     }
-    match Scope::reach(&levels, (vp.width / 2.0).floor() + 0.5, (vp.height / 2.0).floor() + 0.5)
-        .await?
+    match Scope::reach(
+        &levels,
+        (vp.width / 2.0).floor() + 0.5,
+        (vp.height / 2.0).floor() + 0.5,
+    )
+    .await?
     {
         Reach::Top(x, y) => Ok(Point { x, y }),
         _ => Err(Error::new(
