@@ -1104,3 +1104,34 @@ async fn a_dialog_opening_during_a_reload_answers_promptly() {
     assert_eq!(t.text("guarded").await, "no");
     t.close().await;
 }
+
+// ----- settling after an action -----
+
+#[tokio::test]
+async fn an_action_waits_for_a_late_dom_change() {
+    let mut t = T::open("actions/settle.html").await;
+    t.snapshot().await;
+    let later = t.uid("later").await;
+    let r = t
+        .ok(json!({"cmd":"click","uid":later,"snapshot":true}))
+        .await;
+    let text = r["snapshot"].as_str().unwrap_or_default();
+    assert!(text.contains("Found 3 results"), "{text}");
+    assert!(r.get("settled").is_none(), "{r}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_page_that_never_stops_changing_still_answers() {
+    let mut t = T::open("actions/settle.html").await;
+    t.snapshot().await;
+    let start = t.uid("ticker-start").await;
+    let started = std::time::Instant::now();
+    let r = t.ok(json!({"cmd":"click","uid":start})).await;
+    // Capped at a few seconds, not the 30 s command timeout.
+    assert!(started.elapsed().as_secs() < 8, "took {:?}", started.elapsed());
+    assert_eq!(r["settled"], false, "{r}");
+    let ticks: u64 = t.text("tick").await.parse().unwrap_or(0);
+    assert!(ticks > 10, "the ticker is not running: {ticks}");
+    t.close().await;
+}

@@ -53,10 +53,10 @@ mod live;
 mod pointer;
 mod scope;
 mod scroll;
+mod settle;
 mod upload;
 
 use std::future::Future;
-use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
@@ -64,26 +64,18 @@ pub use dialog::{DialogInfo, DialogWatch};
 
 use crate::browser::Page;
 use crate::cdp::emulation::SetFocusEmulationEnabledParams;
-use crate::cdp::page::{
-    FrameNavigatedEvent, FrameStartedLoadingEvent, FrameStoppedLoadingEvent,
-    HandleJavaScriptDialogParams, LoadEventFiredEvent,
-};
+use crate::cdp::page::HandleJavaScriptDialogParams;
 use crate::cdp::runtime::EvaluateParams;
-use crate::cdp::Event;
 use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::render::Format;
 use crate::snapshot::{Snapshot, SnapshotOptions};
-use crate::transport::EventStream;
 use dialog::Raced;
 use live::{Frames, LiveNode};
 use scope::{Scope, Worlds};
+use settle::{Settle, Settled};
 
-/// How long the page is given after an action before the result is returned.
-const SETTLE: Duration = Duration::from_millis(100);
-/// How long a navigation an action started may take to load before the action returns anyway.
-const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The commands this module handles.
 pub const COMMANDS: &[&str] = &[
@@ -365,7 +357,22 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         Raced::Done(r) => r?,
         Raced::Dialog(d) => return Err(dialog::blocked(&d)),
     };
-    let mut navigation = NavigationWatch::new(page, &frames.main_frame);
+    // Watch for what the action causes from before it starts: a navigation, DOM mutations in
+    // the page and in the action's frame.
+    let mut settle = Settle::start(page, &frames.main_frame);
+    let main_world = state
+        .worlds
+        .context(page, &frames.main_frame, frames.main_loader());
+    let watch = async {
+        let documents = [
+            (page.clone(), main_world.await),
+            (scope.session.clone(), scope.world),
+        ];
+        settle.observe(&documents).await;
+    };
+    if let Raced::Dialog(d) = state.dialogs.race(watch).await {
+        return Err(dialog::blocked(&d));
+    }
     let mut out = Map::new();
     if let Some(u) = uid {
         out.insert(action.verb().into(), Value::String(u.to_string()));
@@ -399,9 +406,8 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         }
     }
     if state.dialogs.current().is_none() {
-        let settled = state.dialogs.race(navigation.settle()).await;
-        if let Raced::Done(Some(Value::Object(nav))) = settled {
-            out.extend(nav);
+        if let Raced::Done(settled) = state.dialogs.race(settle.wait()).await {
+            add_settled(&mut out, settled);
         }
     }
     let end = End {
@@ -640,7 +646,7 @@ async fn answer_dialog(
     let open = state.dialogs.current().cloned();
     // Nothing else may be sent before the answer: the page cannot reply while the dialog is
     // open. Subscribe first, learn the main frame after.
-    let mut navigation = NavigationWatch::new(page, "");
+    let mut settle = Settle::start(page, "");
     let answered = page
         .send(&HandleJavaScriptDialogParams {
             accept,
@@ -668,103 +674,29 @@ async fn answer_dialog(
         out.insert("promptText".into(), Value::String(t));
     }
     if let Raced::Done(Ok(frames)) = state.dialogs.race(Frames::read(page)).await {
-        navigation.main_frame = frames.main_frame;
-        if let Raced::Done(Some(Value::Object(n))) = state.dialogs.race(navigation.settle()).await {
-            out.extend(n);
+        settle.set_main_frame(&frames.main_frame);
+        let worlds = &state.worlds;
+        let watch = async {
+            let world = worlds
+                .context(page, &frames.main_frame, frames.main_loader())
+                .await;
+            settle.observe(&[(page.clone(), world)]).await;
+            settle.wait().await
+        };
+        if let Raced::Done(settled) = state.dialogs.race(watch).await {
+            add_settled(&mut out, settled);
         }
     }
     Ok(out)
 }
 
-/// Watches the main frame for a navigation an action started.
-struct NavigationWatch {
-    events: EventStream,
-    main_frame: String,
-}
-
-impl NavigationWatch {
-    fn new(page: &Page, main_frame: &str) -> Self {
-        NavigationWatch {
-            events: page.connection().subscribe_methods(
-                Some(page.session_id()),
-                &[
-                    FrameStartedLoadingEvent::METHOD,
-                    FrameStoppedLoadingEvent::METHOD,
-                    FrameNavigatedEvent::METHOD,
-                    LoadEventFiredEvent::METHOD,
-                ],
-            ),
-            main_frame: main_frame.to_string(),
-        }
+/// Adds how the page settled to a result: the navigation, and `"settled": false` when the DOM
+/// was still changing when the wait ended.
+fn add_settled(out: &mut Map<String, Value>, settled: Settled) {
+    if let Some(nav) = settled.navigation {
+        out.extend(nav);
     }
-
-    /// Waits [`SETTLE`], then for a started navigation to load. Returns
-    /// `{"navigated":true,"url","loaded"}` when the main frame navigated or started to.
-    async fn settle(&mut self) -> Option<Value> {
-        tokio::time::sleep(SETTLE).await;
-        let mut started = false;
-        let mut done = false;
-        let mut url: Option<String> = None;
-        let deadline = tokio::time::Instant::now() + NAVIGATION_TIMEOUT;
-        loop {
-            while let Some(event) = self.events.try_next() {
-                self.note(&event, &mut started, &mut done, &mut url);
-            }
-            if !started || done {
-                break;
-            }
-            match tokio::time::timeout_at(deadline, self.events.next()).await {
-                Ok(Some(Ok(event))) => self.note(&event, &mut started, &mut done, &mut url),
-                Ok(Some(Err(_))) => continue,
-                Ok(None) | Err(_) => break,
-            }
-        }
-        if !started && url.is_none() {
-            return None;
-        }
-        let mut v = Map::new();
-        v.insert("navigated".into(), Value::Bool(true));
-        if let Some(u) = url {
-            v.insert("url".into(), Value::String(u));
-        }
-        v.insert("loaded".into(), Value::Bool(!started || done));
-        Some(Value::Object(v))
-    }
-
-    fn note(
-        &self,
-        event: &crate::transport::RawEvent,
-        started: &mut bool,
-        done: &mut bool,
-        url: &mut Option<String>,
-    ) {
-        let method = &*event.method;
-        if method == FrameStartedLoadingEvent::METHOD {
-            if event
-                .parse::<FrameStartedLoadingEvent>()
-                .is_ok_and(|e| e.frame_id == self.main_frame)
-            {
-                *started = true;
-                *done = false;
-            }
-        } else if method == FrameStoppedLoadingEvent::METHOD {
-            if *started
-                && event
-                    .parse::<FrameStoppedLoadingEvent>()
-                    .is_ok_and(|e| e.frame_id == self.main_frame)
-            {
-                *done = true;
-            }
-        } else if method == LoadEventFiredEvent::METHOD {
-            if *started {
-                *done = true;
-            }
-        } else if method == FrameNavigatedEvent::METHOD {
-            if let Ok(e) = event.parse::<FrameNavigatedEvent>() {
-                if e.frame.id == self.main_frame && e.frame.parent_id.is_none() {
-                    *url = Some(e.frame.url);
-                }
-            }
-        }
+    if !settled.quiet {
+        out.insert("settled".into(), Value::Bool(false));
     }
 }
