@@ -1135,3 +1135,42 @@ async fn a_page_that_never_stops_changing_still_answers() {
     assert!(ticks > 10, "the ticker is not running: {ticks}");
     t.close().await;
 }
+
+// ----- a page that tampers with the DOM's built-ins -----
+
+#[tokio::test]
+async fn a_hostile_page_cannot_tamper_with_actions() {
+    let mut t = T::open("actions/hostile.html").await;
+    t.snapshot().await;
+    // Its getComputedStyle says everything is hidden, matches() says disabled, contains()
+    // says no hit is inside anything: acting from its world would refuse or misreport.
+    let inc = t.uid("inc").await;
+    t.ok(json!({"cmd":"click","uid":inc})).await;
+    assert_eq!(t.text("count").await, "1");
+
+    let name = t.uid("name").await;
+    let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Ada"})).await;
+    assert_eq!(r["value"], "Ada", "{r}");
+    assert!(r.get("warning").is_none(), "{r}");
+    assert_eq!(t.text("name-echo").await, "Ada");
+
+    let color = t.uid("color").await;
+    let r = t
+        .ok(json!({"cmd":"select","uid":color,"option":"Green"}))
+        .await;
+    assert_eq!(r["value"], "g", "{r}");
+    assert_eq!(t.text("color-echo").await, "g");
+
+    let agree = t.uid("agree").await;
+    let r = t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    assert_eq!(r["checked"], true, "{r}");
+    assert_eq!(t.text("agree-echo").await, "true");
+
+    // Its scrollTop always reads 0: the container's real offsets are reported.
+    let box_ = t.uid("box").await;
+    let r = t
+        .ok(json!({"cmd":"scroll","uid":box_,"direction":"down","pixels":100}))
+        .await;
+    assert!(r["moved"].as_f64().unwrap_or(0.0) > 50.0, "{r}");
+    t.close().await;
+}
