@@ -1129,7 +1129,11 @@ async fn a_page_that_never_stops_changing_still_answers() {
     let started = std::time::Instant::now();
     let r = t.ok(json!({"cmd":"click","uid":start})).await;
     // Capped at a few seconds, not the 30 s command timeout.
-    assert!(started.elapsed().as_secs() < 8, "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed().as_secs() < 8,
+        "took {:?}",
+        started.elapsed()
+    );
     assert_eq!(r["settled"], false, "{r}");
     let ticks: u64 = t.text("tick").await.parse().unwrap_or(0);
     assert!(ticks > 10, "the ticker is not running: {ticks}");
@@ -1172,5 +1176,21 @@ async fn a_hostile_page_cannot_tamper_with_actions() {
         .ok(json!({"cmd":"scroll","uid":box_,"direction":"down","pixels":100}))
         .await;
     assert!(r["moved"].as_f64().unwrap_or(0.0) > 50.0, "{r}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_dialog_on_mousedown_does_not_leave_the_button_down() {
+    let mut t = T::open("actions/mousedown-dialog.html").await;
+    t.snapshot().await;
+    let press = t.uid("press-alert").await;
+    let r = t.ok(json!({"cmd":"click","uid":press})).await;
+    assert_eq!(r["dialog"]["message"], "Pressed", "{r}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(t.text("up").await, "yes");
+    // The next pointer move sees no button held.
+    let other = t.uid("other").await;
+    t.ok(json!({"cmd":"hover","uid":other})).await;
+    assert_eq!(t.text("buttons").await, "0");
     t.close().await;
 }

@@ -76,7 +76,6 @@ use live::{Frames, LiveNode};
 use scope::{Scope, Worlds};
 use settle::{Settle, Settled};
 
-
 /// The commands this module handles.
 pub const COMMANDS: &[&str] = &[
     "click", "hover", "fill", "select", "press", "scroll", "upload", "dialog",
@@ -89,6 +88,8 @@ pub struct ActState {
     focus_emulated: bool,
     /// The isolated worlds of the page's frames, by loader.
     worlds: Worlds,
+    /// A mouse button a click interrupted by a dialog left down.
+    held: pointer::HeldButton,
 }
 
 impl ActState {
@@ -98,6 +99,7 @@ impl ActState {
             dialogs: DialogWatch::new(page),
             focus_emulated: false,
             worlds: Worlds::default(),
+            held: pointer::HeldButton::default(),
         }
     }
 
@@ -134,6 +136,7 @@ pub(crate) struct Cx<'a> {
     pub page: &'a Page,
     pub scope: &'a Scope,
     pub worlds: &'a Worlds,
+    pub held: &'a pointer::HeldButton,
     pub last: Option<&'a Snapshot>,
 }
 
@@ -321,6 +324,10 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     if let Some(d) = state.dialogs.current() {
         return Err(dialog::blocked(d));
     }
+    // A click a dialog interrupted left its button down: release it before acting again.
+    if let Raced::Dialog(d) = state.dialogs.race(state.held.release(page)).await {
+        return Err(dialog::blocked(&d));
+    }
     if !state.focus_emulated {
         // Several pages of one browser all behave as if focused (focus events, :focus).
         let emulate = page.send(&SetFocusEmulationEnabledParams { enabled: true });
@@ -382,6 +389,7 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
             page,
             scope: &scope,
             worlds: &state.worlds,
+            held: &state.held,
             last: last.as_ref(),
         };
         let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
@@ -522,7 +530,7 @@ async fn run(
             out.insert("at".into(), p.to_json());
             out.insert("button".into(), Value::String(button.name().into()));
             out.insert("count".into(), json!(count));
-            pointer::click_at(cx.page, p, *button, *count).await
+            pointer::click_at(cx.page, cx.held, p, *button, *count).await
         }
         Action::Hover => {
             let node = need()?;
@@ -665,6 +673,11 @@ async fn answer_dialog(
     }
     state.dialogs.answered();
     let mut out = Map::new();
+    // The dialog interrupted a click between press and release: finish it, as a person lets
+    // go of the button once the dialog is gone. That may open the next dialog (on `mouseup`).
+    if let Raced::Dialog(d) = state.dialogs.race(state.held.release(page)).await {
+        out.insert("next".into(), d.to_json());
+    }
     out.insert(
         "dialog".into(),
         open.as_ref().map_or(Value::Null, DialogInfo::to_json),
@@ -672,6 +685,9 @@ async fn answer_dialog(
     out.insert("accepted".into(), Value::Bool(accept));
     if let Some(t) = text {
         out.insert("promptText".into(), Value::String(t));
+    }
+    if state.dialogs.current().is_some() {
+        return Ok(out);
     }
     if let Raced::Done(Ok(frames)) = state.dialogs.race(Frames::read(page)).await {
         settle.set_main_frame(&frames.main_frame);

@@ -605,11 +605,53 @@ pub(crate) async fn move_to(page: &Page, p: Point) -> Result<()> {
     mouse(page, DispatchMouseEventType::MouseMoved, p, None, 0, None).await
 }
 
+/// A mouse button an unfinished click left down: a dialog opened on `mousedown`, so the
+/// release was never sent (the page could not take it). Released once the dialog is answered,
+/// or before the next action, so the page does not see a button stuck down.
+#[derive(Debug, Default)]
+pub(crate) struct HeldButton(std::sync::Mutex<Option<(Point, Button)>>);
+
+impl HeldButton {
+    fn set(&self, held: Option<(Point, Button)>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = held;
+    }
+
+    fn take(&self) -> Option<(Point, Button)> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Sends the release of a button left down, if any.
+    pub(crate) async fn release(&self, page: &Page) -> Result<()> {
+        match self.take() {
+            Some((p, button)) => {
+                mouse(
+                    page,
+                    DispatchMouseEventType::MouseReleased,
+                    p,
+                    Some(button),
+                    0,
+                    Some(1),
+                )
+                .await
+            }
+            None => Ok(()),
+        }
+    }
+}
+
 /// Moves to `p` and clicks `count` times (a double click is press/release with clickCount 1,
-/// then press/release with clickCount 2, as a real mouse reports it).
-pub(crate) async fn click_at(page: &Page, p: Point, button: Button, count: i64) -> Result<()> {
+/// then press/release with clickCount 2, as a real mouse reports it). `held` remembers the
+/// button while it is down.
+pub(crate) async fn click_at(
+    page: &Page,
+    held: &HeldButton,
+    p: Point,
+    button: Button,
+    count: i64,
+) -> Result<()> {
     move_to(page, p).await?;
     for n in 1..=count {
+        held.set(Some((p, button)));
         mouse(
             page,
             DispatchMouseEventType::MousePressed,
@@ -628,6 +670,7 @@ pub(crate) async fn click_at(page: &Page, p: Point, button: Button, count: i64) 
             Some(n),
         )
         .await?;
+        held.set(None);
     }
     Ok(())
 }
@@ -652,7 +695,7 @@ pub(crate) async fn click(
     count: i64,
 ) -> Result<Point> {
     let p = actionable_point(cx, node, label, true).await?;
-    click_at(cx.page, p, button, count).await?;
+    click_at(cx.page, cx.held, p, button, count).await?;
     Ok(p)
 }
 

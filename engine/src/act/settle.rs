@@ -53,8 +53,7 @@ const INSTALL_JS: &str = "(()=>{const o=globalThis.__quiet;if(o)o.observer.disco
     s.observer.observe(document,{subtree:true,childList:true,attributes:true,characterData:true});\
     globalThis.__quiet=s;return true})()";
 /// Milliseconds since the last mutation, or `null` without an observer.
-const IDLE_JS: &str =
-    "(()=>{const s=globalThis.__quiet;return s?performance.now()-s.last:null})()";
+const IDLE_JS: &str = "(()=>{const s=globalThis.__quiet;return s?performance.now()-s.last:null})()";
 const REMOVE_JS: &str =
     "(()=>{const s=globalThis.__quiet;if(s){s.observer.disconnect();delete globalThis.__quiet;}})()";
 
@@ -137,7 +136,10 @@ impl Settle {
             let mut idle = f64::INFINITY;
             let mut kept = Vec::with_capacity(self.observers.len());
             for (session, world) in std::mem::take(&mut self.observers) {
-                match eval(&session, world, IDLE_JS).await.and_then(|v| v.as_f64()) {
+                match eval(&session, world, IDLE_JS)
+                    .await
+                    .and_then(|v| v.as_f64())
+                {
                     Some(ms) => {
                         idle = idle.min(ms);
                         kept.push((session, world));
