@@ -1194,3 +1194,41 @@ async fn a_dialog_on_mousedown_does_not_leave_the_button_down() {
     assert_eq!(t.text("buttons").await, "0");
     t.close().await;
 }
+
+#[tokio::test]
+async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
+    let mut t = T::open_served("oopif.html").await;
+    t.snapshot().await;
+    let btn = t.uid_named("button", "Press me");
+    t.ok(json!({"cmd":"hover","uid":btn})).await;
+    t.wait_log("the hover", |m| m["kind"] == "hover").await;
+
+    let list = t.uid_named("list", "Items");
+    let r = t
+        .ok(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
+        .await;
+    assert_eq!(r["method"], "wheel", "{r}");
+    assert!(r["moved"].as_f64().unwrap_or(0.0) >= 30.0, "{r}");
+    t.wait_log("the scroll", |m| {
+        m["kind"] == "scroll" && m["value"]["top"].as_f64().unwrap_or(0.0) >= 30.0
+    })
+    .await;
+
+    let file = std::env::temp_dir().join(format!("pagesight-upload-{}.txt", std::process::id()));
+    std::fs::write(&file, "hello").expect("write a file to upload");
+    let pick = t.uid_named("button", "Attach file");
+    let r = t
+        .ok(json!({"cmd":"upload","uid":pick,"files":[file.to_string_lossy()]}))
+        .await;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert_eq!(r["files"], json!([name]), "{r}");
+    t.wait_log("the upload", |m| {
+        m["kind"] == "upload" && m["value"]["names"] == json!([name])
+    })
+    .await;
+    let _ = std::fs::remove_file(&file);
+    t.close().await;
+}

@@ -5,14 +5,17 @@
 //! snapshot saw. Between that snapshot and the action the page may have removed the node,
 //! replaced it with an equal-looking one (frameworks re-render), or loaded a new document. An
 //! action on the wrong node is worse than no action, so a uid is only used when (1) its frame
+//! (in the page's own renderer, or in the out-of-process iframe target that holds it)
 //! still shows the document (same `loaderId`) the snapshot saw, (2) Chromium still knows the
 //! `backendNodeId` (`DOM.describeNode`, `DOM.resolveNode`), and (3) the node is still connected
 //! to its document. Anything else is `STALE_UID`, and the uid is forgotten so the next try fails
 //! fast. A uid is never re-bound to another node.
 //!
-//! JavaScript is used here only to *act* and to check the live node (`isConnected`, `contains`);
-//! perception never runs page JavaScript. Objects live in one object group that each action
-//! releases when it ends.
+//! JavaScript is used here only to *act* and to check the live node (`isConnected`, `contains`),
+//! and nodes are resolved into the actions' isolated world of their frame (`scope.rs`), so the
+//! page's own scripts cannot tamper with those checks; perception never runs page JavaScript.
+//! Objects live in one object group that each action releases when it ends, in every renderer
+//! it used.
 
 use serde_json::Value;
 

@@ -10,12 +10,33 @@
 //!   own hit test; covered elements get `OCCLUDED` naming what covers them, hidden, disabled or
 //!   zero-size ones `NOT_INTERACTABLE` with the reason. Events are `Input.dispatchMouseEvent`
 //!   and `Input.dispatchKeyEvent` / `Input.insertText` — trusted, as from real devices.
+//! - **Out-of-process (cross-site) iframes work like the page** (`scope.rs`): a uid's node is
+//!   resolved over the session of the renderer that holds it, its geometry and hit test are
+//!   asked there in the frame's own coordinates, and the chosen point is translated through the
+//!   content box of each owner `<iframe>` into the page's viewport, where the mouse events go.
+//!   Every level's hit test must answer the owner `<iframe>` at that point, so something of the
+//!   page on top of the frame is `OCCLUDED` too. Keys and `Input.insertText` go to the page,
+//!   which routes them to the frame `DOM.focus` gave the focus. (Until now such uids were
+//!   refused with `NOT_INTERACTABLE`.)
+//! - **Helper JavaScript runs in an isolated world** (`scope.rs`), one per frame and document:
+//!   a page that overrides `getComputedStyle`, `getBoundingClientRect`, the `value` setters,
+//!   `Node.prototype.contains` or `MutationObserver` in its own world cannot change what the
+//!   actions check, set or report. (Before, helpers ran in the page's world.)
 //! - **Nothing hangs behind a dialog** (`dialog.rs`): every action races its work against
-//!   `Page.javascriptDialogOpening` and returns the dialog in its result.
-//! - **The page is given a moment to settle**: about 100 ms after the action, and when the action
-//!   started a navigation of the main frame, until its `load` event (at most 10 s).
+//!   `Page.javascriptDialogOpening` and returns the dialog in its result. Page commands
+//!   (`snapshot`, `diff`, `open`, `back`, `forward`, `reload`) race the same way through
+//!   [`ActState::unless_dialog`] and fail at once with a retryable `OCCLUDED` naming the dialog
+//!   — Chromium answers none of them while it is open; before, they waited for the 30 s command
+//!   timeout. A click whose `mousedown` opened the dialog left the button down: it is released
+//!   once the dialog is answered (or before the next action).
+//! - **The page is given time to settle** (`settle.rs`): when the action started a navigation of
+//!   the main frame, until its `load` event (at most 10 s); otherwise until the DOM, watched by a
+//!   `MutationObserver` in the isolated world, has been quiet for 100 ms, watching at least
+//!   400 ms and at most 3 s. Before, it was a fixed 100 ms, which missed anything a page does a
+//!   moment after a click (a debounce, a delayed render).
 //! - JavaScript is used to *act* (checking a node, selecting an input's text, setting a native
-//!   `<select>`); perceiving never runs page JavaScript.
+//!   `<select>`, watching for mutations), always in the isolated world; perceiving never runs
+//!   page JavaScript.
 //!
 //! Results (the `result` of `{"ok":true,"result":…}`), one JSON object per action:
 //! - `click`: `{"clicked":uid,"at":{"x","y"},"button":"left","count":1}`
@@ -39,10 +60,12 @@
 //!
 //! A dialog is `{"type":"alert|confirm|prompt|beforeunload","message"}`, plus `defaultPrompt`
 //! for a prompt. While one is open every other action fails at once with `NOT_INTERACTABLE`
-//! saying how to answer it; `pages` lists it under the page's `"dialog"`.
+//! and every page command with `OCCLUDED` (retryable), both saying how to answer it; `pages`
+//! keeps working and lists it under the page's `"dialog"`.
 //!
 //! Every action may add `"dialog":{"type","message"}` (a dialog opened and is waiting for
 //! `{"cmd":"dialog",…}`), `"navigated":true,"url":"…","loaded":bool` (it started a navigation),
+//! `"settled":false` (the DOM was still changing when the 3 s wait ended),
 //! and, with `"snapshot": true`, `"snapshot":<text>` (a JSON value for `"format":"json"`). No
 //! snapshot is taken while a dialog is open (the page cannot answer until it is closed).
 

@@ -32,15 +32,20 @@ use crate::error::{Error, ErrorCode, Result};
 /// The name of the isolated world actions run their helpers in.
 const WORLD_NAME: &str = "pagesight";
 
-/// The isolated worlds created so far, per (session, frame): the loader id they belong to and
-/// their execution context id (`None`: creation failed, the main world is used).
+/// A frame of a session: (session id, frame id).
+type FrameKey = (String, String);
+/// A frame's world: the loader id of its document and the execution context id (`None`:
+/// creation failed, the main world is used).
+type WorldEntry = (String, Option<i64>);
+
+/// The isolated worlds created so far, per frame of a session.
 #[derive(Debug, Default)]
 pub(crate) struct Worlds {
-    known: Mutex<FxHashMap<(String, String), (String, Option<i64>)>>,
+    known: Mutex<FxHashMap<FrameKey, WorldEntry>>,
 }
 
 impl Worlds {
-    fn lookup(&self, key: &(String, String), loader: &str) -> Option<Option<i64>> {
+    fn lookup(&self, key: &FrameKey, loader: &str) -> Option<Option<i64>> {
         let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
         known.get(key).filter(|(l, _)| l == loader).map(|(_, c)| *c)
     }

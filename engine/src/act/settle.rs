@@ -136,16 +136,13 @@ impl Settle {
             let mut idle = f64::INFINITY;
             let mut kept = Vec::with_capacity(self.observers.len());
             for (session, world) in std::mem::take(&mut self.observers) {
-                match eval(&session, world, IDLE_JS)
+                // A document that is gone (navigated or removed) is no longer watched.
+                if let Some(ms) = eval(&session, world, IDLE_JS)
                     .await
                     .and_then(|v| v.as_f64())
                 {
-                    Some(ms) => {
-                        idle = idle.min(ms);
-                        kept.push((session, world));
-                    }
-                    // The document is gone (navigated or removed): nothing left to watch there.
-                    None => {}
+                    idle = idle.min(ms);
+                    kept.push((session, world));
                 }
             }
             self.observers = kept;
