@@ -1232,3 +1232,23 @@ async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
     let _ = std::fs::remove_file(&file);
     t.close().await;
 }
+
+#[tokio::test]
+async fn click_inside_a_scaled_cross_site_frame() {
+    let mut t = T::open_served("oopif-scaled.html").await;
+    t.snapshot().await;
+    // Drawn at 75 %: a point translated without the scale would land elsewhere in the frame.
+    for name in ["Low button", "Press me"] {
+        let uid = t.uid_named("button", name);
+        t.ok(json!({"cmd":"click","uid":uid})).await;
+    }
+    t.wait_log("the low click", |m| m["value"]["target"] == "low")
+        .await;
+    t.wait_log("the click", |m| m["value"]["target"] == "btn")
+        .await;
+    let name = t.uid_named("textbox", "Name");
+    t.ok(json!({"cmd":"fill","uid":name,"text":"Lin"})).await;
+    t.wait_log("the input", |m| m["value"]["value"] == "Lin")
+        .await;
+    t.close().await;
+}

@@ -159,6 +159,8 @@ pub(crate) struct Cx<'a> {
     pub page: &'a Page,
     pub scope: &'a Scope,
     pub worlds: &'a Worlds,
+    /// The isolated world of the page's main frame.
+    pub page_world: Option<i64>,
     pub held: &'a pointer::HeldButton,
     pub last: Option<&'a Snapshot>,
 }
@@ -390,19 +392,22 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     // Watch for what the action causes from before it starts: a navigation, DOM mutations in
     // the page and in the action's frame.
     let mut settle = Settle::start(page, &frames.main_frame);
-    let main_world = state
-        .worlds
-        .context(page, &frames.main_frame, frames.main_loader());
+    let worlds = &state.worlds;
     let watch = async {
+        let main_world = worlds
+            .context(page, &frames.main_frame, frames.main_loader())
+            .await;
         let documents = [
-            (page.clone(), main_world.await),
+            (page.clone(), main_world),
             (scope.session.clone(), scope.world),
         ];
         settle.observe(&documents).await;
+        main_world
     };
-    if let Raced::Dialog(d) = state.dialogs.race(watch).await {
-        return Err(dialog::blocked(&d));
-    }
+    let page_world = match state.dialogs.race(watch).await {
+        Raced::Done(w) => w,
+        Raced::Dialog(d) => return Err(dialog::blocked(&d)),
+    };
     let mut out = Map::new();
     if let Some(u) = uid {
         out.insert(action.verb().into(), Value::String(u.to_string()));
@@ -412,6 +417,7 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
             page,
             scope: &scope,
             worlds: &state.worlds,
+            page_world,
             held: &state.held,
             last: last.as_ref(),
         };

@@ -29,6 +29,7 @@ use crate::capture::hit_test_at;
 use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
 use crate::cdp::input::{DispatchMouseEventParams, DispatchMouseEventType, MouseButton};
 use crate::cdp::page::GetLayoutMetricsParams;
+use crate::cdp::runtime::EvaluateParams;
 use crate::error::{Error, ErrorCode, Result};
 
 /// How often a covered element is looked at again, and how long to wait in between: about
@@ -552,7 +553,12 @@ pub(crate) async fn actionable_point(
             }
             // In a frame of another renderer: the page must reach the frame there too.
             match Scope::reach(&levels, at.x, at.y).await? {
-                Reach::Top(x, y) => return Ok(Point { x, y }),
+                Reach::Top(x, y) => {
+                    if !levels.is_empty() {
+                        next_frames(cx).await;
+                    }
+                    return Ok(Point { x, y });
+                }
                 Reach::Covered(session, frame, loader, h, (x, y)) => {
                     let there = Point { x, y };
                     first_cover.get_or_insert((Cover::Above(session, frame, loader, h), there));
@@ -580,6 +586,27 @@ pub(crate) async fn actionable_point(
              dismiss what covers it (a dialog, banner or overlay), or scroll, then try again"
         ),
     ))
+}
+
+/// Waits until the page has drawn two more frames. Chromium routes input to an out-of-process
+/// frame by what the page last drew: right after scrolling, an event could still go to the
+/// frame's old place. Runs in the page's isolated world (a page cannot stall it by replacing
+/// `requestAnimationFrame`); at most 500 ms.
+async fn next_frames(cx: &Cx<'_>) {
+    let Some(world) = cx.page_world else {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        return;
+    };
+    let params = EvaluateParams {
+        context_id: Some(world),
+        await_promise: Some(true),
+        silent: Some(true),
+        ..EvaluateParams::new(
+            "new Promise(r=>requestAnimationFrame(()=>requestAnimationFrame(()=>r(true))))".into(),
+        )
+    };
+    let wait = cx.page.send(&params);
+    let _ = tokio::time::timeout(Duration::from_millis(500), wait).await;
 }
 
 async fn mouse(

@@ -11,6 +11,10 @@
 //!   pointer. So a point chosen inside the frame is translated through the content box of each
 //!   owner `<iframe>` up to the page, and each level's own hit test must answer the owner
 //!   `<iframe>` at that point — otherwise something of the parent page covers the frame there.
+//!   The translation follows CSS transforms of the `<iframe>` (its content quad gives the
+//!   frame's axes in the parent, its border quad against its layout size their scale). Chromium
+//!   routes input to such a frame by what the page last drew, so after the point is chosen
+//!   (possibly after scrolling) the page is given two animation frames before the input.
 //! - **Isolated worlds**: the helper functions actions run (state checks, value read-back,
 //!   scroll figures, hit-test containment) must not see a page's own JavaScript. A page can
 //!   override `Element.prototype.getBoundingClientRect`, the `value` setter of inputs,
@@ -107,15 +111,56 @@ pub(crate) struct Scope {
     pub owners: Vec<Owner>,
 }
 
-/// One owner level, measured now: the owner's content-box origin in its parent's viewport and
-/// the parent's scroll offset (its hit test takes document coordinates).
+/// One owner level, measured now: how a point of the frame's viewport maps into its parent's
+/// viewport — the owner's content-box origin plus the frame's x and y axes there (CSS
+/// transforms on the `<iframe>` or its ancestors scale and rotate them) — and the parent's
+/// scroll offset (its hit test takes document coordinates).
 #[derive(Debug, Clone)]
 pub(crate) struct Level {
     pub owner: Owner,
-    pub origin_x: f64,
-    pub origin_y: f64,
+    pub origin: (f64, f64),
+    pub x_axis: (f64, f64),
+    pub y_axis: (f64, f64),
     pub scroll_x: f64,
     pub scroll_y: f64,
+}
+
+impl Level {
+    fn map(&self, x: f64, y: f64) -> (f64, f64) {
+        (
+            self.origin.0 + x * self.x_axis.0 + y * self.y_axis.0,
+            self.origin.1 + x * self.x_axis.1 + y * self.y_axis.1,
+        )
+    }
+}
+
+/// The frame's axes in its parent from the owner's box model: the content quad gives their
+/// directions, the border quad's size against the untransformed border-box size their scale.
+fn axes(content: &[f64], border: &[f64], width: f64, height: f64) -> Option<Axes> {
+    if content.len() < 8 || border.len() < 8 || width <= 0.0 || height <= 0.0 {
+        return None;
+    }
+    let edge = |q: &[f64], to: usize| (q[2 * to] - q[0], q[2 * to + 1] - q[1]);
+    let len = |(x, y): (f64, f64)| (x * x + y * y).sqrt();
+    let (top, left) = (edge(content, 1), edge(content, 3));
+    let (scale_x, scale_y) = (len(edge(border, 1)) / width, len(edge(border, 3)) / height);
+    let (lt, ll) = (len(top), len(left));
+    if !(lt > 0.0 && ll > 0.0 && scale_x.is_finite() && scale_y.is_finite()) {
+        return None;
+    }
+    Some(Axes {
+        origin: (content[0], content[1]),
+        x_axis: (top.0 / lt * scale_x, top.1 / lt * scale_x),
+        y_axis: (left.0 / ll * scale_y, left.1 / ll * scale_y),
+    })
+}
+
+/// Where a frame sits in its parent: its content-box origin and its x and y axes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Axes {
+    origin: (f64, f64),
+    x_axis: (f64, f64),
+    y_axis: (f64, f64),
 }
 
 /// A point of the scope's frame (its viewport CSS px) as the page sees it.
@@ -160,25 +205,20 @@ impl Scope {
                     ),
                     _ => e,
                 })?;
-            let q = &boxes.model.content;
-            let (mut x, mut y) = (f64::MAX, f64::MAX);
-            for c in q.chunks(2).take(4) {
-                if let [cx, cy] = c {
-                    x = x.min(*cx);
-                    y = y.min(*cy);
-                }
-            }
-            if !(x.is_finite() && y.is_finite()) {
+            let m = &boxes.model;
+            let Some(geometry) = axes(&m.content, &m.border, m.width as f64, m.height as f64)
+            else {
                 return Err(Error::new(
                     ErrorCode::NotInteractable,
                     "the frame that holds this element has no usable box; take a new snapshot",
                 ));
-            }
+            };
             let vp = super::pointer::viewport(&owner.parent).await?;
             out.push(Level {
                 owner: owner.clone(),
-                origin_x: x,
-                origin_y: y,
+                origin: geometry.origin,
+                x_axis: geometry.x_axis,
+                y_axis: geometry.y_axis,
                 scroll_x: vp.scroll_x,
                 scroll_y: vp.scroll_y,
             });
@@ -191,8 +231,7 @@ impl Scope {
     pub(crate) async fn reach(levels: &[Level], x: f64, y: f64) -> Result<Reach> {
         let (mut x, mut y) = (x, y);
         for level in levels {
-            x += level.origin_x;
-            y += level.origin_y;
+            (x, y) = level.map(x, y);
             let hit = crate::capture::hit_test_at(
                 &level.owner.parent,
                 (x + level.scroll_x).floor() as i64,
@@ -273,4 +312,38 @@ pub(crate) async fn owners_of(page: &Page, session_of_frame: &Page) -> Result<Ve
         "the frame that held this element is gone (its <iframe> was removed or navigated); \
          take a new snapshot",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untransformed_frames_translate() {
+        // Border box 100x60 at (10, 20) with a 5 px border: content box from (15, 25).
+        let border = [10.0, 20.0, 110.0, 20.0, 110.0, 80.0, 10.0, 80.0];
+        let content = [15.0, 25.0, 105.0, 25.0, 105.0, 75.0, 15.0, 75.0];
+        let a = axes(&content, &border, 100.0, 60.0);
+        assert_eq!(
+            a,
+            Some(Axes {
+                origin: (15.0, 25.0),
+                x_axis: (1.0, 0.0),
+                y_axis: (0.0, 1.0)
+            })
+        );
+    }
+
+    #[test]
+    fn scaled_and_rotated_frames_map_through_their_axes() {
+        // Scaled by one half from the origin: a 200x100 border box drawn as 100x50.
+        let border = [0.0, 0.0, 100.0, 0.0, 100.0, 50.0, 0.0, 50.0];
+        let a = axes(&border, &border, 200.0, 100.0).map(|a| (a.x_axis, a.y_axis));
+        assert_eq!(a, Some(((0.5, 0.0), (0.0, 0.5))));
+        // Rotated 90° clockwise around (0, 0): x runs down, y runs left.
+        let rotated = [0.0, 0.0, 0.0, 100.0, -50.0, 100.0, -50.0, 0.0];
+        let a = axes(&rotated, &rotated, 100.0, 50.0).map(|a| (a.x_axis, a.y_axis));
+        assert_eq!(a, Some(((0.0, 1.0), (-1.0, 0.0))));
+        assert_eq!(axes(&rotated, &rotated, 0.0, 50.0), None);
+    }
 }
