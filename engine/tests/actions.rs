@@ -1252,3 +1252,25 @@ async fn click_inside_a_scaled_cross_site_frame() {
         .await;
     t.close().await;
 }
+
+#[tokio::test]
+async fn click_inside_a_frame_nested_in_a_cross_site_frame() {
+    let mut t = T::open_served("oopif-nested.html").await;
+    let targets =
+        t.s.current_page()
+            .map(|p| p.frame_targets())
+            .unwrap_or_default();
+    assert_eq!(
+        targets.len(),
+        2,
+        "both frames must run in renderers of their own"
+    );
+    t.snapshot().await;
+    let deep = t.uid_named("button", "Deep button");
+    t.ok(json!({"cmd":"click","uid":deep})).await;
+    let m = t
+        .wait_log("the deep click", |m| m["value"]["target"] == "deep")
+        .await;
+    assert_eq!(m["value"]["trusted"], true, "{m}");
+    t.close().await;
+}
