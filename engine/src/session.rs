@@ -179,9 +179,10 @@ impl Session {
                 i
             }
         };
-        let outcome = self.pages[index]
-            .page
-            .navigate(&url, self.load_timeout)
+        let state = &mut self.pages[index];
+        let outcome = state
+            .act
+            .unless_dialog(state.page.navigate(&url, self.load_timeout))
             .await?;
         Ok(load_result(&url, &outcome, self.load_timeout))
     }
@@ -200,7 +201,8 @@ impl Session {
     /// Takes a snapshot and returns the rendered text (or JSON text) as is.
     pub async fn snapshot_text(&mut self, options: &SnapshotOptions) -> Result<String> {
         let state = self.current_page_mut()?;
-        state.last = Some(take_snapshot(&state.page, &mut state.uids, options).await?);
+        let taken = take_snapshot(&state.page, &mut state.uids, options);
+        state.last = Some(state.act.unless_dialog(taken).await?);
         state.last_mode = options.mode;
         Ok(state
             .last
@@ -238,7 +240,8 @@ impl Session {
             mode,
             ..SnapshotOptions::default()
         };
-        let snapshot = take_snapshot(&state.page, &mut state.uids, &options).await?;
+        let taken = take_snapshot(&state.page, &mut state.uids, &options);
+        let snapshot = state.act.unless_dialog(taken).await?;
         let after = text(&snapshot);
         state.last = Some(snapshot);
         Ok(crate::render::diff::diff(&before, &after))
@@ -246,33 +249,17 @@ impl Session {
 
     async fn history(&mut self, delta: i64) -> Result<Value> {
         let timeout = self.load_timeout;
-        let page = &self.current_page_mut()?.page;
-        let history = page.send(&cdp_page::GetNavigationHistoryParams {}).await?;
-        let target = history.current_index + delta;
-        let Some(entry) = usize::try_from(target)
-            .ok()
-            .and_then(|i| history.entries.get(i))
-        else {
-            let which = if delta < 0 { "back" } else { "forward" };
-            return Err(Error::invalid_argument(format!(
-                "there is no page to go {which} to in this tab's history"
-            )));
-        };
-        let url = entry.url.clone();
-        let mut loads = page.subscribe::<cdp_page::LoadEventFiredEvent>();
-        page.send(&cdp_page::NavigateToHistoryEntryParams { entry_id: entry.id })
-            .await?;
-        let loaded = tokio::time::timeout(timeout, loads.next()).await.is_ok();
-        Ok(json!({ "url": url, "loaded": loaded }))
+        let state = self.current_page_mut()?;
+        state
+            .act
+            .unless_dialog(go_in_history(&state.page, delta, timeout))
+            .await
     }
 
     async fn reload(&mut self) -> Result<Value> {
         let timeout = self.load_timeout;
-        let page = &self.current_page_mut()?.page;
-        let mut loads = page.subscribe::<cdp_page::LoadEventFiredEvent>();
-        page.send(&cdp_page::ReloadParams::default()).await?;
-        let loaded = tokio::time::timeout(timeout, loads.next()).await.is_ok();
-        Ok(json!({ "loaded": loaded }))
+        let state = self.current_page_mut()?;
+        state.act.unless_dialog(reload(&state.page, timeout)).await
     }
 
     async fn list_pages(&mut self) -> Result<Value> {
@@ -360,6 +347,35 @@ impl Session {
             )),
         }
     }
+}
+
+/// Moves `delta` entries in the page's history and waits for the load.
+async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Value> {
+    let history = page.send(&cdp_page::GetNavigationHistoryParams {}).await?;
+    let target = history.current_index + delta;
+    let Some(entry) = usize::try_from(target)
+        .ok()
+        .and_then(|i| history.entries.get(i))
+    else {
+        let which = if delta < 0 { "back" } else { "forward" };
+        return Err(Error::invalid_argument(format!(
+            "there is no page to go {which} to in this tab's history"
+        )));
+    };
+    let url = entry.url.clone();
+    let mut loads = page.subscribe::<cdp_page::LoadEventFiredEvent>();
+    page.send(&cdp_page::NavigateToHistoryEntryParams { entry_id: entry.id })
+        .await?;
+    let loaded = tokio::time::timeout(timeout, loads.next()).await.is_ok();
+    Ok(json!({ "url": url, "loaded": loaded }))
+}
+
+/// Reloads the page and waits for the load.
+async fn reload(page: &Page, timeout: Duration) -> Result<Value> {
+    let mut loads = page.subscribe::<cdp_page::LoadEventFiredEvent>();
+    page.send(&cdp_page::ReloadParams::default()).await?;
+    let loaded = tokio::time::timeout(timeout, loads.next()).await.is_ok();
+    Ok(json!({ "loaded": loaded }))
 }
 
 /// One live snapshot of `page`: capture, analysis, Chromium's word on the unsure hit tests, render.

@@ -3,6 +3,8 @@
 //! `Session::execute(&json!({...}))` as a front end does, and reads back what the page saw.
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -71,6 +73,76 @@ fn page_path(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The two loopback origins of the cross-site tests, `127.0.0.1:P1` and `localhost:P2`:
+/// Chromium puts the second site in another renderer (an out-of-process iframe). `{{A}}` and
+/// `{{B}}` in the pages under `fixtures/pages/actions/` are replaced by them.
+fn origins() -> &'static (String, String) {
+    static ORIGINS: OnceLock<(String, String)> = OnceLock::new();
+    ORIGINS.get_or_init(|| {
+        let a = TcpListener::bind("127.0.0.1:0").expect("bind the first origin");
+        let b = TcpListener::bind("127.0.0.1:0").expect("bind the second origin");
+        let port = |l: &TcpListener| l.local_addr().map(|a| a.port()).unwrap_or(0);
+        let origins = (
+            format!("http://127.0.0.1:{}", port(&a)),
+            format!("http://localhost:{}", port(&b)),
+        );
+        for listener in [a, b] {
+            let o = origins.clone();
+            std::thread::spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let o = o.clone();
+                    std::thread::spawn(move || respond(stream, &o));
+                }
+            });
+        }
+        origins
+    })
+}
+
+/// Serves one file of `fixtures/pages/actions/` and closes the connection.
+fn respond(mut stream: TcpStream, origins: &(String, String)) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(clone);
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        match reader.read_line(&mut header) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if header == "\r\n" || header == "\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let name = path
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .trim_start_matches('/');
+    let file = (!name.contains("..") && !name.is_empty())
+        .then(|| std::fs::read_to_string(page_path("actions").join(name)).ok())
+        .flatten();
+    let response = match file {
+        Some(body) => {
+            let body = body
+                .replace("{{A}}", &origins.0)
+                .replace("{{B}}", &origins.1);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }
+        None => {
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+        }
+    };
+    let _ = stream.write_all(response.as_bytes());
+}
+
 /// A session on its own page of the shared browser, with `page` loaded.
 struct T {
     s: Session,
@@ -79,6 +151,16 @@ struct T {
 
 impl T {
     async fn open(page: &str) -> T {
+        let path = page_path(page);
+        T::open_url(&path.to_string_lossy()).await
+    }
+
+    /// Opens `name` of `fixtures/pages/actions/` from the first loopback origin.
+    async fn open_served(name: &str) -> T {
+        T::open_url(&format!("{}/{name}", origins().0)).await
+    }
+
+    async fn open_url(url: &str) -> T {
         let options = SessionOptions {
             browser: Some(browser_url()),
             ..SessionOptions::default()
@@ -86,11 +168,8 @@ impl T {
         let mut s = Session::start(options)
             .await
             .expect("connect to the shared browser");
-        let path = page_path(page);
-        let r = s
-            .execute(&json!({"cmd": "open", "url": path.to_string_lossy()}))
-            .await;
-        assert!(r.is_ok(), "open {page}: {r:?}");
+        let r = s.execute(&json!({"cmd": "open", "url": url})).await;
+        assert!(r.is_ok(), "open {url}: {r:?}");
         T {
             s,
             uids: HashMap::new(),
@@ -174,6 +253,12 @@ impl T {
                     (v.get("backendNodeId"), v.get("uid").and_then(Value::as_str))
                 {
                     out.insert(b.to_string(), u.to_string());
+                    // Elements of other renderers have no backend id the page knows: by
+                    // role and name instead.
+                    if let (Some(role), Some(name)) = (v["role"].as_str(), v["name"].as_str()) {
+                        out.entry(format!("{role}:{name}"))
+                            .or_insert_with(|| u.to_string());
+                    }
                 }
                 if let Some(children) = v.get("children").and_then(Value::as_array) {
                     for c in children {
@@ -200,6 +285,21 @@ impl T {
     async fn uid(&mut self, id: &str) -> String {
         self.uid_js(&format!("document.getElementById({id:?})"))
             .await
+    }
+
+    /// The uid of the first element with this role and accessible name in any frame, from the
+    /// last [`T::snapshot`].
+    fn uid_named(&self, role: &str, name: &str) -> String {
+        match self.uids.get(&format!("{role}:{name}")) {
+            Some(u) => u.clone(),
+            None => panic!("no {role} named {name:?} has a uid in the snapshot"),
+        }
+    }
+
+    /// The messages the cross-site frame posted to the page (`#log`).
+    async fn frame_log(&self) -> Vec<Value> {
+        let text = self.text("log").await;
+        serde_json::from_str::<Vec<Value>>(&text).unwrap_or_default()
     }
 
     async fn close(mut self) {
@@ -816,5 +916,361 @@ async fn action_returns_a_fresh_snapshot() {
     // The uids stay valid after the action's snapshot.
     t.ok(json!({"cmd":"click","uid":inc})).await;
     assert_eq!(t.text("count").await, "2");
+    t.close().await;
+}
+
+// ----- out-of-process (cross-site) iframes -----
+
+impl T {
+    /// Waits (up to 5 s) until the frame has posted a message matching `pred`.
+    async fn wait_log(&self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..50 {
+            if let Some(m) = self.frame_log().await.into_iter().find(|m| pred(m)) {
+                return m;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!(
+            "the frame never reported {what}; log: {:?}",
+            self.frame_log().await
+        );
+    }
+}
+
+#[tokio::test]
+async fn click_fill_select_and_press_inside_a_cross_site_frame() {
+    let mut t = T::open_served("oopif.html").await;
+    let targets =
+        t.s.current_page()
+            .map(|p| p.frame_targets())
+            .unwrap_or_default();
+    assert_eq!(targets.len(), 1, "the frame must run in another renderer");
+    t.snapshot().await;
+
+    // The frame lies below the fold, offset by margin, border and padding: the click scrolls
+    // the page and must land on the button through the translated point.
+    let btn = t.uid_named("button", "Press me");
+    let r = t.ok(json!({"cmd":"click","uid":btn})).await;
+    assert_eq!(r["clicked"], json!(btn));
+    let m = t
+        .wait_log("the click", |m| {
+            m["kind"] == "click" && m["value"]["target"] == "btn"
+        })
+        .await;
+    assert_eq!(m["value"]["trusted"], true, "{m}");
+    let scroll_y = t.eval("scrollY").await.as_f64().unwrap_or(0.0);
+    assert!(
+        scroll_y > 100.0,
+        "the page was not scrolled to the frame: {scroll_y}"
+    );
+
+    // Far down inside the frame: the frame itself scrolls.
+    let low = t.uid_named("button", "Low button");
+    t.ok(json!({"cmd":"click","uid":low})).await;
+    t.wait_log("the low click", |m| m["value"]["target"] == "low")
+        .await;
+
+    let name = t.uid_named("textbox", "Name");
+    let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Grace"})).await;
+    assert_eq!(r["value"], "Grace", "{r}");
+    let m = t
+        .wait_log("the input", |m| {
+            m["kind"] == "input" && m["value"]["value"] == "Grace"
+        })
+        .await;
+    assert_eq!(m["value"]["trusted"], true, "{m}");
+
+    let r = t.ok(json!({"cmd":"press","uid":name,"key":"x"})).await;
+    assert_eq!(r["focus"]["tag"], "input", "{r}");
+    t.wait_log("the key", |m| {
+        m["kind"] == "key" && m["value"]["key"] == "x"
+    })
+    .await;
+    t.wait_log("the typed text", |m| {
+        m["kind"] == "input" && m["value"]["value"] == "Gracex"
+    })
+    .await;
+
+    let color = t.uid_named("combobox", "Colour");
+    let r = t
+        .ok(json!({"cmd":"select","uid":color,"option":"Blue"}))
+        .await;
+    assert_eq!(r["value"], "b", "{r}");
+    t.wait_log("the change", |m| {
+        m["kind"] == "change" && m["value"]["value"] == "b"
+    })
+    .await;
+    t.close().await;
+}
+
+#[tokio::test]
+async fn cross_site_frame_covered_by_the_page_is_occluded() {
+    let mut t = T::open_served("oopif.html").await;
+    t.snapshot().await;
+    let covered = t.uid_named("button", "Covered");
+    let msg = assert_code!(
+        t.err(json!({"cmd":"click","uid":covered})).await,
+        "OCCLUDED"
+    );
+    assert!(msg.contains("shade") && msg.contains("Promotion"), "{msg}");
+    assert!(
+        !t.frame_log()
+            .await
+            .iter()
+            .any(|m| m["value"]["target"] == "covered"),
+        "the covered button must not have been clicked"
+    );
+    t.close().await;
+}
+
+#[tokio::test]
+async fn dialog_from_a_cross_site_frame_is_reported_and_answered() {
+    let mut t = T::open_served("oopif.html").await;
+    t.snapshot().await;
+    let alert = t.uid_named("button", "Alert");
+    let r = t.ok(json!({"cmd":"click","uid":alert})).await;
+    assert_eq!(
+        r["dialog"],
+        json!({"type":"alert","message":"From the frame"}),
+        "{r}"
+    );
+    let r = t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(r["accepted"], true, "{r}");
+    t.wait_log("the end of the alert", |m| m["kind"] == "after-alert")
+        .await;
+    t.close().await;
+}
+
+// ----- page commands while a dialog is open -----
+
+#[tokio::test]
+async fn page_commands_answer_at_once_while_a_dialog_is_open() {
+    let mut t = T::open("actions/dialogs.html").await;
+    t.snapshot().await;
+    let alert = t.uid("alert").await;
+    let r = t.ok(json!({"cmd":"click","uid":alert})).await;
+    assert_eq!(r["dialog"]["type"], "alert", "{r}");
+    for cmd in [
+        json!({"cmd":"snapshot"}),
+        json!({"cmd":"reload"}),
+        json!({"cmd":"back"}),
+        json!({"cmd":"diff"}),
+    ] {
+        let started = std::time::Instant::now();
+        let msg = assert_code!(t.err(cmd.clone()).await, "OCCLUDED");
+        // A generous bound: the command must not wait for the 30 s command timeout.
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "{cmd} took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            msg.contains("alert")
+                && msg.contains("Hello from the page")
+                && msg.contains("\"cmd\":\"dialog\""),
+            "{msg}"
+        );
+    }
+    let r = t.s.execute_line(r#"{"cmd":"snapshot"}"#).await;
+    assert!(r.contains("\"retryable\":true"), "{r}");
+    // `pages` still answers and shows the dialog.
+    let pages = t.ok(json!({"cmd":"pages"})).await;
+    assert!(pages.to_string().contains("Hello from the page"), "{pages}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(t.text("after-alert").await, "yes");
+    let snap = t.ok(json!({"cmd":"snapshot"})).await;
+    assert!(snap.as_str().unwrap_or("").contains("Prompt"), "{snap}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_dialog_opening_during_a_reload_answers_promptly() {
+    let mut t = T::open("actions/beforeunload.html").await;
+    t.snapshot().await;
+    let guard = t.uid("guard").await;
+    t.ok(json!({"cmd":"click","uid":guard})).await;
+    assert_eq!(t.text("guarded").await, "yes");
+    let started = std::time::Instant::now();
+    let msg = assert_code!(t.err(json!({"cmd":"reload"})).await, "OCCLUDED");
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(msg.contains("beforeunload"), "{msg}");
+    // Leaving is confirmed: the page reloads, and the guard is gone with the old document.
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    t.ok(json!({"cmd":"snapshot"})).await;
+    assert_eq!(t.text("guarded").await, "no");
+    t.close().await;
+}
+
+// ----- settling after an action -----
+
+#[tokio::test]
+async fn an_action_waits_for_a_late_dom_change() {
+    let mut t = T::open("actions/settle.html").await;
+    t.snapshot().await;
+    let later = t.uid("later").await;
+    let r = t
+        .ok(json!({"cmd":"click","uid":later,"snapshot":true}))
+        .await;
+    let text = r["snapshot"].as_str().unwrap_or_default();
+    assert!(text.contains("Found 3 results"), "{text}");
+    assert!(r.get("settled").is_none(), "{r}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_page_that_never_stops_changing_still_answers() {
+    let mut t = T::open("actions/settle.html").await;
+    t.snapshot().await;
+    let start = t.uid("ticker-start").await;
+    let started = std::time::Instant::now();
+    let r = t.ok(json!({"cmd":"click","uid":start})).await;
+    // Capped at a few seconds, not the 30 s command timeout.
+    assert!(
+        started.elapsed().as_secs() < 8,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(r["settled"], false, "{r}");
+    let ticks: u64 = t.text("tick").await.parse().unwrap_or(0);
+    assert!(ticks > 10, "the ticker is not running: {ticks}");
+    t.close().await;
+}
+
+// ----- a page that tampers with the DOM's built-ins -----
+
+#[tokio::test]
+async fn a_hostile_page_cannot_tamper_with_actions() {
+    let mut t = T::open("actions/hostile.html").await;
+    t.snapshot().await;
+    // Its getComputedStyle says everything is hidden, matches() says disabled, contains()
+    // says no hit is inside anything: acting from its world would refuse or misreport.
+    let inc = t.uid("inc").await;
+    t.ok(json!({"cmd":"click","uid":inc})).await;
+    assert_eq!(t.text("count").await, "1");
+
+    let name = t.uid("name").await;
+    let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Ada"})).await;
+    assert_eq!(r["value"], "Ada", "{r}");
+    assert!(r.get("warning").is_none(), "{r}");
+    assert_eq!(t.text("name-echo").await, "Ada");
+
+    let color = t.uid("color").await;
+    let r = t
+        .ok(json!({"cmd":"select","uid":color,"option":"Green"}))
+        .await;
+    assert_eq!(r["value"], "g", "{r}");
+    assert_eq!(t.text("color-echo").await, "g");
+
+    let agree = t.uid("agree").await;
+    let r = t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    assert_eq!(r["checked"], true, "{r}");
+    assert_eq!(t.text("agree-echo").await, "true");
+
+    // Its scrollTop always reads 0: the container's real offsets are reported.
+    let box_ = t.uid("box").await;
+    let r = t
+        .ok(json!({"cmd":"scroll","uid":box_,"direction":"down","pixels":100}))
+        .await;
+    assert!(r["moved"].as_f64().unwrap_or(0.0) > 50.0, "{r}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_dialog_on_mousedown_does_not_leave_the_button_down() {
+    let mut t = T::open("actions/mousedown-dialog.html").await;
+    t.snapshot().await;
+    let press = t.uid("press-alert").await;
+    let r = t.ok(json!({"cmd":"click","uid":press})).await;
+    assert_eq!(r["dialog"]["message"], "Pressed", "{r}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(t.text("up").await, "yes");
+    // The next pointer move sees no button held.
+    let other = t.uid("other").await;
+    t.ok(json!({"cmd":"hover","uid":other})).await;
+    assert_eq!(t.text("buttons").await, "0");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
+    let mut t = T::open_served("oopif.html").await;
+    t.snapshot().await;
+    let btn = t.uid_named("button", "Press me");
+    t.ok(json!({"cmd":"hover","uid":btn})).await;
+    t.wait_log("the hover", |m| m["kind"] == "hover").await;
+
+    let list = t.uid_named("list", "Items");
+    let r = t
+        .ok(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
+        .await;
+    assert_eq!(r["method"], "wheel", "{r}");
+    assert!(r["moved"].as_f64().unwrap_or(0.0) >= 30.0, "{r}");
+    t.wait_log("the scroll", |m| {
+        m["kind"] == "scroll" && m["value"]["top"].as_f64().unwrap_or(0.0) >= 30.0
+    })
+    .await;
+
+    let file = std::env::temp_dir().join(format!("pagesight-upload-{}.txt", std::process::id()));
+    std::fs::write(&file, "hello").expect("write a file to upload");
+    let pick = t.uid_named("button", "Attach file");
+    let r = t
+        .ok(json!({"cmd":"upload","uid":pick,"files":[file.to_string_lossy()]}))
+        .await;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert_eq!(r["files"], json!([name]), "{r}");
+    t.wait_log("the upload", |m| {
+        m["kind"] == "upload" && m["value"]["names"] == json!([name])
+    })
+    .await;
+    let _ = std::fs::remove_file(&file);
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_inside_a_scaled_cross_site_frame() {
+    let mut t = T::open_served("oopif-scaled.html").await;
+    t.snapshot().await;
+    // Drawn at 75 %: a point translated without the scale would land elsewhere in the frame.
+    for name in ["Low button", "Press me"] {
+        let uid = t.uid_named("button", name);
+        t.ok(json!({"cmd":"click","uid":uid})).await;
+    }
+    t.wait_log("the low click", |m| m["value"]["target"] == "low")
+        .await;
+    t.wait_log("the click", |m| m["value"]["target"] == "btn")
+        .await;
+    let name = t.uid_named("textbox", "Name");
+    t.ok(json!({"cmd":"fill","uid":name,"text":"Lin"})).await;
+    t.wait_log("the input", |m| m["value"]["value"] == "Lin")
+        .await;
+    t.close().await;
+}
+
+#[tokio::test]
+async fn click_inside_a_frame_nested_in_a_cross_site_frame() {
+    let mut t = T::open_served("oopif-nested.html").await;
+    let targets =
+        t.s.current_page()
+            .map(|p| p.frame_targets())
+            .unwrap_or_default();
+    assert_eq!(
+        targets.len(),
+        2,
+        "both frames must run in renderers of their own"
+    );
+    t.snapshot().await;
+    let deep = t.uid_named("button", "Deep button");
+    t.ok(json!({"cmd":"click","uid":deep})).await;
+    let m = t
+        .wait_log("the deep click", |m| m["value"]["target"] == "deep")
+        .await;
+    assert_eq!(m["value"]["trusted"], true, "{m}");
     t.close().await;
 }

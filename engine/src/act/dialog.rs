@@ -152,3 +152,19 @@ pub(crate) fn blocked(d: &DialogInfo) -> Error {
         ),
     )
 }
+
+/// The error for a page command (`snapshot`, `back`, `reload`, `open`, …) while a dialog blocks
+/// the page: the page cannot answer until the dialog is closed. `OCCLUDED`, retryable: like an
+/// overlay, the dialog sits in front of the page until it is dismissed.
+pub(crate) fn blocks_page(d: &DialogInfo) -> Error {
+    let text = serde_json::to_string(&d.message).unwrap_or_default();
+    Error::new(
+        ErrorCode::Occluded,
+        format!(
+            "a JavaScript {} dialog is open ({text}) and the page cannot answer until it is \
+             closed; answer it with {{\"cmd\":\"dialog\",\"accept\":true}} or \
+             {{\"cmd\":\"dialog\",\"accept\":false}}, then try again",
+            d.kind
+        ),
+    )
+}

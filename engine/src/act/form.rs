@@ -95,7 +95,7 @@ struct Kind {
 }
 
 async fn classify(cx: &Cx<'_>, node: &LiveNode) -> Result<Kind> {
-    let v = call(cx.page, &node.object_id, CLASSIFY_FN, &[]).await?;
+    let v = call(cx.dom(), &node.object_id, CLASSIFY_FN, &[]).await?;
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     Ok(Kind {
         tag: s("tag").unwrap_or_default(),
@@ -130,19 +130,19 @@ fn format_hint(input_type: &str) -> &'static str {
 
 /// Focuses an editable element: `DOM.focus`, then a trusted click if that did not take.
 async fn focus(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
-    scroll_into_view(cx.page, node, label).await?;
+    scroll_into_view(cx.dom(), node, label).await?;
     let focused = cx
-        .page
+        .dom()
         .send(&FocusParams {
             backend_node_id: Some(node.backend_node_id),
             ..Default::default()
         })
         .await
         .is_ok()
-        && call(cx.page, &node.object_id, FOCUSED_FN, &[]).await? == Value::Bool(true);
+        && call(cx.dom(), &node.object_id, FOCUSED_FN, &[]).await? == Value::Bool(true);
     if !focused {
         pointer::click(cx, node, label, Button::Left, 1).await?;
-        if call(cx.page, &node.object_id, FOCUSED_FN, &[]).await? != Value::Bool(true) {
+        if call(cx.dom(), &node.object_id, FOCUSED_FN, &[]).await? != Value::Bool(true) {
             return Err(Error::new(
                 ErrorCode::NotInteractable,
                 format!("{label} does not take the keyboard focus, so it cannot be typed into"),
@@ -155,14 +155,14 @@ async fn focus(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
 /// Clicks a checkable element; when the control itself cannot be clicked (custom checkboxes
 /// hide the real input and draw a label), its label is clicked instead.
 async fn toggle(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
-    let state = element_state(cx.page, node).await?;
+    let state = element_state(cx.dom(), node).await?;
     if let Some(why) = &state.disabled {
         return Err(disabled_error(label, &state.tag, why));
     }
     match pointer::click(cx, node, label, Button::Left, 1).await {
         Ok(_) => Ok(()),
         Err(e) if matches!(e.code(), ErrorCode::NotInteractable | ErrorCode::Occluded) => {
-            match call_node(cx.page, &node.object_id, FIRST_LABEL_FN, &[]).await? {
+            match call_node(cx.dom(), &node.object_id, FIRST_LABEL_FN, &[]).await? {
                 Some(l) => {
                     let what = format!("the label of {label}");
                     pointer::click(cx, &l, &what, Button::Left, 1)
@@ -185,7 +185,7 @@ pub(crate) async fn fill(
     text: &str,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    let node = call_node(cx.page, &node.object_id, CONTROL_FN, &[])
+    let node = call_node(cx.dom(), &node.object_id, CONTROL_FN, &[])
         .await?
         .unwrap_or_else(|| node.clone());
     let kind = classify(cx, &node).await?;
@@ -206,7 +206,7 @@ pub(crate) async fn fill(
                 }
                 toggle(cx, &node, label).await?;
             }
-            let now = call(cx.page, &node.object_id, CHECKED_FN, &[]).await?;
+            let now = call(cx.dom(), &node.object_id, CHECKED_FN, &[]).await?;
             let now = now.as_bool().unwrap_or(false);
             out.insert("checked".into(), Value::Bool(now));
             if now != want {
@@ -223,7 +223,7 @@ pub(crate) async fn fill(
         }
         "select" | "listbox" => select(cx, &node, label, &[text.to_string()], out).await,
         "text" | "editable" => {
-            check_state(cx.page, &node, label, true).await?;
+            check_state(cx.dom(), &node, label, true).await?;
             if kind.read_only {
                 return Err(Error::new(
                     ErrorCode::NotInteractable,
@@ -234,20 +234,21 @@ pub(crate) async fn fill(
                 ));
             }
             focus(cx, &node, label).await?;
-            call(cx.page, &node.object_id, SELECT_ALL_FN, &[]).await?;
-            let before = call(cx.page, &node.object_id, VALUE_FN, &[]).await?;
+            call(cx.dom(), &node.object_id, SELECT_ALL_FN, &[]).await?;
+            let before = call(cx.dom(), &node.object_id, VALUE_FN, &[]).await?;
             if text.is_empty() {
                 if before.as_str().is_some_and(|s| !s.is_empty()) {
                     keyboard::press_key(cx.page, "Delete").await?;
                 }
             } else {
+                // Typed input goes to the page; Chromium routes it to the focused frame.
                 cx.page
                     .send(&InsertTextParams {
                         text: text.to_string(),
                     })
                     .await?;
             }
-            let value = call(cx.page, &node.object_id, VALUE_FN, &[]).await?;
+            let value = call(cx.dom(), &node.object_id, VALUE_FN, &[]).await?;
             let value = value.as_str().unwrap_or("").to_string();
             let secret = kind.input_type.as_deref() == Some("password");
             out.insert(
@@ -273,16 +274,16 @@ pub(crate) async fn fill(
             Ok(())
         }
         "set" => {
-            check_state(cx.page, &node, label, true).await?;
+            check_state(cx.dom(), &node, label, true).await?;
             if kind.read_only {
                 return Err(Error::new(
                     ErrorCode::NotInteractable,
                     format!("{label} is read-only; it cannot be changed"),
                 ));
             }
-            scroll_into_view(cx.page, &node, label).await?;
+            scroll_into_view(cx.dom(), &node, label).await?;
             let v = call(
-                cx.page,
+                cx.dom(),
                 &node.object_id,
                 SET_VALUE_FN,
                 &[Arg::Value(Value::String(text.to_string()))],
@@ -414,10 +415,10 @@ pub(crate) async fn select(
     wants: &[String],
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    let kind = call(cx.page, &node.object_id, SELECT_KIND_FN, &[]).await?;
+    let kind = call(cx.dom(), &node.object_id, SELECT_KIND_FN, &[]).await?;
     let kind = kind.as_str().unwrap_or("none");
     let node = if kind.starts_with("wrapper") {
-        call_node(cx.page, &node.object_id, INNER_WIDGET_FN, &[])
+        call_node(cx.dom(), &node.object_id, INNER_WIDGET_FN, &[])
             .await?
             .unwrap_or_else(|| node.clone())
     } else {
@@ -434,7 +435,7 @@ pub(crate) async fn select(
             custom_select(cx, &node, label, want, out).await
         }
         "option" => {
-            check_state(cx.page, &node, label, true).await?;
+            check_state(cx.dom(), &node, label, true).await?;
             pointer::click(cx, &node, label, Button::Left, 1).await?;
             Ok(())
         }
@@ -455,9 +456,9 @@ async fn native_select(
     wants: &[String],
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    check_state(cx.page, node, label, true).await?;
+    check_state(cx.dom(), node, label, true).await?;
     let _ = cx
-        .page
+        .dom()
         .send(&FocusParams {
             backend_node_id: Some(node.backend_node_id),
             ..Default::default()
@@ -465,7 +466,7 @@ async fn native_select(
         .await;
     let wants_json = Value::Array(wants.iter().cloned().map(Value::String).collect());
     let r = call(
-        cx.page,
+        cx.dom(),
         &node.object_id,
         NATIVE_SELECT_FN,
         &[Arg::Value(wants_json)],
@@ -515,7 +516,7 @@ async fn find_option(
     global: bool,
 ) -> Result<Option<LiveNode>> {
     call_node(
-        cx.page,
+        cx.dom(),
         &node.object_id,
         FIND_OPTION_FN,
         &[
@@ -534,7 +535,7 @@ async fn custom_select(
     want: &str,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    check_state(cx.page, node, label, true).await?;
+    check_state(cx.dom(), node, label, true).await?;
     let mut option = find_option(cx, node, want, false).await?;
     let mut opened = false;
     if option.is_none() {
@@ -551,7 +552,7 @@ async fn custom_select(
     }
     let Some(option) = option else {
         let texts = call(
-            cx.page,
+            cx.dom(),
             &node.object_id,
             FIND_OPTION_FN,
             &[
@@ -585,11 +586,11 @@ async fn custom_select(
         "the option {} of {label}",
         serde_json::to_string(want).unwrap_or_default()
     );
-    check_state(cx.page, &option, &option_label, true).await?;
+    check_state(cx.dom(), &option, &option_label, true).await?;
     pointer::click(cx, &option, &option_label, Button::Left, 1).await?;
     tokio::time::sleep(Duration::from_millis(50)).await;
     out.insert("option".into(), Value::String(want.to_string()));
-    if let Ok(v) = call(cx.page, &node.object_id, WIDGET_VALUE_FN, &[]).await {
+    if let Ok(v) = call(cx.dom(), &node.object_id, WIDGET_VALUE_FN, &[]).await {
         out.insert("value".into(), v);
     }
     Ok(())

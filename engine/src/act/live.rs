@@ -5,17 +5,21 @@
 //! snapshot saw. Between that snapshot and the action the page may have removed the node,
 //! replaced it with an equal-looking one (frameworks re-render), or loaded a new document. An
 //! action on the wrong node is worse than no action, so a uid is only used when (1) its frame
+//! (in the page's own renderer, or in the out-of-process iframe target that holds it)
 //! still shows the document (same `loaderId`) the snapshot saw, (2) Chromium still knows the
 //! `backendNodeId` (`DOM.describeNode`, `DOM.resolveNode`), and (3) the node is still connected
 //! to its document. Anything else is `STALE_UID`, and the uid is forgotten so the next try fails
 //! fast. A uid is never re-bound to another node.
 //!
-//! JavaScript is used here only to *act* and to check the live node (`isConnected`, `contains`);
-//! perception never runs page JavaScript. Objects live in one object group that each action
-//! releases when it ends.
+//! JavaScript is used here only to *act* and to check the live node (`isConnected`, `contains`),
+//! and nodes are resolved into the actions' isolated world of their frame (`scope.rs`), so the
+//! page's own scripts cannot tamper with those checks; perception never runs page JavaScript.
+//! Objects live in one object group that each action releases when it ends, in every renderer
+//! it used.
 
 use serde_json::Value;
 
+use super::scope::{owners_of, Scope, Worlds};
 use crate::browser::Page;
 use crate::cdp::dom::{DescribeNodeParams, ResolveNodeParams};
 use crate::cdp::page::{FrameTree, GetFrameTreeParams};
@@ -130,12 +134,23 @@ pub(crate) async fn node_from_object(page: &Page, object_id: String) -> Result<L
     })
 }
 
-/// A handle to the node with this `backendNodeId`, if Chromium still knows it.
-pub(crate) async fn node_from_backend(page: &Page, backend_node_id: i64) -> Result<LiveNode> {
-    let resolved = page
+/// A handle to the node with this `backendNodeId` in the scope's isolated world, if Chromium
+/// still knows it.
+pub(crate) async fn node_from_backend(scope: &Scope, backend_node_id: i64) -> Result<LiveNode> {
+    resolve_in(&scope.session, scope.world, backend_node_id).await
+}
+
+/// [`node_from_backend`] on any session and world.
+pub(crate) async fn resolve_in(
+    session: &Page,
+    world: Option<i64>,
+    backend_node_id: i64,
+) -> Result<LiveNode> {
+    let resolved = session
         .send(&ResolveNodeParams {
             backend_node_id: Some(backend_node_id),
             object_group: Some(OBJECT_GROUP.to_string()),
+            execution_context_id: world,
             ..Default::default()
         })
         .await?;
@@ -150,6 +165,18 @@ pub(crate) async fn node_from_backend(page: &Page, backend_node_id: i64) -> Resu
     }
 }
 
+/// Releases the objects the action created in the other renderers it used (an out-of-process
+/// frame and the documents that hold its `<iframe>`s).
+pub(crate) async fn release_other_sessions(page: &Page, scope: &Scope) {
+    let mut sessions: Vec<&Page> = vec![&scope.session];
+    sessions.extend(scope.owners.iter().map(|o| &o.parent));
+    for s in sessions {
+        if s.session_id() != page.session_id() {
+            release(s).await;
+        }
+    }
+}
+
 /// Releases the objects the action created.
 pub(crate) async fn release(page: &Page) {
     let _ = page
@@ -159,33 +186,56 @@ pub(crate) async fn release(page: &Page) {
         .await;
 }
 
-/// The main frame's id and each frame's loader id, from `Page.getFrameTree`.
+/// A session's frame tree (`Page.getFrameTree`): its main frame, and each frame's loader id and
+/// parent.
 pub(crate) struct Frames {
     pub main_frame: String,
-    loaders: Vec<(String, String)>,
+    frames: Vec<FrameEntry>,
+}
+
+struct FrameEntry {
+    id: String,
+    loader: String,
+    parent: Option<String>,
 }
 
 impl Frames {
-    pub(crate) async fn read(page: &Page) -> Result<Frames> {
-        let tree = page.send(&GetFrameTreeParams {}).await?.frame_tree;
-        let mut loaders = Vec::new();
-        collect(&tree, &mut loaders, 0);
+    pub(crate) async fn read(session: &Page) -> Result<Frames> {
+        let tree = session.send(&GetFrameTreeParams {}).await?.frame_tree;
+        let mut frames = Vec::new();
+        collect(&tree, &mut frames, 0);
         Ok(Frames {
             main_frame: tree.frame.id.clone(),
-            loaders,
+            frames,
         })
     }
 
     pub(crate) fn loader(&self, frame_id: &str) -> Option<&str> {
-        self.loaders
+        self.frames
             .iter()
-            .find(|(f, _)| f == frame_id)
-            .map(|(_, l)| l.as_str())
+            .find(|f| f.id == frame_id)
+            .map(|f| f.loader.as_str())
+    }
+
+    pub(crate) fn parent(&self, frame_id: &str) -> Option<&str> {
+        self.frames
+            .iter()
+            .find(|f| f.id == frame_id)
+            .and_then(|f| f.parent.as_deref())
+    }
+
+    /// The main frame's loader id.
+    pub(crate) fn main_loader(&self) -> &str {
+        self.loader(&self.main_frame).unwrap_or("")
     }
 }
 
-fn collect(tree: &FrameTree, out: &mut Vec<(String, String)>, depth: usize) {
-    out.push((tree.frame.id.clone(), tree.frame.loader_id.clone()));
+fn collect(tree: &FrameTree, out: &mut Vec<FrameEntry>, depth: usize) {
+    out.push(FrameEntry {
+        id: tree.frame.id.clone(),
+        loader: tree.frame.loader_id.clone(),
+        parent: tree.frame.parent_id.clone(),
+    });
     if depth < 64 {
         for child in tree.child_frames.iter().flatten() {
             collect(child, out, depth + 1);
@@ -202,14 +252,33 @@ fn stale(uid: &str, why: &str) -> Error {
     )
 }
 
+/// The session that holds the document of `frame_id` in another renderer: the out-of-process
+/// iframe target that is that frame, or whose frame tree contains it.
+async fn frame_session(page: &Page, frame_id: &str) -> Option<(Page, Frames)> {
+    let targets = page.frame_targets();
+    let direct = targets.iter().filter(|t| t.target_id == frame_id);
+    let others = targets.iter().filter(|t| t.target_id != frame_id);
+    for t in direct.chain(others) {
+        let session = page.frame_session(t);
+        if let Ok(frames) = Frames::read(&session).await {
+            if frames.loader(frame_id).is_some() {
+                return Some((session, frames));
+            }
+        }
+    }
+    None
+}
+
 /// Resolves a uid the agent sent to the live element it names (a text node's uid names its
-/// parent element). See the module docs for the checks.
+/// parent element), and the scope it lives in. `frames`: the page's own frame tree. See the
+/// module docs for the checks.
 pub(crate) async fn resolve_uid(
     page: &Page,
     uids: &mut UidTable,
     frames: &Frames,
+    worlds: &Worlds,
     uid: &str,
-) -> Result<LiveNode> {
+) -> Result<(Scope, LiveNode)> {
     let (parsed, document, backend) = {
         let r = uids.resolve(uid)?;
         (r.uid, r.document.clone(), r.backend_node_id)
@@ -223,36 +292,64 @@ pub(crate) async fn resolve_uid(
             ),
         ));
     };
-    if document.target != page.target_id() {
-        return Err(Error::new(
-            ErrorCode::NotInteractable,
-            format!(
-                "{uid} is inside a frame that runs in another process (a cross-site iframe); \
-                 acting inside such frames is not supported yet"
-            ),
-        ));
-    }
     let forget = |uids: &mut UidTable, parsed: Uid, why: &str| {
         uids.forget(parsed);
         stale(uid, why)
     };
-    match frames.loader(&document.frame_id) {
+    // The renderer that holds the document: the page's own, or an out-of-process frame's.
+    let (session, own_frames) = if document.target == page.target_id() {
+        (page.clone(), None)
+    } else {
+        match frame_session(page, &document.frame_id).await {
+            Some((session, f)) => (session, Some(f)),
+            None => return Err(forget(uids, parsed, "its frame is gone")),
+        }
+    };
+    let tree = own_frames.as_ref().unwrap_or(frames);
+    let loader = match tree.loader(&document.frame_id) {
         None => return Err(forget(uids, parsed, "its frame is gone")),
         Some(loader) if !document.loader_id.is_empty() && loader != document.loader_id => {
             return Err(forget(uids, parsed, "the page loaded a new document"))
         }
-        Some(_) => {}
-    }
-    let node = match node_from_backend(page, backend).await {
+        Some(loader) => loader.to_string(),
+    };
+    let owners = if own_frames.is_some() {
+        owners_of(page, &session).await?
+    } else {
+        Vec::new()
+    };
+    let world = worlds.context(&session, &document.frame_id, &loader).await;
+    let mut scope = Scope {
+        session,
+        frame_id: document.frame_id.clone(),
+        world,
+        owners,
+    };
+    let node = match node_from_backend(&scope, backend).await {
         Ok(node) => node,
+        Err(e) if e.code() == ErrorCode::ProtocolError && world_lost(&e) => {
+            // The world's context went away without a new document: make a new one.
+            worlds.forget(&scope.session, &scope.frame_id);
+            scope.world = worlds
+                .context(&scope.session, &scope.frame_id, &loader)
+                .await;
+            match node_from_backend(&scope, backend).await {
+                Ok(node) => node,
+                Err(e) if e.code() == ErrorCode::ProtocolError => {
+                    return Err(forget(uids, parsed, "the browser no longer knows it"))
+                }
+                Err(e) => return Err(e),
+            }
+        }
         Err(e) if e.code() == ErrorCode::ProtocolError => {
             return Err(forget(uids, parsed, "the browser no longer knows it"))
         }
         Err(e) => return Err(e),
     };
+    let page_session = &scope.session;
     // Connected? And for a text node, its parent element.
     let element = call_node(
-        page,
+        page_session,
         &node.object_id,
         "function(){if(!this.isConnected)return null;\
          return this.nodeType===1?this:(this.parentElement||null);}",
@@ -260,10 +357,10 @@ pub(crate) async fn resolve_uid(
     )
     .await?;
     match element {
-        Some(element) => Ok(element),
+        Some(element) => Ok((scope, element)),
         None => {
             let connected = call(
-                page,
+                page_session,
                 &node.object_id,
                 "function(){return this.isConnected}",
                 &[],
@@ -281,15 +378,30 @@ pub(crate) async fn resolve_uid(
     }
 }
 
-/// A handle to the main frame's `document` (for page-level helper calls).
-pub(crate) async fn document_object(page: &Page) -> Result<String> {
-    let doc = page
+/// Whether a `DOM.resolveNode` failure means the execution context is gone (not the node).
+fn world_lost(e: &Error) -> bool {
+    e.message().to_ascii_lowercase().contains("context")
+}
+
+/// The scope of the page's main frame (actions without a uid), in its isolated world.
+pub(crate) async fn page_scope(page: &Page, frames: &Frames, worlds: &Worlds) -> Scope {
+    let world = worlds
+        .context(page, &frames.main_frame, frames.main_loader())
+        .await;
+    Scope::page(page, &frames.main_frame, world)
+}
+
+/// A handle to the scope's frame's `document`, in its isolated world (for document-level
+/// helper calls).
+pub(crate) async fn document_object(scope: &Scope) -> Result<String> {
+    let doc = scope
+        .session
         .send(&crate::cdp::dom::GetDocumentParams {
             depth: Some(0),
             ..Default::default()
         })
         .await?;
-    Ok(node_from_backend(page, doc.root.backend_node_id)
+    Ok(node_from_backend(scope, doc.root.backend_node_id)
         .await?
         .object_id)
 }

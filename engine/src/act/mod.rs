@@ -10,12 +10,33 @@
 //!   own hit test; covered elements get `OCCLUDED` naming what covers them, hidden, disabled or
 //!   zero-size ones `NOT_INTERACTABLE` with the reason. Events are `Input.dispatchMouseEvent`
 //!   and `Input.dispatchKeyEvent` / `Input.insertText` — trusted, as from real devices.
+//! - **Out-of-process (cross-site) iframes work like the page** (`scope.rs`): a uid's node is
+//!   resolved over the session of the renderer that holds it, its geometry and hit test are
+//!   asked there in the frame's own coordinates, and the chosen point is translated through the
+//!   content box of each owner `<iframe>` into the page's viewport, where the mouse events go.
+//!   Every level's hit test must answer the owner `<iframe>` at that point, so something of the
+//!   page on top of the frame is `OCCLUDED` too. Keys and `Input.insertText` go to the page,
+//!   which routes them to the frame `DOM.focus` gave the focus. (Until now such uids were
+//!   refused with `NOT_INTERACTABLE`.)
+//! - **Helper JavaScript runs in an isolated world** (`scope.rs`), one per frame and document:
+//!   a page that overrides `getComputedStyle`, `getBoundingClientRect`, the `value` setters,
+//!   `Node.prototype.contains` or `MutationObserver` in its own world cannot change what the
+//!   actions check, set or report. (Before, helpers ran in the page's world.)
 //! - **Nothing hangs behind a dialog** (`dialog.rs`): every action races its work against
-//!   `Page.javascriptDialogOpening` and returns the dialog in its result.
-//! - **The page is given a moment to settle**: about 100 ms after the action, and when the action
-//!   started a navigation of the main frame, until its `load` event (at most 10 s).
+//!   `Page.javascriptDialogOpening` and returns the dialog in its result. Page commands
+//!   (`snapshot`, `diff`, `open`, `back`, `forward`, `reload`) race the same way through
+//!   [`ActState::unless_dialog`] and fail at once with a retryable `OCCLUDED` naming the dialog
+//!   — Chromium answers none of them while it is open; before, they waited for the 30 s command
+//!   timeout. A click whose `mousedown` opened the dialog left the button down: it is released
+//!   once the dialog is answered (or before the next action).
+//! - **The page is given time to settle** (`settle.rs`): when the action started a navigation of
+//!   the main frame, until its `load` event (at most 10 s); otherwise until the DOM, watched by a
+//!   `MutationObserver` in the isolated world, has been quiet for 100 ms, watching at least
+//!   400 ms and at most 3 s. Before, it was a fixed 100 ms, which missed anything a page does a
+//!   moment after a click (a debounce, a delayed render).
 //! - JavaScript is used to *act* (checking a node, selecting an input's text, setting a native
-//!   `<select>`); perceiving never runs page JavaScript.
+//!   `<select>`, watching for mutations), always in the isolated world; perceiving never runs
+//!   page JavaScript.
 //!
 //! Results (the `result` of `{"ok":true,"result":…}`), one JSON object per action:
 //! - `click`: `{"clicked":uid,"at":{"x","y"},"button":"left","count":1}`
@@ -39,10 +60,12 @@
 //!
 //! A dialog is `{"type":"alert|confirm|prompt|beforeunload","message"}`, plus `defaultPrompt`
 //! for a prompt. While one is open every other action fails at once with `NOT_INTERACTABLE`
-//! saying how to answer it; `pages` lists it under the page's `"dialog"`.
+//! and every page command with `OCCLUDED` (retryable), both saying how to answer it; `pages`
+//! keeps working and lists it under the page's `"dialog"`.
 //!
 //! Every action may add `"dialog":{"type","message"}` (a dialog opened and is waiting for
 //! `{"cmd":"dialog",…}`), `"navigated":true,"url":"…","loaded":bool` (it started a navigation),
+//! `"settled":false` (the DOM was still changing when the 3 s wait ended),
 //! and, with `"snapshot": true`, `"snapshot":<text>` (a JSON value for `"format":"json"`). No
 //! snapshot is taken while a dialog is open (the page cannot answer until it is closed).
 
@@ -51,10 +74,12 @@ mod form;
 mod keyboard;
 mod live;
 mod pointer;
+mod scope;
 mod scroll;
+mod settle;
 mod upload;
 
-use std::time::Duration;
+use std::future::Future;
 
 use serde_json::{json, Map, Value};
 
@@ -62,25 +87,17 @@ pub use dialog::{DialogInfo, DialogWatch};
 
 use crate::browser::Page;
 use crate::cdp::emulation::SetFocusEmulationEnabledParams;
-use crate::cdp::page::{
-    FrameNavigatedEvent, FrameStartedLoadingEvent, FrameStoppedLoadingEvent,
-    HandleJavaScriptDialogParams, LoadEventFiredEvent,
-};
+use crate::cdp::page::HandleJavaScriptDialogParams;
 use crate::cdp::runtime::EvaluateParams;
-use crate::cdp::Event;
 use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::render::Format;
 use crate::snapshot::{Snapshot, SnapshotOptions};
-use crate::transport::EventStream;
 use dialog::Raced;
 use live::{Frames, LiveNode};
-
-/// How long the page is given after an action before the result is returned.
-const SETTLE: Duration = Duration::from_millis(100);
-/// How long a navigation an action started may take to load before the action returns anyway.
-const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(10);
+use scope::{Scope, Worlds};
+use settle::{Settle, Settled};
 
 /// The commands this module handles.
 pub const COMMANDS: &[&str] = &[
@@ -92,6 +109,10 @@ pub const COMMANDS: &[&str] = &[
 pub struct ActState {
     dialogs: DialogWatch,
     focus_emulated: bool,
+    /// The isolated worlds of the page's frames, by loader.
+    worlds: Worlds,
+    /// A mouse button a click interrupted by a dialog left down.
+    held: pointer::HeldButton,
 }
 
 impl ActState {
@@ -100,12 +121,27 @@ impl ActState {
         ActState {
             dialogs: DialogWatch::new(page),
             focus_emulated: false,
+            worlds: Worlds::default(),
+            held: pointer::HeldButton::default(),
         }
     }
 
     /// The dialog open on the page now, as `{"type","message"}`, if any (for `pages`).
     pub fn open_dialog(&mut self) -> Option<Value> {
         self.dialogs.current().map(DialogInfo::to_json)
+    }
+
+    /// Runs a page command (`snapshot`, `back`, `reload`, `open`, …) unless a dialog blocks the
+    /// page: with one open, or opening while the command waits, it fails at once with a
+    /// retryable `OCCLUDED` that names the dialog — Chromium would not answer until it is closed.
+    pub async fn unless_dialog<T>(&mut self, work: impl Future<Output = Result<T>>) -> Result<T> {
+        if let Some(d) = self.dialogs.current() {
+            return Err(dialog::blocks_page(d));
+        }
+        match self.dialogs.race(work).await {
+            Raced::Done(r) => r,
+            Raced::Dialog(d) => Err(dialog::blocks_page(&d)),
+        }
     }
 }
 
@@ -117,18 +153,51 @@ pub struct ActTarget<'a> {
     pub state: &'a mut ActState,
 }
 
-/// What the inner steps of an action read: the page and the last snapshot (to name uids).
+/// What the inner steps of an action read: the page (where input goes), the scope the node
+/// lives in (where DOM and JavaScript commands go), and the last snapshot (to name uids).
 pub(crate) struct Cx<'a> {
     pub page: &'a Page,
+    pub scope: &'a Scope,
+    pub worlds: &'a Worlds,
+    /// The isolated world of the page's main frame.
+    pub page_world: Option<i64>,
+    pub held: &'a pointer::HeldButton,
     pub last: Option<&'a Snapshot>,
 }
 
 impl Cx<'_> {
-    /// The uid the last snapshot gave the node with this `backendNodeId`, if any.
+    /// The session that holds the action's document: DOM, Runtime and hit-test commands go
+    /// there.
+    pub(crate) fn dom(&self) -> &Page {
+        &self.scope.session
+    }
+
+    /// The uid the last snapshot gave the node with this `backendNodeId` in the action's
+    /// renderer, if any.
     pub(crate) fn uid_of(&self, backend_node_id: i64) -> Option<String> {
+        self.uid_in(&self.scope.frame_id, backend_node_id)
+    }
+
+    /// The uid of a node of the renderer that holds `frame_id` (backend ids are per renderer).
+    pub(crate) fn uid_in(&self, frame_id: &str, backend_node_id: i64) -> Option<String> {
         let snap = self.last?;
-        let node = snap.model.node_by_backend_id(backend_node_id)?;
+        let node = self.model_node(frame_id, backend_node_id)?;
         snap.uids.dom(node).map(|u| u.to_string())
+    }
+
+    /// The last snapshot's node for a `backendNodeId` of the renderer that holds `frame_id`.
+    pub(crate) fn model_node(
+        &self,
+        frame_id: &str,
+        backend_node_id: i64,
+    ) -> Option<crate::model::NodeId> {
+        let model = &self.last?.model;
+        let target = model
+            .docs
+            .iter()
+            .find(|d| model.opt_str(d.frame_id) == Some(frame_id))
+            .map_or(0, |d| d.target);
+        model.node_by_target_backend_id(target, backend_node_id)
     }
 }
 
@@ -280,6 +349,10 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     if let Some(d) = state.dialogs.current() {
         return Err(dialog::blocked(d));
     }
+    // A click a dialog interrupted left its button down: release it before acting again.
+    if let Raced::Dialog(d) = state.dialogs.race(state.held.release(page)).await {
+        return Err(dialog::blocked(&d));
+    }
     if !state.focus_emulated {
         // Several pages of one browser all behave as if focused (focus events, :focus).
         let emulate = page.send(&SetFocusEmulationEnabledParams { enabled: true });
@@ -300,19 +373,41 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     };
     // Every step that talks to the page is raced against dialogs: a page blocked by one
     // cannot answer.
+    let worlds = &state.worlds;
     let prepare = async {
         let frames = Frames::read(page).await?;
-        let node = match uid {
-            Some(u) => Some(live::resolve_uid(page, uids, &frames, u).await?),
-            None => None,
+        let (scope, node) = match uid {
+            Some(u) => {
+                let (scope, node) = live::resolve_uid(page, uids, &frames, worlds, u).await?;
+                (scope, Some(node))
+            }
+            None => (live::page_scope(page, &frames, worlds).await, None),
         };
-        Ok::<_, Error>((frames, node))
+        Ok::<_, Error>((frames, scope, node))
     };
-    let (frames, node) = match state.dialogs.race(prepare).await {
+    let (frames, scope, node) = match state.dialogs.race(prepare).await {
         Raced::Done(r) => r?,
         Raced::Dialog(d) => return Err(dialog::blocked(&d)),
     };
-    let mut navigation = NavigationWatch::new(page, &frames.main_frame);
+    // Watch for what the action causes from before it starts: a navigation, DOM mutations in
+    // the page and in the action's frame.
+    let mut settle = Settle::start(page, &frames.main_frame);
+    let worlds = &state.worlds;
+    let watch = async {
+        let main_world = worlds
+            .context(page, &frames.main_frame, frames.main_loader())
+            .await;
+        let documents = [
+            (page.clone(), main_world),
+            (scope.session.clone(), scope.world),
+        ];
+        settle.observe(&documents).await;
+        main_world
+    };
+    let page_world = match state.dialogs.race(watch).await {
+        Raced::Done(w) => w,
+        Raced::Dialog(d) => return Err(dialog::blocked(&d)),
+    };
     let mut out = Map::new();
     if let Some(u) = uid {
         out.insert(action.verb().into(), Value::String(u.to_string()));
@@ -320,11 +415,23 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     let outcome = {
         let cx = Cx {
             page,
+            scope: &scope,
+            worlds: &state.worlds,
+            page_world,
+            held: &state.held,
             last: last.as_ref(),
         };
         let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
         state.dialogs.race(work).await
     };
+    // Objects resolved in other renderers are released there, the page's own in `finish` —
+    // unless a dialog is open: then the renderers cannot answer.
+    if state.dialogs.current().is_none() {
+        let _ = state
+            .dialogs
+            .race(live::release_other_sessions(page, &scope))
+            .await;
+    }
     match outcome {
         Raced::Done(Ok(())) => {}
         Raced::Done(Err(e)) => {
@@ -336,9 +443,8 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         }
     }
     if state.dialogs.current().is_none() {
-        let settled = state.dialogs.race(navigation.settle()).await;
-        if let Raced::Done(Some(Value::Object(nav))) = settled {
-            out.extend(nav);
+        if let Raced::Done(settled) = state.dialogs.race(settle.wait()).await {
+            add_settled(&mut out, settled);
         }
     }
     let end = End {
@@ -453,7 +559,7 @@ async fn run(
             out.insert("at".into(), p.to_json());
             out.insert("button".into(), Value::String(button.name().into()));
             out.insert("count".into(), json!(count));
-            pointer::click_at(cx.page, p, *button, *count).await
+            pointer::click_at(cx.page, cx.held, p, *button, *count).await
         }
         Action::Hover => {
             let node = need()?;
@@ -486,11 +592,11 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
       const s=this.closest('select');
       return (s&&!s.multiple&&s.size<=1)?s:null;
     }"#;
-    let Some(select) = live::call_node(cx.page, &node.object_id, FN, &[]).await? else {
+    let Some(select) = live::call_node(cx.dom(), &node.object_id, FN, &[]).await? else {
         return Ok(None);
     };
     let text = live::call(
-        cx.page,
+        cx.dom(),
         &node.object_id,
         "function(){return this.text.replace(/\\s+/g,' ').trim()}",
         &[],
@@ -501,9 +607,9 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
 
 /// Gives the keyboard focus to the element a `press` names.
 async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
-    pointer::check_state(cx.page, node, uid, true).await?;
+    pointer::check_state(cx.dom(), node, uid, true).await?;
     let focused = cx
-        .page
+        .dom()
         .send(&crate::cdp::dom::FocusParams {
             backend_node_id: Some(node.backend_node_id),
             ..Default::default()
@@ -524,37 +630,28 @@ async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
 /// The element that has the keyboard focus: `{"tag","id","uid"?}`, or `null` for the body.
 async fn focused(cx: &Cx<'_>) -> Value {
     let reply = cx
-        .page
+        .dom()
         .send(&EvaluateParams {
-            expression: "(()=>{let a=document.activeElement;\
-                while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;\
-                return a&&a!==document.body&&a!==document.documentElement?a:null})()"
-                .into(),
             object_group: Some(live::OBJECT_GROUP.into()),
-            include_command_line_api: None,
             silent: Some(true),
-            context_id: None,
+            context_id: cx.scope.world,
             return_by_value: Some(false),
-            generate_preview: None,
-            user_gesture: None,
-            await_promise: None,
-            throw_on_side_effect: None,
-            timeout: None,
-            disable_breaks: None,
-            repl_mode: None,
-            allow_unsafe_eval_blocked_by_csp: None,
-            unique_context_id: None,
-            serialization_options: None,
+            ..EvaluateParams::new(
+                "(()=>{let a=document.activeElement;\
+                 while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;\
+                 return a&&a!==document.body&&a!==document.documentElement?a:null})()"
+                    .into(),
+            )
         })
         .await;
     let Some(object_id) = reply.ok().and_then(|r| r.result.object_id) else {
         return Value::Null;
     };
-    let Ok(node) = live::node_from_object(cx.page, object_id).await else {
+    let Ok(node) = live::node_from_object(cx.dom(), object_id).await else {
         return Value::Null;
     };
     let info = live::call(
-        cx.page,
+        cx.dom(),
         &node.object_id,
         "function(){return {tag:this.localName,id:this.id||''}}",
         &[],
@@ -586,7 +683,7 @@ async fn answer_dialog(
     let open = state.dialogs.current().cloned();
     // Nothing else may be sent before the answer: the page cannot reply while the dialog is
     // open. Subscribe first, learn the main frame after.
-    let mut navigation = NavigationWatch::new(page, "");
+    let mut settle = Settle::start(page, "");
     let answered = page
         .send(&HandleJavaScriptDialogParams {
             accept,
@@ -605,6 +702,11 @@ async fn answer_dialog(
     }
     state.dialogs.answered();
     let mut out = Map::new();
+    // The dialog interrupted a click between press and release: finish it, as a person lets
+    // go of the button once the dialog is gone. That may open the next dialog (on `mouseup`).
+    if let Raced::Dialog(d) = state.dialogs.race(state.held.release(page)).await {
+        out.insert("next".into(), d.to_json());
+    }
     out.insert(
         "dialog".into(),
         open.as_ref().map_or(Value::Null, DialogInfo::to_json),
@@ -613,104 +715,33 @@ async fn answer_dialog(
     if let Some(t) = text {
         out.insert("promptText".into(), Value::String(t));
     }
+    if state.dialogs.current().is_some() {
+        return Ok(out);
+    }
     if let Raced::Done(Ok(frames)) = state.dialogs.race(Frames::read(page)).await {
-        navigation.main_frame = frames.main_frame;
-        if let Raced::Done(Some(Value::Object(n))) = state.dialogs.race(navigation.settle()).await {
-            out.extend(n);
+        settle.set_main_frame(&frames.main_frame);
+        let worlds = &state.worlds;
+        let watch = async {
+            let world = worlds
+                .context(page, &frames.main_frame, frames.main_loader())
+                .await;
+            settle.observe(&[(page.clone(), world)]).await;
+            settle.wait().await
+        };
+        if let Raced::Done(settled) = state.dialogs.race(watch).await {
+            add_settled(&mut out, settled);
         }
     }
     Ok(out)
 }
 
-/// Watches the main frame for a navigation an action started.
-struct NavigationWatch {
-    events: EventStream,
-    main_frame: String,
-}
-
-impl NavigationWatch {
-    fn new(page: &Page, main_frame: &str) -> Self {
-        NavigationWatch {
-            events: page.connection().subscribe_methods(
-                Some(page.session_id()),
-                &[
-                    FrameStartedLoadingEvent::METHOD,
-                    FrameStoppedLoadingEvent::METHOD,
-                    FrameNavigatedEvent::METHOD,
-                    LoadEventFiredEvent::METHOD,
-                ],
-            ),
-            main_frame: main_frame.to_string(),
-        }
+/// Adds how the page settled to a result: the navigation, and `"settled": false` when the DOM
+/// was still changing when the wait ended.
+fn add_settled(out: &mut Map<String, Value>, settled: Settled) {
+    if let Some(nav) = settled.navigation {
+        out.extend(nav);
     }
-
-    /// Waits [`SETTLE`], then for a started navigation to load. Returns
-    /// `{"navigated":true,"url","loaded"}` when the main frame navigated or started to.
-    async fn settle(&mut self) -> Option<Value> {
-        tokio::time::sleep(SETTLE).await;
-        let mut started = false;
-        let mut done = false;
-        let mut url: Option<String> = None;
-        let deadline = tokio::time::Instant::now() + NAVIGATION_TIMEOUT;
-        loop {
-            while let Some(event) = self.events.try_next() {
-                self.note(&event, &mut started, &mut done, &mut url);
-            }
-            if !started || done {
-                break;
-            }
-            match tokio::time::timeout_at(deadline, self.events.next()).await {
-                Ok(Some(Ok(event))) => self.note(&event, &mut started, &mut done, &mut url),
-                Ok(Some(Err(_))) => continue,
-                Ok(None) | Err(_) => break,
-            }
-        }
-        if !started && url.is_none() {
-            return None;
-        }
-        let mut v = Map::new();
-        v.insert("navigated".into(), Value::Bool(true));
-        if let Some(u) = url {
-            v.insert("url".into(), Value::String(u));
-        }
-        v.insert("loaded".into(), Value::Bool(!started || done));
-        Some(Value::Object(v))
-    }
-
-    fn note(
-        &self,
-        event: &crate::transport::RawEvent,
-        started: &mut bool,
-        done: &mut bool,
-        url: &mut Option<String>,
-    ) {
-        let method = &*event.method;
-        if method == FrameStartedLoadingEvent::METHOD {
-            if event
-                .parse::<FrameStartedLoadingEvent>()
-                .is_ok_and(|e| e.frame_id == self.main_frame)
-            {
-                *started = true;
-                *done = false;
-            }
-        } else if method == FrameStoppedLoadingEvent::METHOD {
-            if *started
-                && event
-                    .parse::<FrameStoppedLoadingEvent>()
-                    .is_ok_and(|e| e.frame_id == self.main_frame)
-            {
-                *done = true;
-            }
-        } else if method == LoadEventFiredEvent::METHOD {
-            if *started {
-                *done = true;
-            }
-        } else if method == FrameNavigatedEvent::METHOD {
-            if let Ok(e) = event.parse::<FrameNavigatedEvent>() {
-                if e.frame.id == self.main_frame && e.frame.parent_id.is_none() {
-                    *url = Some(e.frame.url);
-                }
-            }
-        }
+    if !settled.quiet {
+        out.insert("settled".into(), Value::Bool(false));
     }
 }

@@ -21,14 +21,15 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 
-use super::live::{call, node_from_backend, Arg, LiveNode};
+use super::live::{call, node_from_backend, resolve_in, Arg, LiveNode};
+use super::scope::{Reach, Scope};
 use super::Cx;
 use crate::browser::Page;
 use crate::capture::hit_test_at;
-pub(crate) use crate::capture::prepare_hit_test;
 use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
 use crate::cdp::input::{DispatchMouseEventParams, DispatchMouseEventType, MouseButton};
 use crate::cdp::page::GetLayoutMetricsParams;
+use crate::cdp::runtime::EvaluateParams;
 use crate::error::{Error, ErrorCode, Result};
 
 /// How often a covered element is looked at again, and how long to wait in between: about
@@ -386,13 +387,13 @@ pub(crate) async fn hit_at(page: &Page, vp: &ViewportNow, x: i64, y: i64) -> Res
 /// A handle to a hit node; a pseudo-element (`::before`, `::marker`), which has no JS object,
 /// stands for its element (found in the last snapshot).
 pub(crate) async fn hit_node(cx: &Cx<'_>, backend: i64) -> Option<LiveNode> {
-    if let Ok(node) = node_from_backend(cx.page, backend).await {
+    if let Ok(node) = node_from_backend(cx.scope, backend).await {
         return Some(node);
     }
     let snap = cx.last?;
-    let id = snap.model.node_by_backend_id(backend)?;
+    let id = cx.model_node(&cx.scope.frame_id, backend)?;
     let parent = snap.model.parent_element(id)?;
-    node_from_backend(cx.page, snap.model.node(parent).backend_node_id)
+    node_from_backend(cx.scope, snap.model.node(parent).backend_node_id)
         .await
         .ok()
 }
@@ -412,7 +413,7 @@ pub(crate) async fn counts_as(
     }
     let inside = match hit_node(cx, hit).await {
         Some(h) => match call(
-            cx.page,
+            cx.dom(),
             &node.object_id,
             CONTAINS_FN,
             &[Arg::Object(&h.object_id)],
@@ -430,11 +431,36 @@ pub(crate) async fn counts_as(
     Ok(inside)
 }
 
-/// Describes a node for an error message: `<div id="x" class="y"> "text" (uid 1_4)`.
+/// Describes a node of the action's document for an error message:
+/// `<div id="x" class="y"> "text" (uid 1_4)`.
 pub(crate) async fn describe(cx: &Cx<'_>, backend: i64) -> String {
+    let handle = hit_node(cx, backend).await;
+    describe_handle(cx, cx.dom(), handle, &cx.scope.frame_id, backend).await
+}
+
+/// Describes a node of a document that holds the action's frame (what covers its `<iframe>`).
+async fn describe_in(
+    cx: &Cx<'_>,
+    session: &Page,
+    frame: &str,
+    loader: &str,
+    backend: i64,
+) -> String {
+    let world = cx.worlds.context(session, frame, loader).await;
+    let handle = resolve_in(session, world, backend).await.ok();
+    describe_handle(cx, session, handle, frame, backend).await
+}
+
+async fn describe_handle(
+    cx: &Cx<'_>,
+    session: &Page,
+    handle: Option<LiveNode>,
+    frame: &str,
+    backend: i64,
+) -> String {
     let mut out = String::new();
-    if let Some(h) = hit_node(cx, backend).await {
-        if let Ok(d) = call(cx.page, &h.object_id, DESCRIBE_FN, &[]).await {
+    if let Some(h) = handle {
+        if let Ok(d) = call(session, &h.object_id, DESCRIBE_FN, &[]).await {
             let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
             let quote = |v: &str| serde_json::to_string(v).unwrap_or_default();
             out.push('<');
@@ -454,10 +480,17 @@ pub(crate) async fn describe(cx: &Cx<'_>, backend: i64) -> String {
     if out.is_empty() {
         out.push_str("another element");
     }
-    if let Some(uid) = cx.uid_of(backend) {
+    if let Some(uid) = cx.uid_in(frame, backend) {
         out.push_str(&format!(" (uid {uid})"));
     }
     out
+}
+
+/// What covers an element where a click would land: a node of its own document, or of a
+/// document that holds its frame (session, frame, loader).
+enum Cover {
+    Here(i64),
+    Above(Page, String, String, i64),
 }
 
 /// Finds a point where a click lands on `node` (see the module docs). `need_enabled`: fail on
@@ -468,17 +501,19 @@ pub(crate) async fn actionable_point(
     label: &str,
     need_enabled: bool,
 ) -> Result<Point> {
-    check_state(cx.page, node, label, need_enabled).await?;
-    scroll_into_view(cx.page, node, label).await?;
-    prepare_hit_test(cx.page).await?;
+    let dom = cx.dom();
+    check_state(dom, node, label, need_enabled).await?;
+    scroll_into_view(dom, node, label).await?;
+    cx.scope.prepare_hit_tests().await?;
     let mut cache = FxHashMap::default();
-    let mut cover: Option<(i64, i64, i64)> = None;
+    let mut cover: Option<(Cover, Point)> = None;
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
             tokio::time::sleep(RETRY_DELAY).await;
         }
-        let (vp, quads) = tokio::join!(viewport(cx.page), content_quads(cx.page, node));
-        let (vp, quads) = (vp?, quads?);
+        let (vp, quads, levels) =
+            tokio::join!(viewport(dom), content_quads(dom, node), cx.scope.levels());
+        let (vp, quads, levels) = (vp?, quads?, levels?);
         let (points, any_area, in_view) = candidates(&quads, &vp);
         if !any_area {
             return Err(Error::new(
@@ -491,7 +526,7 @@ pub(crate) async fn actionable_point(
         }
         if !in_view {
             if attempt + 1 < ATTEMPTS {
-                scroll_into_view(cx.page, node, label).await?;
+                scroll_into_view(dom, node, label).await?;
                 continue;
             }
             return Err(Error::new(
@@ -505,25 +540,44 @@ pub(crate) async fn actionable_point(
         // What covers the element is named from the latest look, at the best point.
         let mut first_cover = None;
         for (x, y) in points {
-            let Some(hit) = hit_at(cx.page, &vp, x, y).await? else {
+            let Some(hit) = hit_at(dom, &vp, x, y).await? else {
                 continue;
             };
-            if counts_as(cx, node, hit, &mut cache).await? {
-                return Ok(Point {
-                    x: x as f64 + 0.5,
-                    y: y as f64 + 0.5,
-                });
+            let at = Point {
+                x: x as f64 + 0.5,
+                y: y as f64 + 0.5,
+            };
+            if !counts_as(cx, node, hit, &mut cache).await? {
+                first_cover.get_or_insert((Cover::Here(hit), at));
+                continue;
             }
-            first_cover.get_or_insert((hit, x, y));
+            // In a frame of another renderer: the page must reach the frame there too.
+            match Scope::reach(&levels, at.x, at.y).await? {
+                Reach::Top(x, y) => {
+                    if !levels.is_empty() {
+                        next_frames(cx).await;
+                    }
+                    return Ok(Point { x, y });
+                }
+                Reach::Covered(session, frame, loader, h, (x, y)) => {
+                    let there = Point { x, y };
+                    first_cover.get_or_insert((Cover::Above(session, frame, loader, h), there));
+                }
+                Reach::Outside => {}
+            }
         }
         cover = first_cover.or(cover);
     }
-    let what = match cover {
-        Some((hit, _, _)) => describe(cx, hit).await,
-        None => "another element".to_string(),
+    let (what, at) = match cover {
+        Some((Cover::Here(hit), p)) => (describe(cx, hit).await, Some(p)),
+        Some((Cover::Above(session, frame, loader, hit), p)) => (
+            describe_in(cx, &session, &frame, &loader, hit).await,
+            Some(p),
+        ),
+        None => ("another element".to_string(), None),
     };
-    let at = cover
-        .map(|(_, x, y)| format!(" at ({x}, {y})"))
+    let at = at
+        .map(|p| format!(" at ({}, {})", p.x.floor(), p.y.floor()))
         .unwrap_or_default();
     Err(Error::new(
         ErrorCode::Occluded,
@@ -532,6 +586,27 @@ pub(crate) async fn actionable_point(
              dismiss what covers it (a dialog, banner or overlay), or scroll, then try again"
         ),
     ))
+}
+
+/// Waits until the page has drawn two more frames. Chromium routes input to an out-of-process
+/// frame by what the page last drew: right after scrolling, an event could still go to the
+/// frame's old place. Runs in the page's isolated world (a page cannot stall it by replacing
+/// `requestAnimationFrame`); at most 500 ms.
+async fn next_frames(cx: &Cx<'_>) {
+    let Some(world) = cx.page_world else {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        return;
+    };
+    let params = EvaluateParams {
+        context_id: Some(world),
+        await_promise: Some(true),
+        silent: Some(true),
+        ..EvaluateParams::new(
+            "new Promise(r=>requestAnimationFrame(()=>requestAnimationFrame(()=>r(true))))".into(),
+        )
+    };
+    let wait = cx.page.send(&params);
+    let _ = tokio::time::timeout(Duration::from_millis(500), wait).await;
 }
 
 async fn mouse(
@@ -557,11 +632,53 @@ pub(crate) async fn move_to(page: &Page, p: Point) -> Result<()> {
     mouse(page, DispatchMouseEventType::MouseMoved, p, None, 0, None).await
 }
 
+/// A mouse button an unfinished click left down: a dialog opened on `mousedown`, so the
+/// release was never sent (the page could not take it). Released once the dialog is answered,
+/// or before the next action, so the page does not see a button stuck down.
+#[derive(Debug, Default)]
+pub(crate) struct HeldButton(std::sync::Mutex<Option<(Point, Button)>>);
+
+impl HeldButton {
+    fn set(&self, held: Option<(Point, Button)>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = held;
+    }
+
+    fn take(&self) -> Option<(Point, Button)> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Sends the release of a button left down, if any.
+    pub(crate) async fn release(&self, page: &Page) -> Result<()> {
+        match self.take() {
+            Some((p, button)) => {
+                mouse(
+                    page,
+                    DispatchMouseEventType::MouseReleased,
+                    p,
+                    Some(button),
+                    0,
+                    Some(1),
+                )
+                .await
+            }
+            None => Ok(()),
+        }
+    }
+}
+
 /// Moves to `p` and clicks `count` times (a double click is press/release with clickCount 1,
-/// then press/release with clickCount 2, as a real mouse reports it).
-pub(crate) async fn click_at(page: &Page, p: Point, button: Button, count: i64) -> Result<()> {
+/// then press/release with clickCount 2, as a real mouse reports it). `held` remembers the
+/// button while it is down.
+pub(crate) async fn click_at(
+    page: &Page,
+    held: &HeldButton,
+    p: Point,
+    button: Button,
+    count: i64,
+) -> Result<()> {
     move_to(page, p).await?;
     for n in 1..=count {
+        held.set(Some((p, button)));
         mouse(
             page,
             DispatchMouseEventType::MousePressed,
@@ -580,6 +697,7 @@ pub(crate) async fn click_at(page: &Page, p: Point, button: Button, count: i64) 
             Some(n),
         )
         .await?;
+        held.set(None);
     }
     Ok(())
 }
@@ -604,7 +722,7 @@ pub(crate) async fn click(
     count: i64,
 ) -> Result<Point> {
     let p = actionable_point(cx, node, label, true).await?;
-    click_at(cx.page, p, button, count).await?;
+    click_at(cx.page, cx.held, p, button, count).await?;
     Ok(p)
 }
 

@@ -14,7 +14,8 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::live::{call, call_node, LiveNode};
-use super::pointer::{self, hit_at, hit_node, prepare_hit_test, viewport, wheel_at, Point};
+use super::pointer::{self, hit_at, hit_node, viewport, wheel_at, Point};
+use super::scope::{Reach, Scope};
 use super::Cx;
 use crate::error::{Error, Result};
 
@@ -115,7 +116,7 @@ enum Scroller {
 async fn read(cx: &Cx<'_>, s: &Scroller) -> Result<State> {
     match s {
         Scroller::Page => {
-            let v = viewport(cx.page).await?;
+            let v = viewport(cx.dom()).await?;
             Ok(State {
                 x: v.scroll_x,
                 y: v.scroll_y,
@@ -126,7 +127,7 @@ async fn read(cx: &Cx<'_>, s: &Scroller) -> Result<State> {
             })
         }
         Scroller::Element(node) => {
-            let v = call(cx.page, &node.object_id, READ_FN, &[]).await?;
+            let v = call(cx.dom(), &node.object_id, READ_FN, &[]).await?;
             let n = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
             Ok(State {
                 x: n("x"),
@@ -163,10 +164,12 @@ async fn rest(cx: &Cx<'_>, s: &Scroller, before: State) -> Result<State> {
     Ok(last)
 }
 
-/// A viewport point over the page itself (not over an inner scroller) for a page scroll.
+/// A viewport point over the page itself (not over an inner scroller) for a page scroll, in
+/// top-level viewport coordinates (the scope's frame may sit inside the page).
 async fn page_point(cx: &Cx<'_>, vertical: bool) -> Result<Point> {
-    let vp = viewport(cx.page).await?;
-    prepare_hit_test(cx.page).await?;
+    let (vp, levels) = tokio::join!(viewport(cx.dom()), cx.scope.levels());
+    let (vp, levels) = (vp?, levels?);
+    cx.scope.prepare_hit_tests().await?;
     let spots = [
         (0.5, 0.5),
         (0.5, 0.25),
@@ -176,35 +179,52 @@ async fn page_point(cx: &Cx<'_>, vertical: bool) -> Result<Point> {
         (0.25, 0.25),
         (0.75, 0.75),
     ];
+    let mut fallback = None;
     for (fx, fy) in spots {
         let (x, y) = (
             (vp.width * fx).floor() as i64,
             (vp.height * fy).floor() as i64,
         );
-        let Some(hit) = hit_at(cx.page, &vp, x, y).await? else {
+        let Reach::Top(tx, ty) = Scope::reach(&levels, x as f64 + 0.5, y as f64 + 0.5).await?
+        else {
+            continue;
+        };
+        let top = Point { x: tx, y: ty };
+        fallback.get_or_insert(top);
+        let Some(hit) = hit_at(cx.dom(), &vp, x, y).await? else {
             continue;
         };
         let Some(h) = hit_node(cx, hit).await else {
             continue;
         };
         let inner = call_node(
-            cx.page,
+            cx.dom(),
             &h.object_id,
             SCROLLER_FN,
             &[super::live::Arg::Value(Value::Bool(vertical))],
         )
         .await?;
         if inner.is_none() {
-            return Ok(Point {
-                x: x as f64 + 0.5,
-                y: y as f64 + 0.5,
-            });
+            return Ok(top);
         }
     }
-    Ok(Point {
-        x: (vp.width / 2.0).floor() + 0.5,
-        y: (vp.height / 2.0).floor() + 0.5,
-    })
+    if let Some(p) = fallback {
+        return Ok(p);
+    }
+    match Scope::reach(
+        &levels,
+        (vp.width / 2.0).floor() + 0.5,
+        (vp.height / 2.0).floor() + 0.5,
+    )
+    .await?
+    {
+        Reach::Top(x, y) => Ok(Point { x, y }),
+        _ => Err(Error::new(
+            crate::error::ErrorCode::Occluded,
+            "the frame to scroll is covered or outside the viewport; scroll the page so it \
+             shows, then try again",
+        )),
+    }
 }
 
 fn pos(s: &State) -> Value {
@@ -223,7 +243,7 @@ pub(crate) async fn scroll(
     let scroller = match target {
         None => Scroller::Page,
         Some((node, _)) => match call_node(
-            cx.page,
+            cx.dom(),
             &node.object_id,
             SCROLLER_FN,
             &[super::live::Arg::Value(Value::Bool(vertical))],
@@ -309,11 +329,11 @@ pub(crate) async fn scroll(
         ];
         match object {
             Some(o) => {
-                call(cx.page, &o, f, &args).await?;
+                call(cx.dom(), &o, f, &args).await?;
             }
             None => {
-                let doc = super::live::document_object(cx.page).await?;
-                call(cx.page, &doc, f, &args).await?;
+                let doc = super::live::document_object(cx.scope).await?;
+                call(cx.dom(), &doc, f, &args).await?;
             }
         }
         after = rest(cx, &scroller, after).await?;

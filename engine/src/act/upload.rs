@@ -70,7 +70,7 @@ pub(crate) async fn upload(
             }
         }
     }
-    let Some(input) = call_node(cx.page, &node.object_id, FILE_INPUT_FN, &[]).await? else {
+    let Some(input) = call_node(cx.dom(), &node.object_id, FILE_INPUT_FN, &[]).await? else {
         return Err(Error::new(
             ErrorCode::NotInteractable,
             format!(
@@ -80,7 +80,7 @@ pub(crate) async fn upload(
             ),
         ));
     };
-    let info = call(cx.page, &input.object_id, INFO_FN, &[]).await?;
+    let info = call(cx.dom(), &input.object_id, INFO_FN, &[]).await?;
     if info.get("disabled").and_then(Value::as_bool) == Some(true) {
         return Err(Error::new(
             ErrorCode::NotInteractable,
@@ -93,13 +93,13 @@ pub(crate) async fn upload(
             paths.len()
         )));
     }
-    cx.page
+    cx.dom()
         .send(&SetFileInputFilesParams {
             backend_node_id: Some(input.backend_node_id),
             ..SetFileInputFilesParams::new(paths)
         })
         .await?;
-    let names = call(cx.page, &input.object_id, FILES_FN, &[]).await?;
+    let names = call(cx.dom(), &input.object_id, FILES_FN, &[]).await?;
     out.insert("files".into(), names);
     if input.backend_node_id != node.backend_node_id {
         let which = match cx.uid_of(input.backend_node_id) {

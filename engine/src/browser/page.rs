@@ -89,6 +89,18 @@ impl Page {
         Ok(page)
     }
 
+    /// The same commands, sent to one of the page's out-of-process iframe targets instead: a
+    /// renderer session of its own, with no frames of its own tracked. Actions use it to reach
+    /// nodes inside such frames; input events still go to the page.
+    pub(crate) fn frame_session(&self, frame: &FrameTarget) -> Page {
+        Page {
+            connection: self.connection.clone(),
+            session_id: frame.session_id.clone(),
+            target_id: frame.target_id.clone(),
+            frames: FrameTargets::default(),
+        }
+    }
+
     /// The connection the page's session runs on.
     pub fn connection(&self) -> &Connection {
         &self.connection
