@@ -862,10 +862,11 @@ async fn alert_confirm_and_prompt_never_hang() {
         "{r}"
     );
     assert_eq!(r["snapshot"], Value::Null);
-    // Another action while it is open is refused, not hung.
-    assert_code!(
-        t.err(json!({"cmd":"click","uid":alert})).await,
-        "NOT_INTERACTABLE"
+    // Another action while it is open is refused, not hung: the dialog covers the page.
+    let msg = assert_code!(t.err(json!({"cmd":"click","uid":alert})).await, "OCCLUDED");
+    assert!(
+        msg.contains("alert") && msg.contains("\"cmd\":\"dialog\""),
+        "{msg}"
     );
     let pages = t.ok(json!({"cmd":"pages"})).await;
     let current = pages

@@ -140,23 +140,11 @@ impl DialogWatch {
     }
 }
 
-/// The error for an action tried while a dialog blocks the page.
+/// The error for an action or a page command (`snapshot`, `back`, `reload`, `open`, …) while a
+/// dialog blocks the page: the page cannot answer until the dialog is closed. `OCCLUDED`,
+/// retryable, for both: like an overlay, the dialog sits in front of the page until it is
+/// dismissed, and the agent's next step is the same whatever it tried.
 pub(crate) fn blocked(d: &DialogInfo) -> Error {
-    let text = serde_json::to_string(&d.message).unwrap_or_default();
-    Error::new(
-        ErrorCode::NotInteractable,
-        format!(
-            "a JavaScript {} dialog is open ({text}) and blocks the page; answer it first with \
-             {{\"cmd\":\"dialog\",\"accept\":true}} or {{\"cmd\":\"dialog\",\"accept\":false}}",
-            d.kind
-        ),
-    )
-}
-
-/// The error for a page command (`snapshot`, `back`, `reload`, `open`, …) while a dialog blocks
-/// the page: the page cannot answer until the dialog is closed. `OCCLUDED`, retryable: like an
-/// overlay, the dialog sits in front of the page until it is dismissed.
-pub(crate) fn blocks_page(d: &DialogInfo) -> Error {
     let text = serde_json::to_string(&d.message).unwrap_or_default();
     Error::new(
         ErrorCode::Occluded,

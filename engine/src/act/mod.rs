@@ -59,8 +59,8 @@
 //!   `"next":{"type","message"}` when answering it opened another one.
 //!
 //! A dialog is `{"type":"alert|confirm|prompt|beforeunload","message"}`, plus `defaultPrompt`
-//! for a prompt. While one is open every other action fails at once with `NOT_INTERACTABLE`
-//! and every page command with `OCCLUDED` (retryable), both saying how to answer it; `pages`
+//! for a prompt. While one is open every other action and every page command fails at once
+//! with `OCCLUDED` (retryable: the dialog covers the page), saying how to answer it; `pages`
 //! keeps working and lists it under the page's `"dialog"`.
 //!
 //! Every action may add `"dialog":{"type","message"}` (a dialog opened and is waiting for
@@ -136,11 +136,11 @@ impl ActState {
     /// retryable `OCCLUDED` that names the dialog — Chromium would not answer until it is closed.
     pub async fn unless_dialog<T>(&mut self, work: impl Future<Output = Result<T>>) -> Result<T> {
         if let Some(d) = self.dialogs.current() {
-            return Err(dialog::blocks_page(d));
+            return Err(dialog::blocked(d));
         }
         match self.dialogs.race(work).await {
             Raced::Done(r) => r,
-            Raced::Dialog(d) => Err(dialog::blocks_page(&d)),
+            Raced::Dialog(d) => Err(dialog::blocked(&d)),
         }
     }
 }
