@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 use super::live::{call, node_from_backend, resolve_in, Arg, LiveNode};
 use super::scope::{Reach, Scope};
 use super::Cx;
+use crate::analysis::click::sample_points;
 use crate::browser::Page;
 use crate::capture::hit_test_at;
 use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
@@ -31,6 +32,7 @@ use crate::cdp::input::{DispatchMouseEventParams, DispatchMouseEventType, MouseB
 use crate::cdp::page::GetLayoutMetricsParams;
 use crate::cdp::runtime::EvaluateParams;
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::Rect;
 
 /// How often a covered element is looked at again, and how long to wait in between: about
 /// 300 ms in all, enough for a fade-out or a slide-in to finish.
@@ -323,7 +325,8 @@ fn inside(poly: &Poly, x: f64, y: f64) -> bool {
 }
 
 /// Candidate integer points inside the visible parts of the quads, best first: the centre of
-/// the largest part, then a grid over it nearest the centre first, then the other parts.
+/// the largest part, then a grid over it nearest the centre first (the points the snapshot's
+/// click-point analysis samples), then the other parts.
 fn candidates(quads: &[Vec<f64>], vp: &ViewportNow) -> (Vec<(i64, i64)>, bool, bool) {
     let mut parts: Vec<Poly> = Vec::new();
     let mut any_area = false;
@@ -338,7 +341,6 @@ fn candidates(quads: &[Vec<f64>], vp: &ViewportNow) -> (Vec<(i64, i64)>, bool, b
         }
     }
     parts.sort_by(|a, b| area(b).total_cmp(&area(a)));
-    const FRACTIONS: [f64; 5] = [0.5, 0.3, 0.7, 0.15, 0.85];
     let mut out: Vec<(i64, i64)> = Vec::new();
     for part in &parts {
         let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
@@ -348,25 +350,13 @@ fn candidates(quads: &[Vec<f64>], vp: &ViewportNow) -> (Vec<(i64, i64)>, bool, b
             x1 = x1.max(x);
             y1 = y1.max(y);
         }
-        let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-        let mut pts: Vec<(f64, (i64, i64))> = Vec::new();
-        for fy in FRACTIONS {
-            for fx in FRACTIONS {
-                let px = (x0 + fx * (x1 - x0)).floor();
-                let py = (y0 + fy * (y1 - y0)).floor();
-                if !inside(part, px + 0.5, py + 0.5) || px < 0.0 || py < 0.0 {
-                    continue;
-                }
-                let d = if fx == 0.5 && fy == 0.5 {
-                    -1.0
-                } else {
-                    (px + 0.5 - cx).powi(2) + (py + 0.5 - cy).powi(2)
-                };
-                pts.push((d, (px as i64, py as i64)));
+        // The snapshot's own sampling over the part's bounds, kept where it is inside the part
+        // (a rotated element's bounds hold corners that are not the element).
+        for p in sample_points(&Rect::from_edges(x0, y0, x1, y1)) {
+            if !inside(part, p.x + 0.5, p.y + 0.5) || p.x < 0.0 || p.y < 0.0 {
+                continue;
             }
-        }
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        for (_, p) in pts {
+            let p = (p.x as i64, p.y as i64);
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -381,7 +371,8 @@ fn candidates(quads: &[Vec<f64>], vp: &ViewportNow) -> (Vec<(i64, i64)>, bool, b
 
 /// The `backendNodeId` Chromium's hit test answers at a viewport point, if any.
 pub(crate) async fn hit_at(page: &Page, vp: &ViewportNow, x: i64, y: i64) -> Result<Option<i64>> {
-    hit_test_at(page, x + vp.scroll_x as i64, y + vp.scroll_y as i64).await
+    let (sx, sy) = (vp.scroll_x as i64, vp.scroll_y as i64);
+    hit_test_at(page, x.saturating_add(sx), y.saturating_add(sy)).await
 }
 
 /// A handle to a hit node; a pseudo-element (`::before`, `::marker`), which has no JS object,
