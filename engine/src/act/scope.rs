@@ -21,8 +21,8 @@
 //!   `getComputedStyle` or `document.elementFromPoint` in its main world; an isolated world
 //!   (`Page.createIsolatedWorld`) shares the DOM but has pristine built-ins. One world per frame
 //!   is created and cached by the frame's `loaderId` (a new document gets a new world; the old
-//!   context is gone with its document). If Chromium refuses to create one, the page's main
-//!   world is used.
+//!   context is gone with its document). If Chromium refuses to create one, that action uses
+//!   the page's main world, and the next one asks again.
 
 use std::sync::Mutex;
 
@@ -38,9 +38,10 @@ const WORLD_NAME: &str = "pagesight";
 
 /// A frame of a session: (session id, frame id).
 type FrameKey = (String, String);
-/// A frame's world: the loader id of its document and the execution context id (`None`:
-/// creation failed, the main world is used).
-type WorldEntry = (String, Option<i64>);
+/// A frame's world: the loader id of its document and the execution context id.
+type WorldEntry = (String, i64);
+/// At most this many frames' worlds are remembered.
+const MAX_WORLDS: usize = 256;
 
 /// The isolated worlds created so far, per frame of a session.
 #[derive(Debug, Default)]
@@ -49,7 +50,7 @@ pub(crate) struct Worlds {
 }
 
 impl Worlds {
-    fn lookup(&self, key: &FrameKey, loader: &str) -> Option<Option<i64>> {
+    fn lookup(&self, key: &FrameKey, loader: &str) -> Option<i64> {
         let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
         known.get(key).filter(|(l, _)| l == loader).map(|(_, c)| *c)
     }
@@ -64,7 +65,7 @@ impl Worlds {
     ) -> Option<i64> {
         let key = (session.session_id().to_string(), frame_id.to_string());
         if let Some(known) = self.lookup(&key, loader_id) {
-            return known;
+            return Some(known);
         }
         let created = session
             .send(&CreateIsolatedWorldParams {
@@ -75,8 +76,17 @@ impl Worlds {
             .await
             .ok()
             .map(|r| r.execution_context_id);
-        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
-        known.insert(key, (loader_id.to_string(), created));
+        // Only a created world is remembered: a refusal may be passing (a frame between two
+        // documents), and the next action asks again rather than staying in the main world.
+        if let Some(context) = created {
+            let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+            // Frames come and go (ads rotate theirs): the cache does not grow without end, and
+            // a forgotten frame's world costs one more round trip to ask for.
+            if known.len() >= MAX_WORLDS {
+                known.clear();
+            }
+            known.insert(key, (loader_id.to_string(), context));
+        }
         created
     }
 
@@ -145,14 +155,20 @@ fn axes(content: &[f64], border: &[f64], width: f64, height: f64) -> Option<Axes
     let (top, left) = (edge(content, 1), edge(content, 3));
     let (scale_x, scale_y) = (len(edge(border, 1)) / width, len(edge(border, 3)) / height);
     let (lt, ll) = (len(top), len(left));
-    if !(lt > 0.0 && ll > 0.0 && scale_x.is_finite() && scale_y.is_finite()) {
-        return None;
-    }
-    Some(Axes {
+    let axes = Axes {
         origin: (content[0], content[1]),
         x_axis: (top.0 / lt * scale_x, top.1 / lt * scale_x),
         y_axis: (left.0 / ll * scale_y, left.1 / ll * scale_y),
-    })
+    };
+    // A collapsed frame (`scale(0)`) has no point to click; huge coordinates overflow to
+    // infinities and NaN, which no mouse event can take.
+    let finite = [axes.origin, axes.x_axis, axes.y_axis]
+        .iter()
+        .all(|(x, y)| x.is_finite() && y.is_finite());
+    let sized = [lt, ll, scale_x, scale_y]
+        .iter()
+        .all(|v| v.is_finite() && *v > 0.0);
+    (finite && sized).then_some(axes)
 }
 
 /// Where a frame sits in its parent: its content-box origin and its x and y axes.
@@ -345,5 +361,26 @@ mod tests {
         let a = axes(&rotated, &rotated, 100.0, 50.0).map(|a| (a.x_axis, a.y_axis));
         assert_eq!(a, Some(((0.0, 1.0), (-1.0, 0.0))));
         assert_eq!(axes(&rotated, &rotated, 0.0, 50.0), None);
+    }
+
+    #[test]
+    fn collapsed_huge_and_short_boxes_have_no_axes() {
+        let border = [10.0, 20.0, 110.0, 20.0, 110.0, 80.0, 10.0, 80.0];
+        // scale(0): every corner in one place.
+        let point = [60.0, 50.0, 60.0, 50.0, 60.0, 50.0, 60.0, 50.0];
+        assert_eq!(axes(&point, &point, 100.0, 60.0), None);
+        // A content box collapsed in one direction only (scaleY(0)).
+        let flat = [10.0, 20.0, 110.0, 20.0, 110.0, 20.0, 10.0, 20.0];
+        assert_eq!(axes(&flat, &flat, 100.0, 60.0), None);
+        // Edges too long for f64 arithmetic: their length is infinite.
+        let huge = [0.0, 0.0, 1e308, 1e308, 1e308, 1.7e308, 0.0, 1e308];
+        assert_eq!(axes(&huge, &border, 100.0, 60.0), None);
+        assert_eq!(axes(&border, &huge, 100.0, 60.0), None);
+        let nan = [f64::NAN, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0];
+        assert_eq!(axes(&nan, &border, 100.0, 60.0), None);
+        // Short or negative-size boxes.
+        assert_eq!(axes(&border[..6], &border, 100.0, 60.0), None);
+        assert_eq!(axes(&border, &border, -100.0, 60.0), None);
+        assert_eq!(axes(&border, &border, 100.0, f64::NAN), None);
     }
 }
