@@ -99,6 +99,26 @@ fn origins() -> &'static (String, String) {
     })
 }
 
+/// A third origin, `127.0.0.2:P`: a site of its own, so its pages get a renderer no other
+/// test's page shares (for pages that stall their renderer). `None` where that address cannot
+/// be bound.
+fn own_site() -> Option<&'static str> {
+    static OWN: OnceLock<Option<String>> = OnceLock::new();
+    OWN.get_or_init(|| {
+        let listener = TcpListener::bind("127.0.0.2:0").ok()?;
+        let origin = format!("http://127.0.0.2:{}", listener.local_addr().ok()?.port());
+        let all = origins().clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let o = all.clone();
+                std::thread::spawn(move || respond(stream, &o));
+            }
+        });
+        Some(origin)
+    })
+    .as_deref()
+}
+
 /// Serves one file of `fixtures/pages/actions/` and closes the connection.
 fn respond(mut stream: TcpStream, origins: &(String, String)) {
     let Ok(clone) = stream.try_clone() else {
@@ -158,6 +178,12 @@ impl T {
     /// Opens `name` of `fixtures/pages/actions/` from the first loopback origin.
     async fn open_served(name: &str) -> T {
         T::open_url(&format!("{}/{name}", origins().0)).await
+    }
+
+    /// Opens `name` of `fixtures/pages/actions/` from [`own_site`] (or the first origin).
+    async fn open_own_site(name: &str) -> T {
+        let origin = own_site().unwrap_or(&origins().0);
+        T::open_url(&format!("{origin}/{name}")).await
     }
 
     async fn open_url(url: &str) -> T {
@@ -1273,5 +1299,97 @@ async fn click_inside_a_frame_nested_in_a_cross_site_frame() {
         .wait_log("the deep click", |m| m["value"]["target"] == "deep")
         .await;
     assert_eq!(m["value"]["trusted"], true, "{m}");
+    t.close().await;
+}
+
+// ----- the page changes or stalls under an action -----
+
+#[tokio::test]
+async fn a_click_dialog_is_answered_without_a_second_mouseup() {
+    let mut t = T::open("actions/mousedown-dialog.html").await;
+    t.snapshot().await;
+    let click = t.uid("click-alert").await;
+    let r = t.ok(json!({"cmd":"click","uid":click})).await;
+    assert_eq!(r["dialog"]["message"], "Clicked", "{r}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    // One press, one release: the release already reached the page before the dialog.
+    assert_eq!(t.text("ups").await, "1");
+    let other = t.uid("other").await;
+    t.ok(json!({"cmd":"hover","uid":other})).await;
+    assert_eq!(t.text("ups").await, "1");
+    assert_eq!(t.text("buttons").await, "0");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_dialog_opened_by_focusing_is_reported() {
+    let mut t = T::open("actions/mousedown-dialog.html").await;
+    t.snapshot().await;
+    let field = t.uid("focus-alert").await;
+    for cmd in [
+        json!({"cmd":"fill","uid":field,"text":"x"}),
+        json!({"cmd":"press","uid":field,"key":"a"}),
+    ] {
+        let started = std::time::Instant::now();
+        let r = t.ok(cmd.clone()).await;
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "{cmd} took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(r["dialog"]["message"], "Focused", "{cmd}: {r}");
+        t.ok(json!({"cmd":"dialog","accept":true})).await;
+        // Focus it away again so the next command focuses it anew.
+        let other = t.uid("other").await;
+        t.ok(json!({"cmd":"click","uid":other})).await;
+    }
+    t.close().await;
+}
+
+#[tokio::test]
+async fn an_element_replaced_under_the_pointer_is_stale_and_not_clicked() {
+    let mut t = T::open("actions/stale.html").await;
+    t.snapshot().await;
+    let swap = t.uid("swap").await;
+    let msg = assert_code!(t.err(json!({"cmd":"click","uid":swap})).await, "STALE_UID");
+    assert!(msg.contains(&swap) && msg.contains("snapshot"), "{msg}");
+    // Neither the old element nor the one now in its place got the click.
+    assert_eq!(t.text("swap-count").await, "0");
+    assert_eq!(t.text("swapped-count").await, "0");
+    // The uid is forgotten: the next try fails the same way at once.
+    assert_code!(t.err(json!({"cmd":"click","uid":swap})).await, "STALE_UID");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_field_removed_while_filling_is_stale() {
+    let mut t = T::open("actions/stale.html").await;
+    t.snapshot().await;
+    let field = t.uid("vanish").await;
+    let msg = assert_code!(
+        t.err(json!({"cmd":"fill","uid":field,"text":"Ada"})).await,
+        "STALE_UID"
+    );
+    assert!(msg.contains("removed"), "{msg}");
+    assert_eq!(t.text("input-count").await, "0");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_page_that_blocks_its_main_thread_after_a_click_still_answers() {
+    let mut t = T::open_own_site("busy.html").await;
+    t.snapshot().await;
+    let spin = t.uid("spin").await;
+    let started = std::time::Instant::now();
+    let r = t.ok(json!({"cmd":"click","uid":spin})).await;
+    // The page is busy for 15 s; the action must not wait for it (nor for the 30 s command
+    // timeout), and says the page did not settle.
+    assert!(
+        started.elapsed().as_secs() < 10,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(r["clicked"], json!(spin), "{r}");
+    assert_eq!(r["settled"], false, "{r}");
     t.close().await;
 }

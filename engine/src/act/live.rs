@@ -17,6 +17,8 @@
 //! Objects live in one object group that each action releases when it ends, in every renderer
 //! it used.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::scope::{owners_of, Scope, Worlds};
@@ -32,7 +34,8 @@ use crate::identity::{Uid, UidTable};
 /// The object group of everything an action resolves; released when the action ends.
 pub(crate) const OBJECT_GROUP: &str = "pagesight-act";
 
-/// A node of the live page: its `backendNodeId` and a handle to it in the page's main world.
+/// A node of the live page: its `backendNodeId` and a handle to it in the isolated world of its
+/// frame (see `scope.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LiveNode {
     pub backend_node_id: i64,
@@ -177,14 +180,19 @@ pub(crate) async fn release_other_sessions(page: &Page, scope: &Scope) {
     }
 }
 
-/// Releases the objects the action created.
+/// Releases the objects the action created. Not waited on for long: a page whose main thread
+/// is busy answers late, and the release is carried out when it gets to it.
 pub(crate) async fn release(page: &Page) {
-    let _ = page
-        .send(&ReleaseObjectGroupParams {
-            object_group: OBJECT_GROUP.to_string(),
-        })
-        .await;
+    let params = ReleaseObjectGroupParams {
+        object_group: OBJECT_GROUP.to_string(),
+    };
+    let _ = tokio::time::timeout(RELEASE_LIMIT, page.send(&params)).await;
 }
+
+/// How long releasing an action's objects is waited for.
+const RELEASE_LIMIT: Duration = Duration::from_millis(500);
+/// How long the check behind a failed action may take.
+const RECHECK_LIMIT: Duration = Duration::from_secs(2);
 
 /// A session's frame tree (`Page.getFrameTree`): its main frame, and each frame's loader id and
 /// parent.
@@ -243,7 +251,7 @@ fn collect(tree: &FrameTree, out: &mut Vec<FrameEntry>, depth: usize) {
     }
 }
 
-fn stale(uid: &str, why: &str) -> Error {
+pub(crate) fn stale(uid: &str, why: &str) -> Error {
     Error::new(
         ErrorCode::StaleUid,
         format!(
@@ -322,6 +330,7 @@ pub(crate) async fn resolve_uid(
     let mut scope = Scope {
         session,
         frame_id: document.frame_id.clone(),
+        loader: loader.clone(),
         world,
         owners,
     };
@@ -388,7 +397,52 @@ pub(crate) async fn page_scope(page: &Page, frames: &Frames, worlds: &Worlds) ->
     let world = worlds
         .context(page, &frames.main_frame, frames.main_loader())
         .await;
-    Scope::page(page, &frames.main_frame, world)
+    Scope::page(page, &frames.main_frame, frames.main_loader(), world)
+}
+
+/// Fails with `STALE_UID` when the node is no longer in its document (or the document is gone:
+/// its handle then no longer resolves). For the moment right before input is sent.
+pub(crate) async fn ensure_live(session: &Page, node: &LiveNode, label: &str) -> Result<()> {
+    match call(
+        session,
+        &node.object_id,
+        "function(){return this.isConnected}",
+        &[],
+    )
+    .await
+    {
+        Ok(Value::Bool(true)) => Ok(()),
+        Ok(_) => Err(stale(label, "it was removed from the page")),
+        Err(e) if e.code() == ErrorCode::ProtocolError => Err(stale(label, "its document is gone")),
+        Err(e) => Err(e),
+    }
+}
+
+/// Why an action that failed on a node failed because the node went away meanwhile — its
+/// frame is gone, loaded another document, or no longer holds the node — if it did. The
+/// failures this explains look like something else (a helper call on a vanished context is a
+/// protocol error, a removed node has no box); the agent must hear `STALE_UID` instead. `None`
+/// when the node is still there, or the check did not answer in time.
+pub(crate) async fn gone_since(scope: &Scope, node: &LiveNode) -> Option<&'static str> {
+    let check = async {
+        let Ok(frames) = Frames::read(&scope.session).await else {
+            return Some("its frame is gone");
+        };
+        match frames.loader(&scope.frame_id) {
+            None => return Some("its frame is gone"),
+            Some(l) if l != scope.loader => return Some("the page loaded a new document"),
+            Some(_) => {}
+        }
+        match ensure_live(&scope.session, node, "").await {
+            Ok(()) => None,
+            Err(e) if e.code() == ErrorCode::StaleUid => Some("it was removed from the page"),
+            Err(_) => None,
+        }
+    };
+    tokio::time::timeout(RECHECK_LIMIT, check)
+        .await
+        .ok()
+        .flatten()
 }
 
 /// A handle to the scope's frame's `document`, in its isolated world (for document-level

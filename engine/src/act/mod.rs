@@ -435,6 +435,16 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     match outcome {
         Raced::Done(Ok(())) => {}
         Raced::Done(Err(e)) => {
+            let e = match (uid, &node) {
+                (Some(u), Some(n)) => {
+                    let e = explain_failure(&mut state.dialogs, &scope, n, u, e).await;
+                    if e.code() == ErrorCode::StaleUid {
+                        forget_uid(uids, u);
+                    }
+                    e
+                }
+                _ => e,
+            };
             let _ = state.dialogs.race(live::release(page)).await;
             return Err(e);
         }
@@ -454,6 +464,38 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     };
     finish(page, uids, last, state, &mut out, &end).await;
     Ok(Value::Object(out))
+}
+
+/// The error an action on a node ends with. A node that went away while the action ran (its
+/// frame navigated or was removed, the page took the node out) makes later steps fail in ways
+/// that say something else — a helper call on a vanished document is a protocol error, a
+/// removed node has no box, a detached one looks hidden — so those failures are checked
+/// against the live page and become `STALE_UID` when the node is gone.
+async fn explain_failure(
+    dialogs: &mut DialogWatch,
+    scope: &Scope,
+    node: &LiveNode,
+    uid: &str,
+    e: Error,
+) -> Error {
+    if !matches!(
+        e.code(),
+        ErrorCode::ProtocolError | ErrorCode::NotInteractable | ErrorCode::Occluded
+    ) || dialogs.current().is_some()
+    {
+        return e;
+    }
+    match dialogs.race(live::gone_since(scope, node)).await {
+        Raced::Done(Some(why)) => live::stale(uid, why),
+        _ => e,
+    }
+}
+
+/// Forgets a uid whose node is gone, so the next try fails fast.
+fn forget_uid(uids: &mut UidTable, uid: &str) {
+    if let Ok(parsed) = uids.resolve(uid).map(|r| r.uid) {
+        uids.forget(parsed);
+    }
 }
 
 /// How [`finish`] ends a command.
@@ -559,7 +601,7 @@ async fn run(
             out.insert("at".into(), p.to_json());
             out.insert("button".into(), Value::String(button.name().into()));
             out.insert("count".into(), json!(count));
-            pointer::click_at(cx.page, cx.held, p, *button, *count).await
+            pointer::click_at(cx, node, uid, p, *button, *count).await
         }
         Action::Hover => {
             let node = need()?;

@@ -657,20 +657,31 @@ impl HeldButton {
     }
 }
 
-/// Moves to `p` and clicks `count` times (a double click is press/release with clickCount 1,
-/// then press/release with clickCount 2, as a real mouse reports it). `held` remembers the
-/// button while it is down.
+/// Moves to `p` and clicks `count` times on `node` (a double click is press/release with
+/// clickCount 1, then press/release with clickCount 2, as a real mouse reports it).
+///
+/// The pointer's arrival runs the page's `pointerover`/`mouseenter` handlers, which may remove
+/// or replace the element: the press is only sent while the element is still in its document,
+/// so a uid never clicks another node (`STALE_UID` instead).
+///
+/// The button is remembered as held from the press until its reply: a dialog opened by
+/// `mousedown` keeps that reply from coming, and the release is sent once the dialog is
+/// answered. A dialog opened by `mouseup` or `click` (the common case) comes after the press
+/// was answered, so no second release follows the one already sent.
 pub(crate) async fn click_at(
-    page: &Page,
-    held: &HeldButton,
+    cx: &Cx<'_>,
+    node: &LiveNode,
+    label: &str,
     p: Point,
     button: Button,
     count: i64,
 ) -> Result<()> {
+    let (page, held) = (cx.page, cx.held);
     move_to(page, p).await?;
+    super::live::ensure_live(cx.dom(), node, label).await?;
     for n in 1..=count {
         held.set(Some((p, button)));
-        mouse(
+        let pressed = mouse(
             page,
             DispatchMouseEventType::MousePressed,
             p,
@@ -678,7 +689,9 @@ pub(crate) async fn click_at(
             button.mask(),
             Some(n),
         )
-        .await?;
+        .await;
+        held.set(None);
+        pressed?;
         mouse(
             page,
             DispatchMouseEventType::MouseReleased,
@@ -688,7 +701,6 @@ pub(crate) async fn click_at(
             Some(n),
         )
         .await?;
-        held.set(None);
     }
     Ok(())
 }
@@ -713,7 +725,7 @@ pub(crate) async fn click(
     count: i64,
 ) -> Result<Point> {
     let p = actionable_point(cx, node, label, true).await?;
-    click_at(cx.page, cx.held, p, button, count).await?;
+    click_at(cx, node, label, p, button, count).await?;
     Ok(p)
 }
 

@@ -115,6 +115,9 @@ pub(crate) struct Scope {
     pub session: Page,
     /// The frame of the node's document.
     pub frame_id: String,
+    /// The loader id of that document when the action began: another one later means the frame
+    /// loaded a new document meanwhile.
+    pub loader: String,
     /// The isolated world's execution context there (`None`: the main world).
     pub world: Option<i64>,
     /// For a frame in another renderer: its owner `<iframe>`s, innermost first.
@@ -193,10 +196,11 @@ pub(crate) enum Reach {
 
 impl Scope {
     /// A scope of the page's own document in `frame_id`.
-    pub(crate) fn page(page: &Page, frame_id: &str, world: Option<i64>) -> Scope {
+    pub(crate) fn page(page: &Page, frame_id: &str, loader: &str, world: Option<i64>) -> Scope {
         Scope {
             session: page.clone(),
             frame_id: frame_id.to_string(),
+            loader: loader.to_string(),
             world,
             owners: Vec::new(),
         }

@@ -45,6 +45,9 @@ const DOM_CAP: Duration = Duration::from_secs(3);
 const POLL: Duration = Duration::from_millis(30);
 /// How long a navigation an action started may take to load before the action returns anyway.
 const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long installing or removing an observer may take. A page whose main thread is busy (a
+/// long script, an endless loop) answers no evaluation until it is done, isolated world or not.
+const EVAL_LIMIT: Duration = Duration::from_millis(500);
 
 /// Installs the observer (replacing an earlier one) in the isolated world it is evaluated in.
 const INSTALL_JS: &str = "(()=>{const o=globalThis.__quiet;if(o)o.observer.disconnect();\
@@ -57,16 +60,18 @@ const IDLE_JS: &str = "(()=>{const s=globalThis.__quiet;return s?performance.now
 const REMOVE_JS: &str =
     "(()=>{const s=globalThis.__quiet;if(s){s.observer.disconnect();delete globalThis.__quiet;}})()";
 
-/// Evaluates `js` in an isolated world, returning its value (`None` when the world is gone).
-async fn eval(session: &Page, world: i64, js: &str) -> Option<Value> {
-    let reply = session
-        .send(&EvaluateParams {
-            context_id: Some(world),
-            return_by_value: Some(true),
-            silent: Some(true),
-            ..EvaluateParams::new(js.to_string())
-        })
+/// Evaluates `js` in an isolated world, returning its value (`None` when the world is gone or
+/// did not answer within `limit`).
+async fn eval(session: &Page, world: i64, js: &str, limit: Duration) -> Option<Value> {
+    let params = EvaluateParams {
+        context_id: Some(world),
+        return_by_value: Some(true),
+        silent: Some(true),
+        ..EvaluateParams::new(js.to_string())
+    };
+    let reply = tokio::time::timeout(limit, session.send(&params))
         .await
+        .ok()?
         .ok()?;
     if reply.exception_details.is_some() {
         return None;
@@ -108,7 +113,9 @@ impl Settle {
                 .observers
                 .iter()
                 .any(|(s, w)| s.session_id() == session.session_id() && *w == world);
-            if !known && eval(session, world, INSTALL_JS).await == Some(Value::Bool(true)) {
+            if !known
+                && eval(session, world, INSTALL_JS, EVAL_LIMIT).await == Some(Value::Bool(true))
+            {
                 self.observers.push((session.clone(), world));
             }
         }
@@ -135,24 +142,38 @@ impl Settle {
             }
             let mut idle = f64::INFINITY;
             let mut kept = Vec::with_capacity(self.observers.len());
+            let mut busy = false;
             for (session, world) in std::mem::take(&mut self.observers) {
-                // A document that is gone (navigated or removed) is no longer watched.
-                if let Some(ms) = eval(&session, world, IDLE_JS)
-                    .await
-                    .and_then(|v| v.as_f64())
-                {
-                    idle = idle.min(ms);
-                    kept.push((session, world));
+                // A read may take until the cap: a busy page answers late or not at all.
+                let left = DOM_CAP.saturating_sub(start.elapsed());
+                match eval(&session, world, IDLE_JS, left).await {
+                    Some(v) => {
+                        // A document that is gone (navigated or removed) is no longer watched.
+                        if let Some(ms) = v.as_f64().filter(|ms| !ms.is_nan()) {
+                            idle = idle.min(ms);
+                            kept.push((session, world));
+                        }
+                    }
+                    None if start.elapsed() >= DOM_CAP => {
+                        // Still busy at the cap: not known to be quiet.
+                        busy = true;
+                        kept.push((session, world));
+                    }
+                    None => {}
                 }
             }
             self.observers = kept;
+            if busy {
+                quiet = false;
+                break;
+            }
             if elapsed >= MIN_WINDOW && idle >= QUIET.as_secs_f64() * 1000.0 {
                 break;
             }
             self.navigation.wait_for_event(POLL).await;
         }
         for (session, world) in &self.observers {
-            let _ = eval(session, *world, REMOVE_JS).await;
+            let _ = eval(session, *world, REMOVE_JS, EVAL_LIMIT).await;
         }
         Settled {
             navigation: self.navigation.finish().await,
