@@ -1393,3 +1393,42 @@ async fn a_page_that_blocks_its_main_thread_after_a_click_still_answers() {
     assert_eq!(r["settled"], false, "{r}");
     t.close().await;
 }
+
+#[tokio::test]
+async fn a_dialog_opening_while_the_page_settles_is_reported() {
+    let mut t = T::open("actions/mousedown-dialog.html").await;
+    t.snapshot().await;
+    let late = t.uid("late-alert").await;
+    let started = std::time::Instant::now();
+    let r = t
+        .ok(json!({"cmd":"click","uid":late,"snapshot":true}))
+        .await;
+    assert!(
+        started.elapsed().as_secs() < 10,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(r["dialog"]["message"], "Later", "{r}");
+    assert_eq!(r["snapshot"], Value::Null, "{r}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    t.ok(json!({"cmd":"snapshot"})).await;
+    t.close().await;
+}
+
+#[tokio::test]
+async fn a_frame_part_off_the_page_is_not_interactable_not_covered() {
+    let mut t = T::open_served("oopif-offscreen.html").await;
+    t.snapshot().await;
+    let btn = t.uid_named("button", "Press me");
+    let msg = assert_code!(
+        t.err(json!({"cmd":"click","uid":btn})).await,
+        "NOT_INTERACTABLE"
+    );
+    assert!(msg.contains("outside the page's viewport"), "{msg}");
+    // The part of the same frame that shows still takes clicks.
+    let list = t.uid_named("list", "Items");
+    t.ok(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
+        .await;
+    t.wait_log("the scroll", |m| m["kind"] == "scroll").await;
+    t.close().await;
+}

@@ -6,7 +6,9 @@
 //! commands. So every page has a [`DialogWatch`] subscribed to `Page.javascriptDialogOpening`
 //! and `Page.javascriptDialogClosed` from the moment the session attaches it; actions race
 //! their work against "a dialog opened" and return as soon as either happens, reporting the
-//! dialog. The `dialog` command answers it (`Page.handleJavaScriptDialog`).
+//! dialog. Page commands (`snapshot`, `open`, `reload`, …) race the same way and fail with a
+//! retryable `OCCLUDED` that names the dialog ([`blocked`]). The `dialog` command answers it
+//! (`Page.handleJavaScriptDialog`).
 
 use std::future::Future;
 

@@ -403,17 +403,20 @@ pub(crate) async fn page_scope(page: &Page, frames: &Frames, worlds: &Worlds) ->
 /// Fails with `STALE_UID` when the node is no longer in its document (or the document is gone:
 /// its handle then no longer resolves). For the moment right before input is sent.
 pub(crate) async fn ensure_live(session: &Page, node: &LiveNode, label: &str) -> Result<()> {
-    match call(
-        session,
-        &node.object_id,
-        "function(){return this.isConnected}",
-        &[],
-    )
-    .await
-    {
+    let gone = |why: &str| {
+        Error::new(
+            ErrorCode::StaleUid,
+            format!(
+                "{label} is no longer on the page ({why}; the page replaced it as the pointer \
+                 arrived), so nothing was clicked; take a new snapshot and use a uid from it"
+            ),
+        )
+    };
+    let connected = "function(){return this.isConnected}";
+    match call(session, &node.object_id, connected, &[]).await {
         Ok(Value::Bool(true)) => Ok(()),
-        Ok(_) => Err(stale(label, "it was removed from the page")),
-        Err(e) if e.code() == ErrorCode::ProtocolError => Err(stale(label, "its document is gone")),
+        Ok(_) => Err(gone("it was removed")),
+        Err(e) if e.code() == ErrorCode::ProtocolError => Err(gone("its document is gone")),
         Err(e) => Err(e),
     }
 }

@@ -16,24 +16,27 @@
 //!   content box of each owner `<iframe>` into the page's viewport, where the mouse events go.
 //!   Every level's hit test must answer the owner `<iframe>` at that point, so something of the
 //!   page on top of the frame is `OCCLUDED` too. Keys and `Input.insertText` go to the page,
-//!   which routes them to the frame `DOM.focus` gave the focus. (Until now such uids were
-//!   refused with `NOT_INTERACTABLE`.)
+//!   which routes them to the frame `DOM.focus` gave the focus.
 //! - **Helper JavaScript runs in an isolated world** (`scope.rs`), one per frame and document:
 //!   a page that overrides `getComputedStyle`, `getBoundingClientRect`, the `value` setters,
 //!   `Node.prototype.contains` or `MutationObserver` in its own world cannot change what the
-//!   actions check, set or report. (Before, helpers ran in the page's world.)
+//!   actions check, set or report.
 //! - **Nothing hangs behind a dialog** (`dialog.rs`): every action races its work against
 //!   `Page.javascriptDialogOpening` and returns the dialog in its result. Page commands
 //!   (`snapshot`, `diff`, `open`, `back`, `forward`, `reload`) race the same way through
 //!   [`ActState::unless_dialog`] and fail at once with a retryable `OCCLUDED` naming the dialog
-//!   — Chromium answers none of them while it is open; before, they waited for the 30 s command
-//!   timeout. A click whose `mousedown` opened the dialog left the button down: it is released
-//!   once the dialog is answered (or before the next action).
+//!   — Chromium answers none of them while it is open, so they would otherwise wait for the
+//!   30 s command timeout. A click whose `mousedown` opened the dialog left the button down: it
+//!   is released once the dialog is answered (or before the next action).
 //! - **The page is given time to settle** (`settle.rs`): when the action started a navigation of
 //!   the main frame, until its `load` event (at most 10 s); otherwise until the DOM, watched by a
 //!   `MutationObserver` in the isolated world, has been quiet for 100 ms, watching at least
-//!   400 ms and at most 3 s. Before, it was a fixed 100 ms, which missed anything a page does a
-//!   moment after a click (a debounce, a delayed render).
+//!   400 ms and at most 3 s: a fixed short pause misses anything a page does a moment after a
+//!   click (a debounce, a delayed render). A page too busy to answer gets its result at 3 s.
+//! - **A node that goes away during the action is `STALE_UID`**: the press is sent only while
+//!   the node is still in its document (the pointer's arrival may make the page replace it),
+//!   and a step that fails because the node, its document or its frame went away meanwhile is
+//!   reported as `STALE_UID`, not as the protocol error or "not rendered" it looks like.
 //! - JavaScript is used to *act* (checking a node, selecting an input's text, setting a native
 //!   `<select>`, watching for mutations), always in the isolated world; perceiving never runs
 //!   page JavaScript.
@@ -424,6 +427,17 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
         state.dialogs.race(work).await
     };
+    // A failure is explained while the action's objects still exist (see `explain_failure`).
+    let outcome = match (outcome, uid, &node) {
+        (Raced::Done(Err(e)), Some(u), Some(n)) => {
+            let (e, gone) = explain_failure(&mut state.dialogs, &scope, n, u, e).await;
+            if gone {
+                forget_uid(uids, u);
+            }
+            Raced::Done(Err(e))
+        }
+        (outcome, _, _) => outcome,
+    };
     // Objects resolved in other renderers are released there, the page's own in `finish` —
     // unless a dialog is open: then the renderers cannot answer.
     if state.dialogs.current().is_none() {
@@ -435,16 +449,6 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     match outcome {
         Raced::Done(Ok(())) => {}
         Raced::Done(Err(e)) => {
-            let e = match (uid, &node) {
-                (Some(u), Some(n)) => {
-                    let e = explain_failure(&mut state.dialogs, &scope, n, u, e).await;
-                    if e.code() == ErrorCode::StaleUid {
-                        forget_uid(uids, u);
-                    }
-                    e
-                }
-                _ => e,
-            };
             let _ = state.dialogs.race(live::release(page)).await;
             return Err(e);
         }
@@ -466,28 +470,34 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     Ok(Value::Object(out))
 }
 
-/// The error an action on a node ends with. A node that went away while the action ran (its
-/// frame navigated or was removed, the page took the node out) makes later steps fail in ways
-/// that say something else — a helper call on a vanished document is a protocol error, a
-/// removed node has no box, a detached one looks hidden — so those failures are checked
-/// against the live page and become `STALE_UID` when the node is gone.
+/// The error an action on a node ends with, and whether the uid's node is gone. A node that
+/// went away while the action ran (its frame navigated or was removed, the page took the node
+/// out) makes later steps fail in ways that say something else — a helper call on a vanished
+/// document is a protocol error, a removed node has no box, a detached one looks hidden — so
+/// those failures are checked against the live page and become `STALE_UID` when the node is
+/// gone. A `STALE_UID` about another element the action used (an option, a label) leaves the
+/// uid's own node alone.
 async fn explain_failure(
     dialogs: &mut DialogWatch,
     scope: &Scope,
     node: &LiveNode,
     uid: &str,
     e: Error,
-) -> Error {
-    if !matches!(
+) -> (Error, bool) {
+    let explained = matches!(
         e.code(),
-        ErrorCode::ProtocolError | ErrorCode::NotInteractable | ErrorCode::Occluded
-    ) || dialogs.current().is_some()
-    {
-        return e;
+        ErrorCode::ProtocolError
+            | ErrorCode::NotInteractable
+            | ErrorCode::Occluded
+            | ErrorCode::StaleUid
+    );
+    if !explained || dialogs.current().is_some() {
+        return (e, false);
     }
     match dialogs.race(live::gone_since(scope, node)).await {
-        Raced::Done(Some(why)) => live::stale(uid, why),
-        _ => e,
+        Raced::Done(Some(_)) if e.code() == ErrorCode::StaleUid => (e, true),
+        Raced::Done(Some(why)) => (live::stale(uid, why), true),
+        _ => (e, false),
     }
 }
 

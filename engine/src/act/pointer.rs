@@ -498,6 +498,9 @@ pub(crate) async fn actionable_point(
     cx.scope.prepare_hit_tests().await?;
     let mut cache = FxHashMap::default();
     let mut cover: Option<(Cover, Point)> = None;
+    // A point of the frame that falls outside an owner's viewport (its frame is partly off
+    // the page), in the latest look.
+    let mut outside = false;
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
             tokio::time::sleep(RETRY_DELAY).await;
@@ -530,6 +533,7 @@ pub(crate) async fn actionable_point(
         }
         // What covers the element is named from the latest look, at the best point.
         let mut first_cover = None;
+        outside = false;
         for (x, y) in points {
             let Some(hit) = hit_at(dom, &vp, x, y).await? else {
                 continue;
@@ -554,10 +558,20 @@ pub(crate) async fn actionable_point(
                     let there = Point { x, y };
                     first_cover.get_or_insert((Cover::Above(session, frame, loader, h), there));
                 }
-                Reach::Outside => {}
+                Reach::Outside => outside = true,
             }
         }
         cover = first_cover.or(cover);
+    }
+    if cover.is_none() && outside {
+        return Err(Error::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "{label} is in a part of its frame that lies outside the page's viewport, so a \
+                 click cannot reach it; scroll the page (or the frame's container) so that part \
+                 of the frame shows, then try again"
+            ),
+        ));
     }
     let (what, at) = match cover {
         Some((Cover::Here(hit), p)) => (describe(cx, hit).await, Some(p)),

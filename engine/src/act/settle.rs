@@ -17,10 +17,14 @@
 //! been sent: to see every mutation the whole tree must be requested first (`DOM.getDocument`
 //! with depth -1, ~0.3 s and ~5 MB on a large page, see FACTS.md) and every later mutation is then
 //! streamed over the connection, so a page that mutates forever floods it. The observer costs
-//! three small round trips per action (install, read, remove) whatever the page's size, and a
-//! counter update per mutation batch inside the page. A frame whose isolated world cannot be
-//! created is not watched (no script is put in its main world): its action waits the minimum
-//! window only.
+//! a few small round trips per action (install, one read per [`POLL`], remove) whatever the
+//! page's size, and a timestamp update per mutation batch inside the page. A frame whose
+//! isolated world cannot be created is not watched (no script is put in its main world): its
+//! action waits the minimum window only.
+//!
+//! Every evaluation is bounded: a page whose main thread is busy (a long script, an endless
+//! loop) answers none, in any world, until it is done. Reads end at the cap and the action is
+//! marked `"settled": false`; installing and removing wait at most [`EVAL_LIMIT`].
 
 use std::time::Duration;
 
