@@ -163,7 +163,8 @@ pub(crate) async fn resolve_in(
             object_id,
         }),
         None => Err(Error::protocol(format!(
-            "DOM.resolveNode gave no object for node {backend_node_id}"
+            "DOM.resolveNode gave no object for node {backend_node_id}; take a new snapshot and \
+             try again"
         ))),
     }
 }
@@ -235,6 +236,22 @@ impl Frames {
     /// The main frame's loader id.
     pub(crate) fn main_loader(&self) -> &str {
         self.loader(&self.main_frame).unwrap_or("")
+    }
+
+    /// The loader id of `frame_id`'s document if it is still the one `expected` names (any,
+    /// when `expected` is empty), or why not.
+    pub(crate) fn same_document(
+        &self,
+        frame_id: &str,
+        expected: &str,
+    ) -> Result<&str, &'static str> {
+        match self.loader(frame_id) {
+            None => Err("its frame is gone"),
+            Some(l) if !expected.is_empty() && l != expected => {
+                Err("the page loaded a new document")
+            }
+            Some(l) => Ok(l),
+        }
     }
 }
 
@@ -314,12 +331,9 @@ pub(crate) async fn resolve_uid(
         }
     };
     let tree = own_frames.as_ref().unwrap_or(frames);
-    let loader = match tree.loader(&document.frame_id) {
-        None => return Err(forget(uids, parsed, "its frame is gone")),
-        Some(loader) if !document.loader_id.is_empty() && loader != document.loader_id => {
-            return Err(forget(uids, parsed, "the page loaded a new document"))
-        }
-        Some(loader) => loader.to_string(),
+    let loader = match tree.same_document(&document.frame_id, &document.loader_id) {
+        Ok(loader) => loader.to_string(),
+        Err(why) => return Err(forget(uids, parsed, why)),
     };
     let owners = if own_frames.is_some() {
         owners_of(page, &session).await?
@@ -431,10 +445,8 @@ pub(crate) async fn gone_since(scope: &Scope, node: &LiveNode) -> Option<&'stati
         let Ok(frames) = Frames::read(&scope.session).await else {
             return Some("its frame is gone");
         };
-        match frames.loader(&scope.frame_id) {
-            None => return Some("its frame is gone"),
-            Some(l) if l != scope.loader => return Some("the page loaded a new document"),
-            Some(_) => {}
+        if let Err(why) = frames.same_document(&scope.frame_id, &scope.loader) {
+            return Some(why);
         }
         match ensure_live(&scope.session, node, "").await {
             Ok(()) => None,

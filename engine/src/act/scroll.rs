@@ -108,6 +108,12 @@ const SCRIPT_SCROLL_FN: &str =
 
 const PAGE_SCRIPT_SCROLL_FN: &str = r#"function(dx,dy){(this.ownerDocument||document).defaultView.scrollBy({left:dx,top:dy,behavior:'instant'});}"#;
 
+/// The nearest scroll container of `node` along an axis (itself included), if not the page.
+async fn scroller_of(cx: &Cx<'_>, node: &LiveNode, vertical: bool) -> Result<Option<LiveNode>> {
+    let args = [super::live::Arg::Value(Value::Bool(vertical))];
+    call_node(cx.dom(), &node.object_id, SCROLLER_FN, &args).await
+}
+
 enum Scroller {
     Page,
     Element(LiveNode),
@@ -197,14 +203,7 @@ async fn page_point(cx: &Cx<'_>, vertical: bool) -> Result<Point> {
         let Some(h) = hit_node(cx, hit).await else {
             continue;
         };
-        let inner = call_node(
-            cx.dom(),
-            &h.object_id,
-            SCROLLER_FN,
-            &[super::live::Arg::Value(Value::Bool(vertical))],
-        )
-        .await?;
-        if inner.is_none() {
+        if scroller_of(cx, &h, vertical).await?.is_none() {
             return Ok(top);
         }
     }
@@ -242,14 +241,7 @@ pub(crate) async fn scroll(
     let vertical = direction.vertical();
     let scroller = match target {
         None => Scroller::Page,
-        Some((node, _)) => match call_node(
-            cx.dom(),
-            &node.object_id,
-            SCROLLER_FN,
-            &[super::live::Arg::Value(Value::Bool(vertical))],
-        )
-        .await?
-        {
+        Some((node, _)) => match scroller_of(cx, node, vertical).await? {
             Some(container) => Scroller::Element(container),
             None => Scroller::Page,
         },
