@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::act::{ActState, ActTarget};
+use crate::act::{interrupted_navigation, ActState, ActTarget, Navigated};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
 use crate::capture::{capture_page, confirm_hits};
 use crate::cdp::page as cdp_page;
@@ -180,11 +180,14 @@ impl Session {
             }
         };
         let state = &mut self.pages[index];
-        let outcome = state
+        let navigated = state
             .act
-            .unless_dialog(state.page.navigate(&url, self.load_timeout))
+            .navigation(state.page.navigate(&url, self.load_timeout))
             .await?;
-        Ok(load_result(&url, &outcome, self.load_timeout))
+        Ok(match navigated {
+            Navigated::Done(outcome) => load_result(&url, &outcome, self.load_timeout),
+            Navigated::Dialog(d) => interrupted_navigation(Some(&url), d),
+        })
     }
 
     /// Takes a snapshot of the current page.
@@ -250,16 +253,23 @@ impl Session {
     async fn history(&mut self, delta: i64) -> Result<Value> {
         let timeout = self.load_timeout;
         let state = self.current_page_mut()?;
-        state
+        let navigated = state
             .act
-            .unless_dialog(go_in_history(&state.page, delta, timeout))
-            .await
+            .navigation(go_in_history(&state.page, delta, timeout))
+            .await?;
+        Ok(match navigated {
+            Navigated::Done(v) => v,
+            Navigated::Dialog(d) => interrupted_navigation(None, d),
+        })
     }
 
     async fn reload(&mut self) -> Result<Value> {
         let timeout = self.load_timeout;
         let state = self.current_page_mut()?;
-        state.act.unless_dialog(reload(&state.page, timeout)).await
+        match state.act.navigation(reload(&state.page, timeout)).await? {
+            Navigated::Done(v) => Ok(v),
+            Navigated::Dialog(d) => Ok(interrupted_navigation(None, d)),
+        }
     }
 
     async fn list_pages(&mut self) -> Result<Value> {

@@ -1432,3 +1432,28 @@ async fn a_frame_part_off_the_page_is_not_interactable_not_covered() {
     t.wait_log("the scroll", |m| m["kind"] == "scroll").await;
     t.close().await;
 }
+
+#[tokio::test]
+async fn a_page_that_alerts_while_loading_opens_with_the_dialog() {
+    let mut t = T::open("actions/clicks.html").await;
+    let url = format!(
+        "file://{}",
+        page_path("actions/alert-on-load.html").to_string_lossy()
+    );
+    // The navigation happened: its result reports the dialog instead of an error that asks to
+    // try again (which would load the page into the same dialog).
+    let r = t.ok(json!({"cmd":"open","url":url})).await;
+    assert_eq!(r["dialog"]["message"], "Welcome", "{r}");
+    assert_eq!(r["loaded"], false, "{r}");
+    // While it is open, other page commands are OCCLUDED.
+    assert_code!(t.err(json!({"cmd":"snapshot"})).await, "OCCLUDED");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(t.text("greeted").await, "yes");
+    t.snapshot().await;
+    // Reloading greets again, and says so the same way.
+    let r = t.ok(json!({"cmd":"reload"})).await;
+    assert_eq!(r["dialog"]["message"], "Welcome", "{r}");
+    t.ok(json!({"cmd":"dialog","accept":true})).await;
+    assert_eq!(t.text("greeted").await, "yes");
+    t.close().await;
+}

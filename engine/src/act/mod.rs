@@ -23,10 +23,13 @@
 //!   actions check, set or report.
 //! - **Nothing hangs behind a dialog** (`dialog.rs`): every action races its work against
 //!   `Page.javascriptDialogOpening` and returns the dialog in its result. Page commands
-//!   (`snapshot`, `diff`, `open`, `back`, `forward`, `reload`) race the same way through
-//!   [`ActState::unless_dialog`] and fail at once with a retryable `OCCLUDED` naming the dialog
-//!   — Chromium answers none of them while it is open, so they would otherwise wait for the
-//!   30 s command timeout. A click whose `mousedown` opened the dialog left the button down: it
+//!   (`snapshot`, `diff`, `open`, `back`, `forward`, `reload`) race the same way
+//!   ([`ActState::unless_dialog`], [`ActState::navigation`]) and fail at once with a retryable
+//!   `OCCLUDED` naming the dialog — Chromium answers none of them while it is open, so they
+//!   would otherwise wait for the 30 s command timeout. The exception is a dialog the document
+//!   a navigation loads opens before its `load` event (an `alert` in an inline script): the
+//!   navigation happened, so it is reported in the command's result (`"loaded": false`,
+//!   `"dialog"`) — an error asking to retry would reload the page into the same dialog. A click whose `mousedown` opened the dialog left the button down: it
 //!   is released once the dialog is answered (or before the next action).
 //! - **The page is given time to settle** (`settle.rs`): when the action started a navigation of
 //!   the main frame, until its `load` event (at most 10 s); otherwise until the DOM, watched by a
@@ -134,9 +137,9 @@ impl ActState {
         self.dialogs.current().map(DialogInfo::to_json)
     }
 
-    /// Runs a page command (`snapshot`, `back`, `reload`, `open`, …) unless a dialog blocks the
-    /// page: with one open, or opening while the command waits, it fails at once with a
-    /// retryable `OCCLUDED` that names the dialog — Chromium would not answer until it is closed.
+    /// Runs a page command (`snapshot`, `diff`) unless a dialog blocks the page: with one open,
+    /// or opening while the command waits, it fails at once with a retryable `OCCLUDED` that
+    /// names the dialog — Chromium would not answer until it is closed.
     pub async fn unless_dialog<T>(&mut self, work: impl Future<Output = Result<T>>) -> Result<T> {
         if let Some(d) = self.dialogs.current() {
             return Err(dialog::blocked(d));
@@ -146,6 +149,57 @@ impl ActState {
             Raced::Dialog(d) => Err(dialog::blocked(&d)),
         }
     }
+
+    /// Runs a navigation (`open`, `back`, `forward`, `reload`) unless a dialog blocks the page.
+    /// With one open before it starts, or a `beforeunload` dialog opening meanwhile (the page
+    /// asks whether it may be left: nothing has happened yet), it fails like
+    /// [`ActState::unless_dialog`]. Any other dialog that opens meanwhile comes from the
+    /// document being loaded — the navigation happened — so it is returned as
+    /// [`Navigated::Dialog`] (`{"type","message"}`), for the command to report like an action
+    /// does: repeating the command would load the page again and open the dialog again.
+    pub async fn navigation<T>(
+        &mut self,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<Navigated<T>> {
+        if let Some(d) = self.dialogs.current() {
+            return Err(dialog::blocked(d));
+        }
+        match self.dialogs.race(work).await {
+            Raced::Done(r) => r.map(Navigated::Done),
+            Raced::Dialog(d) if d.kind == "beforeunload" => Err(dialog::blocked(&d)),
+            Raced::Dialog(d) => Ok(Navigated::Dialog(d.to_json())),
+        }
+    }
+}
+
+/// How a navigation run by [`ActState::navigation`] ended.
+#[derive(Debug)]
+pub enum Navigated<T> {
+    /// It finished.
+    Done(T),
+    /// The loaded document opened this dialog before its `load` event.
+    Dialog(Value),
+}
+
+/// The result of a navigation the loaded document interrupted with a dialog: `url` (when
+/// known), `"loaded": false`, the dialog, and what to do.
+pub(crate) fn interrupted_navigation(url: Option<&str>, dialog: Value) -> Value {
+    let mut out = Map::new();
+    if let Some(u) = url {
+        out.insert("url".into(), Value::String(u.to_string()));
+    }
+    out.insert("loaded".into(), Value::Bool(false));
+    out.insert("dialog".into(), dialog);
+    out.insert(
+        "note".into(),
+        Value::String(
+            "the page opened a dialog while loading and waits for it; answer it with \
+             {\"cmd\":\"dialog\",\"accept\":true|false} (loading then goes on), not by \
+             repeating this command"
+                .into(),
+        ),
+    );
+    Value::Object(out)
 }
 
 /// Everything an action needs of one page.
