@@ -7,6 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod docs_site;
 pub mod floor;
 pub mod scale;
 
@@ -19,6 +20,13 @@ pub const FIXTURE_CAPTURES: &[&str] = &[
     "checkout",
     "dropdowns",
     "modals",
+    "python-tutorial",
+    "sidebars",
+    "headers",
+    "album",
+    "pricing",
+    "offcanvas-navbar",
+    "sign-in",
 ];
 
 /// The workspace root (the parent of this crate).
