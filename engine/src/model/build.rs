@@ -965,51 +965,74 @@ fn ax_string(
 }
 
 /// AX node id -> [`AxId`] for one tree. Chromium numbers the nodes of a tree with small
-/// non-negative integers (plus a few large negative ones), so those are looked up in a dense
-/// table; any other id (negative, huge, or not a number) in a hash map.
+/// non-negative integers, and the nodes it makes up (inline text boxes and the like) with
+/// negative ones counting down from a large negative number: each run is looked up in a dense
+/// table, any other id (far from the rest, or not a number) in a hash map.
 struct AxKeyIndex {
-    dense: Vec<u32>,
+    /// Ids `0..up.len()`.
+    up: Vec<u32>,
+    /// Ids `down_top - k` for `k` in `0..down.len()`.
+    down: Vec<u32>,
+    down_top: i64,
     sparse: FxHashMap<AxNodeKey, AxId>,
 }
 
 impl AxKeyIndex {
     fn new(nodes: &[crate::capture::AxNodeRecord]) -> AxKeyIndex {
-        // Dense only up to a few times the tree's size, so a hostile id cannot make it large.
+        // Each table holds at most a few times the tree's size, so a hostile id cannot make it
+        // large.
         let limit = nodes.len().saturating_mul(4).max(64) as i64;
-        let top = nodes
-            .iter()
-            .filter_map(|n| match n.node_id {
-                AxNodeKey::Int(i) if (0..limit).contains(&i) => Some(i as usize + 1),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
+        let (mut up_len, mut down_top, mut down_bottom) = (0i64, i64::MIN, 0i64);
+        for n in nodes {
+            if let AxNodeKey::Int(i) = n.node_id {
+                if (0..limit).contains(&i) {
+                    up_len = up_len.max(i + 1);
+                } else if i < 0 {
+                    down_top = down_top.max(i);
+                    down_bottom = down_bottom.min(i);
+                }
+            }
+        }
+        let down_len = if down_top == i64::MIN {
+            0
+        } else {
+            down_top
+                .saturating_sub(down_bottom)
+                .saturating_add(1)
+                .min(limit)
+        };
         AxKeyIndex {
-            dense: vec![NONE; top],
+            up: vec![NONE; up_len as usize],
+            down: vec![NONE; down_len as usize],
+            down_top,
             sparse: FxHashMap::default(),
         }
     }
 
-    fn slot(&self, key: &AxNodeKey) -> Option<usize> {
+    fn slot(&mut self, key: &AxNodeKey) -> Option<&mut u32> {
         match *key {
-            AxNodeKey::Int(i) if i >= 0 && (i as u64) < self.dense.len() as u64 => Some(i as usize),
-            _ => None,
+            AxNodeKey::Int(i) if i >= 0 => self.up.get_mut(usize::try_from(i).ok()?),
+            AxNodeKey::Int(i) => {
+                let k = self.down_top.checked_sub(i)?;
+                self.down.get_mut(usize::try_from(k).ok()?)
+            }
+            AxNodeKey::Text(_) => None,
         }
     }
 
     /// Records `key -> id` (when two nodes share an id, the later one wins).
     fn insert(&mut self, key: &AxNodeKey, id: AxId) {
         match self.slot(key) {
-            Some(i) => self.dense[i] = id.0,
+            Some(slot) => *slot = id.0,
             None => {
                 self.sparse.insert(key.clone(), id);
             }
         }
     }
 
-    fn get(&self, key: &AxNodeKey) -> Option<AxId> {
+    fn get(&mut self, key: &AxNodeKey) -> Option<AxId> {
         match self.slot(key) {
-            Some(i) => (self.dense[i] != NONE).then_some(AxId(self.dense[i])),
+            Some(slot) => (*slot != NONE).then_some(AxId(*slot)),
             None => self.sparse.get(key).copied(),
         }
     }
@@ -1104,5 +1127,44 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
                 model.nodes[dom.index()].ax = Some(id);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod ax_key_index_tests {
+    use super::*;
+    use crate::capture::AxNodeRecord;
+
+    #[test]
+    fn finds_every_kind_of_id_and_only_those() {
+        let ids = [
+            "0",
+            "7",
+            "-1000000003",
+            "-1000000001",
+            "x",
+            "999999999",
+            "-5",
+        ];
+        let nodes: Vec<AxNodeRecord> = ids
+            .iter()
+            .map(|id| serde_json::from_str(&format!(r#"{{"nodeId":"{id}"}}"#)).unwrap())
+            .collect();
+        let mut index = AxKeyIndex::new(&nodes);
+        for (k, n) in nodes.iter().enumerate() {
+            index.insert(&n.node_id, AxId(k as u32));
+        }
+        for (k, id) in ids.iter().enumerate() {
+            assert_eq!(index.get(&AxNodeKey::new(id)), Some(AxId(k as u32)), "{id}");
+        }
+        for missing in ["1", "-1000000002", "-1000000000", "y", "-6", "64"] {
+            assert_eq!(index.get(&AxNodeKey::new(missing)), None, "{missing}");
+        }
+        index.insert(&AxNodeKey::new("7"), AxId(40));
+        assert_eq!(
+            index.get(&AxNodeKey::new("7")),
+            Some(AxId(40)),
+            "the later node wins"
+        );
     }
 }
