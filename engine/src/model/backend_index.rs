@@ -30,26 +30,32 @@ impl BackendIndex {
     /// Indexes `(target, backendNodeId)` pairs given in node order; when two nodes share a pair,
     /// the first one is kept.
     pub(crate) fn build(pairs: impl Iterator<Item = (u32, i64)> + Clone) -> BackendIndex {
-        // Per target: how many nodes and the largest id, to size the dense tables.
-        let mut sizes: Vec<(usize, i64)> = Vec::new();
+        // Per target: how many nodes, then the largest id that fits a table a few times that
+        // size (ids past it go to the hash map).
+        let mut counts: Vec<usize> = Vec::new();
+        for (target, _) in pairs.clone() {
+            let t = target as usize;
+            if counts.len() <= t {
+                counts.resize(t + 1, 0);
+            }
+            counts[t] += 1;
+        }
+        let limits: Vec<i64> = counts
+            .iter()
+            .map(|&c| c.saturating_mul(4).saturating_add(64) as i64)
+            .collect();
+        let mut lens = vec![0usize; counts.len()];
         for (target, id) in pairs.clone() {
             let t = target as usize;
-            if sizes.len() <= t {
-                sizes.resize(t + 1, (0, -1));
+            if (0..limits[t]).contains(&id) {
+                lens[t] = lens[t].max(id as usize + 1);
             }
-            sizes[t].0 += 1;
-            sizes[t].1 = sizes[t].1.max(id);
         }
-        let mut targets: Vec<TargetIndex> = sizes
+        let mut targets: Vec<TargetIndex> = lens
             .iter()
-            .map(|&(count, max)| {
-                let limit = count.saturating_mul(4).saturating_add(64) as i64;
-                // Ids past the limit go to the hash map; the usual ones still fit the table.
-                let len = (max.saturating_add(1)).clamp(0, limit) as usize;
-                TargetIndex {
-                    dense: vec![NONE; len],
-                    sparse: FxHashMap::default(),
-                }
+            .map(|&len| TargetIndex {
+                dense: vec![NONE; len],
+                sparse: FxHashMap::default(),
             })
             .collect();
         for (i, (target, id)) in pairs.enumerate() {
