@@ -20,20 +20,11 @@ const FRACTIONS: [f64; 5] = [0.5, 0.3, 0.7, 0.12, 0.88];
 /// Integer sample points inside `area`, ordered by distance from its centre (centre first).
 pub fn sample_points(area: &Rect) -> impl Iterator<Item = Point> {
     let mut pts: Vec<(f64, Point)> = Vec::with_capacity(FRACTIONS.len() * FRACTIONS.len());
-    let lo_x = area.x.ceil();
-    let hi_x = (area.right().ceil() - 1.0).max(lo_x);
-    let lo_y = area.y.ceil();
-    let hi_y = (area.bottom().ceil() - 1.0).max(lo_y);
     let c = area.center();
     for fy in FRACTIONS {
         for fx in FRACTIONS {
-            let x = (area.x + fx * area.width)
-                .floor()
-                .clamp(lo_x.min(hi_x), hi_x);
-            let y = (area.y + fy * area.height)
-                .floor()
-                .clamp(lo_y.min(hi_y), hi_y);
-            let p = Point { x, y };
+            let p = sample_point(area, fx, fy);
+            let Point { x, y } = p;
             if pts.iter().any(|(_, q)| *q == p) {
                 continue;
             }
@@ -50,6 +41,22 @@ pub fn sample_points(area: &Rect) -> impl Iterator<Item = Point> {
 }
 
 /// The result of looking for a click point.
+/// The pixel at fractions `(fx, fy)` of the area, kept inside the area's whole pixels.
+fn sample_point(area: &Rect, fx: f64, fy: f64) -> Point {
+    let lo_x = area.x.ceil();
+    let hi_x = (area.right().ceil() - 1.0).max(lo_x);
+    let lo_y = area.y.ceil();
+    let hi_y = (area.bottom().ceil() - 1.0).max(lo_y);
+    Point {
+        x: (area.x + fx * area.width)
+            .floor()
+            .clamp(lo_x.min(hi_x), hi_x),
+        y: (area.y + fy * area.height)
+            .floor()
+            .clamp(lo_y.min(hi_y), hi_y),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClickPoint {
     /// The point, if one lands on the element.
@@ -62,6 +69,18 @@ pub struct ClickPoint {
 
 /// Looks for a click point of `node` inside `area` (viewport coordinates).
 pub fn find_click_point(model: &Model, hit: &HitTester, node: NodeId, area: &Rect) -> ClickPoint {
+    // The centre is always the first sample point, and most elements are hit there for sure:
+    // then the other points are not laid out at all.
+    let centre = sample_point(area, 0.5, 0.5);
+    if let Some(h) = hit.hit_test(centre.x, centre.y) {
+        if !h.unsure && model.contains(node, h.node) {
+            return ClickPoint {
+                point: Some(centre),
+                unsure: false,
+                covered_by: None,
+            };
+        }
+    }
     let mut unsure_point = None;
     let mut first_other = None;
     for p in sample_points(area) {

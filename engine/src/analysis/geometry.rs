@@ -148,11 +148,18 @@ impl Geometry {
 
         let n = model.nodes.len();
         let mut clips = vec![Rect::infinite(); n];
-        // Clip for in-flow children, for absolutely positioned descendants, for fixed ones.
-        let mut inner = vec![Rect::infinite(); n];
-        let mut abs_inner = vec![Rect::infinite(); n];
-        let mut fixed_inner = vec![Rect::infinite(); n];
+        // Clip for in-flow children, for absolutely positioned descendants, for fixed ones: as
+        // indices into `rects`, because most nodes pass their parent's on unchanged, and three
+        // rectangles per node were most of this stage's memory on a large page.
+        let mut rects: Vec<Rect> = vec![Rect::infinite()];
+        let mut inner = vec![0u32; n];
+        let mut abs_inner = vec![0u32; n];
+        let mut fixed_inner = vec![0u32; n];
         let empty = Rect::new(0.0, 0.0, 0.0, 0.0);
+        let add = |rects: &mut Vec<Rect>, r: Rect| -> u32 {
+            rects.push(r);
+            rects.len() as u32 - 1
+        };
 
         for i in 0..n {
             let id = NodeId(i as u32);
@@ -165,14 +172,14 @@ impl Geometry {
             let p = p.index();
             let Some(l) = node.layout.map(|l| model.layout(l)) else {
                 // No box (display:contents, text without a box, ...): pass everything through.
-                clips[i] = inner[p];
+                clips[i] = rects[inner[p] as usize];
                 inner[i] = inner[p];
                 abs_inner[i] = abs_inner[p];
                 fixed_inner[i] = fixed_inner[p];
                 continue;
             };
             let style = &l.style;
-            let mut clip = match style.position {
+            let mut clip_at = match style.position {
                 Position::Absolute if node.is_element() => abs_inner[p],
                 Position::Fixed if node.is_element() => fixed_inner[p],
                 _ => inner[p],
@@ -186,11 +193,13 @@ impl Geometry {
                         c.right.map(|r| b.x + r).unwrap_or(b.right()),
                         c.bottom.map(|v| b.y + v).unwrap_or(b.bottom()),
                     );
-                    clip = clip.clip_to(&r);
+                    let clipped = rects[clip_at as usize].clip_to(&r);
+                    clip_at = add(&mut rects, clipped);
                 }
             }
+            let clip = rects[clip_at as usize];
             clips[i] = clip;
-            let mut own_inner = clip;
+            let mut own_inner = clip_at;
             if clips_own_overflow(model, id, style) {
                 if let Some(pb) = padding_box(model, id) {
                     let mut r = Rect::infinite();
@@ -202,13 +211,13 @@ impl Geometry {
                         r.y = pb.y;
                         r.height = pb.height;
                     }
-                    own_inner = own_inner.clip_to(&r);
+                    own_inner = add(&mut rects, clip.clip_to(&r));
                 }
             }
             if node.is_element()
                 && style.content_visibility == crate::model::ContentVisibility::Hidden
             {
-                own_inner = empty;
+                own_inner = add(&mut rects, empty);
             }
             inner[i] = own_inner;
             abs_inner[i] = if style.position.is_positioned() || style.transformed {

@@ -22,7 +22,7 @@
 //! controls stay interactive and are flagged `disabled`.
 
 use super::NodeFacts;
-use crate::model::{AxProp, Cursor, Model, NodeId};
+use crate::model::{AxProp, Cursor, Model, NodeId, StrId};
 
 /// Why an element is interactive: a set of reasons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -157,42 +157,164 @@ fn editable_value(v: Option<&str>) -> bool {
     }
 }
 
+/// Which attribute (or AX role) a string of the model is, as far as [`reasons`] cares.
+const K_UNKNOWN: u8 = 0;
+const K_OTHER: u8 = 1;
+const K_TYPE: u8 = 2;
+const K_HREF: u8 = 3;
+const K_CONTROLS: u8 = 4;
+const K_FOR: u8 = 5;
+const K_CONTENTEDITABLE: u8 = 6;
+const K_TABINDEX: u8 = 7;
+const K_ROLE: u8 = 8;
+const K_HANDLER: u8 = 9;
+/// AX roles: a widget role, a document role.
+const K_WIDGET: u8 = 10;
+const K_DOCUMENT: u8 = 11;
+
+/// Attribute names and AX roles classified once per distinct string: the snapshot deduplicates
+/// strings, so a page with 20k elements has a few dozen attribute names, and comparing each
+/// element's attributes with a dozen names ASCII-case-insensitively was most of [`reasons`].
+struct Kinds {
+    /// By string id: as an attribute name, as an AX role (apart, so one string can be both).
+    attr: Vec<u8>,
+    role: Vec<u8>,
+}
+
+impl Kinds {
+    fn new(model: &Model) -> Kinds {
+        Kinds {
+            attr: vec![K_UNKNOWN; model.strings.len()],
+            role: vec![K_UNKNOWN; model.strings.len()],
+        }
+    }
+
+    fn attr(&mut self, model: &Model, name: StrId) -> u8 {
+        cached(&mut self.attr, name, || {
+            let n = model.str(name);
+            const NAMED: [(&str, u8); 7] = [
+                ("type", K_TYPE),
+                ("href", K_HREF),
+                ("controls", K_CONTROLS),
+                ("for", K_FOR),
+                ("contenteditable", K_CONTENTEDITABLE),
+                ("tabindex", K_TABINDEX),
+                ("role", K_ROLE),
+            ];
+            if let Some(&(_, k)) = NAMED.iter().find(|(a, _)| n.eq_ignore_ascii_case(a)) {
+                k
+            } else if HANDLER_ATTRS.iter().any(|h| n.eq_ignore_ascii_case(h)) {
+                K_HANDLER
+            } else {
+                K_OTHER
+            }
+        })
+    }
+
+    fn role(&mut self, model: &Model, role: StrId) -> u8 {
+        cached(&mut self.role, role, || {
+            let r = model.str(role);
+            if matches!(
+                r,
+                "RootWebArea" | "WebArea" | "Iframe" | "IframePresentational"
+            ) {
+                K_DOCUMENT
+            } else if is_widget_role(r) {
+                K_WIDGET
+            } else {
+                K_OTHER
+            }
+        })
+    }
+}
+
+fn cached(table: &mut [u8], s: StrId, classify: impl FnOnce() -> u8) -> u8 {
+    match table.get_mut(s.index()) {
+        Some(slot) if *slot == K_UNKNOWN => {
+            *slot = classify();
+            *slot
+        }
+        Some(slot) => *slot,
+        // A string added after the table was made (never, in practice): classify each time.
+        None => classify(),
+    }
+}
+
+/// The attributes [`reasons`] reads, each the first of its name (as `Model::attr` finds it).
+#[derive(Default)]
+struct ReadAttrs<'m> {
+    type_: Option<&'m str>,
+    href: bool,
+    controls: bool,
+    for_: bool,
+    contenteditable: Option<&'m str>,
+    tabindex: Option<&'m str>,
+    role: Option<&'m str>,
+    handler: bool,
+}
+
+impl<'m> ReadAttrs<'m> {
+    fn of(model: &'m Model, id: NodeId, kinds: &mut Kinds) -> ReadAttrs<'m> {
+        let mut r = ReadAttrs::default();
+        for a in model.attrs(id) {
+            let value = || Some(model.str(a.value));
+            match kinds.attr(model, a.name) {
+                K_TYPE if r.type_.is_none() => r.type_ = value(),
+                K_HREF => r.href = true,
+                K_CONTROLS => r.controls = true,
+                K_FOR => r.for_ = true,
+                K_CONTENTEDITABLE if r.contenteditable.is_none() => r.contenteditable = value(),
+                K_TABINDEX if r.tabindex.is_none() => r.tabindex = value(),
+                K_ROLE if r.role.is_none() => r.role = value(),
+                K_HANDLER => r.handler = true,
+                _ => {}
+            }
+        }
+        r
+    }
+}
+
 /// The reasons an element is interactive, ignoring its ancestors.
 pub fn reasons(model: &Model, id: NodeId) -> Interaction {
+    reasons_with(model, id, &mut Kinds::new(model))
+}
+
+fn reasons_with(model: &Model, id: NodeId, kinds: &mut Kinds) -> Interaction {
     let n = model.node(id);
     let mut r = Interaction::default();
     if !n.is_element() || n.pseudo.is_some() {
         return r;
     }
     let tag = model.str(n.tag);
+    let attrs = ReadAttrs::of(model, id, kinds);
     // A hidden input carries form data only; Chromium still reports it `isClickable`.
     if tag == "input"
-        && model
-            .attr(id, "type")
+        && attrs
+            .type_
             .is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden"))
     {
         return r;
     }
     match tag {
-        "a" | "area" if model.has_attr(id, "href") => r |= Interaction::NATIVE,
+        "a" | "area" if attrs.href => r |= Interaction::NATIVE,
         "button" | "select" | "textarea" | "summary" => r |= Interaction::NATIVE,
         "input"
-            if !model
-                .attr(id, "type")
+            if !attrs
+                .type_
                 .is_some_and(|t| t.eq_ignore_ascii_case("hidden")) =>
         {
             r |= Interaction::NATIVE
         }
-        "video" | "audio" if model.has_attr(id, "controls") => r |= Interaction::NATIVE,
+        "video" | "audio" if attrs.controls => r |= Interaction::NATIVE,
         "label"
-            if model.has_attr(id, "for")
+            if attrs.for_
                 || (id.0 + 1..n.subtree_end.0).any(|c| is_form_control(model, NodeId(c))) =>
         {
             r |= Interaction::LABEL;
         }
         _ => {}
     }
-    if editable_value(model.attr(id, "contenteditable")) {
+    if editable_value(attrs.contenteditable) {
         let parent_editable = model
             .parent_element(id)
             .is_some_and(|p| editable_value(model.attr(p, "contenteditable")));
@@ -200,12 +322,12 @@ pub fn reasons(model: &Model, id: NodeId) -> Interaction {
             r |= Interaction::EDITABLE;
         }
     }
-    if let Some(t) = model.attr(id, "tabindex") {
+    if let Some(t) = attrs.tabindex {
         if t.trim().parse::<i64>().is_ok_and(|v| v >= 0) {
             r |= Interaction::TABINDEX;
         }
     }
-    if let Some(role) = model.attr(id, "role") {
+    if let Some(role) = attrs.role {
         if role
             .split_ascii_whitespace()
             .next()
@@ -214,21 +336,19 @@ pub fn reasons(model: &Model, id: NodeId) -> Interaction {
             r |= Interaction::ROLE;
         }
     }
-    for h in HANDLER_ATTRS {
-        if model.has_attr(id, h) {
-            r |= Interaction::HANDLER;
-            break;
-        }
+    if attrs.handler {
+        r |= Interaction::HANDLER;
     }
     if let Some(ax) = n.ax {
         let a = model.ax(ax);
         if !a.ignored {
-            let role = model.ax_role(ax).unwrap_or("");
-            let document = matches!(
-                role,
-                "RootWebArea" | "WebArea" | "Iframe" | "IframePresentational"
-            );
-            if is_widget_role(role) {
+            let kind = match a.role {
+                Some(role) => kinds.role(model, role),
+                // No role reads as "": neither a widget nor a document.
+                None => K_OTHER,
+            };
+            let document = kind == K_DOCUMENT;
+            if kind == K_WIDGET {
                 r |= Interaction::ROLE;
             }
             if !document {
@@ -284,7 +404,10 @@ fn disabled_attr_applies(tag: &str) -> bool {
 /// Fills `interactive`, `interaction` and `disabled`.
 pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
     let n = model.nodes.len();
-    let all_reasons: Vec<Interaction> = (0..n).map(|i| reasons(model, NodeId(i as u32))).collect();
+    let mut kinds = Kinds::new(model);
+    let all_reasons: Vec<Interaction> = (0..n)
+        .map(|i| reasons_with(model, NodeId(i as u32), &mut kinds))
+        .collect();
     // Whether some proper descendant has a strong reason of its own (children follow their
     // parent in pre-order, so one backward pass propagates it up).
     let mut strong_below = vec![false; n];

@@ -197,7 +197,9 @@ impl Capture {
     /// Reads a capture from bytes: gzip'd JSON (recognised by its magic number) or plain JSON.
     pub fn from_bytes(bytes: &[u8]) -> Result<Capture> {
         if bytes.starts_with(&[0x1f, 0x8b]) {
-            let mut json = Vec::with_capacity(bytes.len() * 8);
+            let mut json = Vec::new();
+            // Only a hint: when the room cannot be had, reading grows the buffer as it goes.
+            let _ = json.try_reserve_exact(gunzipped_size_hint(bytes));
             flate2::read::MultiGzDecoder::new(bytes)
                 .read_to_end(&mut json)
                 .map_err(|e| {
@@ -224,7 +226,13 @@ impl Capture {
         };
         // One parse. A file this build cannot read is then looked at again for its version, so
         // a newer format is reported as such rather than as whatever field it renamed.
-        let parsed: std::result::Result<Capture, _> = serde_json::from_slice(json);
+        // Valid UTF-8 is checked once over the whole file rather than once per string (about a
+        // tenth of the parse on a large page); a file that is not UTF-8 takes the slice path,
+        // which reports where.
+        let parsed: std::result::Result<Capture, _> = match std::str::from_utf8(json) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(json),
+        };
         let format = match &parsed {
             Ok(c) => Some(u64::from(c.format)),
             Err(_) => {
@@ -258,9 +266,30 @@ impl Capture {
     }
 }
 
+/// Whether a `\uD...` escape (a possible surrogate) occurs: only the backslashes are looked at,
+/// found with a vectorised search, because this runs over every byte of every capture.
+/// Room for the decompressed JSON: the size the gzip trailer records (exact for a file written
+/// in one piece, as captures are), so the buffer is not grown by doubling to up to twice the
+/// JSON's size, which would be the largest allocation of a snapshot read from a file. A trailer
+/// claiming an implausible ratio (JSON of a page compresses about 10 to 30 times) is ignored.
+fn gunzipped_size_hint(gz: &[u8]) -> usize {
+    let fallback = gz.len().saturating_mul(8);
+    let Some(trailer) = gz.len().checked_sub(4).and_then(|at| gz.get(at..)) else {
+        return fallback;
+    };
+    let recorded = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]) as usize;
+    if recorded > 0 && recorded <= gz.len().saturating_mul(256) {
+        // One spare byte, so reading to the end needs no second allocation to find the end.
+        recorded + 1
+    } else {
+        fallback
+    }
+}
+
 fn has_surrogate_escape(json: &[u8]) -> bool {
-    json.windows(3)
-        .any(|w| w[0] == b'\\' && (w[1] == b'u' || w[1] == b'U') && matches!(w[2], b'd' | b'D'))
+    memchr::memchr_iter(b'\\', json).any(|i| {
+        matches!(json.get(i + 1), Some(b'u' | b'U')) && matches!(json.get(i + 2), Some(b'd' | b'D'))
+    })
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {
@@ -339,6 +368,30 @@ mod tests {
         assert_eq!(v[2], "\u{1f600}");
         assert_eq!(v[3], "\\ud800");
         assert_eq!(v[4], "\u{fffd}A");
+    }
+
+    #[test]
+    fn gzip_size_hint_trusts_only_plausible_trailers() {
+        let json = minimal_json();
+        let gz = Capture::from_bytes(json.as_bytes())
+            .unwrap()
+            .to_bytes()
+            .unwrap();
+        let written = gunzipped_size_hint(&gz) - 1;
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&gz[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert_eq!(written, plain.len(), "the trailer's size, exactly");
+        let mut lying = gz.clone();
+        let at = lying.len() - 4;
+        lying[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(gunzipped_size_hint(&lying), lying.len() * 8);
+        assert_eq!(
+            gunzipped_size_hint(&[0x1f, 0x8b]),
+            16,
+            "too short for a trailer"
+        );
     }
 
     #[test]

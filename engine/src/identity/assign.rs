@@ -62,6 +62,7 @@ fn document_key(model: &Model, doc: DocId, page_target: &str) -> DocumentKey {
 /// or session id); it keeps two pages' tables apart when captures are compared.
 pub fn assign_uids(model: &Model, table: &mut UidTable, page_target: &str) -> UidAssignment {
     let mut pass = table.begin();
+    pass.reserve(model.nodes.len());
     let snapshot = pass.snapshot();
     let doc_keys: Vec<DocKey> = (0..model.docs.len() as u32)
         .map(|d| pass.document(&document_key(model, DocId(d), page_target)))

@@ -196,6 +196,14 @@ impl SnapshotUids<'_> {
         self.table.snapshot
     }
 
+    /// Makes room for a snapshot of about `nodes` nodes at once, so a page's first snapshot does
+    /// not grow the maps step by step (a warm table already has the room).
+    pub fn reserve(&mut self, nodes: usize) {
+        let t = &mut *self.table;
+        t.nodes.reserve(nodes.saturating_sub(t.nodes.len()));
+        t.by_uid.reserve(nodes.saturating_sub(t.by_uid.len()));
+    }
+
     /// Interns a document for this snapshot. Call once per document of the snapshot.
     pub fn document(&mut self, key: &DocumentKey) -> DocKey {
         let t = &mut *self.table;

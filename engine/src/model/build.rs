@@ -321,8 +321,16 @@ impl Model {
         let empty = push_string(&mut model, String::new());
         // Node data, documents, layout.
         let mut lower_tags: FxHashMap<u32, StrId> = FxHashMap::default();
-        let mut raw_layouts: Vec<LayoutBox> = Vec::new();
-        let mut raw_text_boxes: Vec<TextBox> = Vec::new(); // layout = index into raw_layouts
+        let (mut nlayouts, mut ntext_boxes) = (0usize, 0usize);
+        for &sd in &order {
+            let s = &scratch[sd as usize];
+            let d = &targets[s.target as usize].snapshot.documents[s.index];
+            nlayouts += d.layout.node_index.len();
+            ntext_boxes += d.text_boxes.layout_index.len();
+        }
+        let mut raw_layouts: Vec<LayoutBox> = Vec::with_capacity(nlayouts);
+        // layout = index into raw_layouts
+        let mut raw_text_boxes: Vec<TextBox> = Vec::with_capacity(ntext_boxes);
         model.docs = Vec::with_capacity(order.len());
         for &sd in &order {
             let s = &scratch[sd as usize];
@@ -372,14 +380,12 @@ impl Model {
         sort_layouts(&mut model, raw_layouts, raw_text_boxes);
 
         // Backend ids.
-        let mut by_backend =
-            FxHashMap::with_capacity_and_hasher(model.nodes.len(), Default::default());
-        for (i, n) in model.nodes.iter().enumerate() {
-            let target = model.docs[n.doc.index()].target;
-            by_backend
-                .entry((target, n.backend_node_id))
-                .or_insert(NodeId(i as u32));
-        }
+        let by_backend = super::backend_index::BackendIndex::build(
+            model
+                .nodes
+                .iter()
+                .map(|n| (model.docs[n.doc.index()].target, n.backend_node_id)),
+        );
         *model.by_backend_mut() = by_backend;
         for u in uncaptured_frames {
             if let Some(node) =
@@ -720,17 +726,28 @@ fn fill_layout(
             stacking[i as usize] = true;
         }
     }
+    // Boxes share a handful of style rows (the snapshot's strings are deduplicated, so equal
+    // rows are equal index lists): each distinct row is parsed once.
+    let mut parsed_rows: FxHashMap<&[i64], Style> = FxHashMap::default();
     for (k, &ni) in l.node_index.iter().enumerate() {
         let node = local_to_model(s, ni, ctx.doc, "layout.nodeIndex")?;
-        let mut style = Style::default();
-        if let Some(vals) = l.styles.get(k) {
-            for (f, &v) in styles.iter().zip(vals.iter()) {
-                if *f != StyleField::Ignored && v >= 0 {
-                    let sid = ctx.str(v)?;
-                    f.apply(&mut style, &strings[sid.index()]);
+        let style = match l.styles.get(k) {
+            Some(vals) => match parsed_rows.get(vals.as_slice()) {
+                Some(style) => *style,
+                None => {
+                    let mut style = Style::default();
+                    for (f, &v) in styles.iter().zip(vals.iter()) {
+                        if *f != StyleField::Ignored && v >= 0 {
+                            let sid = ctx.str(v)?;
+                            f.apply(&mut style, &strings[sid.index()]);
+                        }
+                    }
+                    parsed_rows.insert(vals.as_slice(), style);
+                    style
                 }
-            }
-        }
+            },
+            None => Style::default(),
+        };
         let bounds = rect_of(l.bounds.get(k)).unwrap_or_default();
         let text = match l.text.get(k) {
             Some(&t) => ctx.opt_str(t)?,
@@ -785,24 +802,31 @@ fn fill_layout(
 
 /// Orders layout boxes by node (pre-order), so walking nodes walks boxes sequentially, and groups
 /// text boxes by layout box.
-fn sort_layouts(model: &mut Model, mut layouts: Vec<LayoutBox>, mut text_boxes: Vec<TextBox>) {
-    let mut order: Vec<u32> = (0..layouts.len() as u32).collect();
-    order.sort_by_key(|&i| (layouts[i as usize].node, i));
-    let mut remap = vec![0u32; layouts.len()];
-    for (new, &old) in order.iter().enumerate() {
-        remap[old as usize] = new as u32;
-    }
-    for t in &mut text_boxes {
-        t.layout = LayoutId(remap[t.layout.index()]);
-    }
-    text_boxes.sort_by_key(|t| t.layout);
-    let mut sorted: Vec<LayoutBox> = Vec::with_capacity(layouts.len());
-    // Move boxes out in the new order without cloning.
-    let mut slots: Vec<Option<LayoutBox>> = layouts.drain(..).map(Some).collect();
-    for &old in &order {
-        if let Some(b) = slots[old as usize].take() {
-            sorted.push(b);
+///
+/// The snapshot lists boxes in layout-tree order, which for most pages already is the model's
+/// pre-order: then nothing moves. Otherwise each box is copied once into its place.
+fn sort_layouts(model: &mut Model, layouts: Vec<LayoutBox>, mut text_boxes: Vec<TextBox>) {
+    let in_order = layouts.windows(2).all(|w| w[0].node <= w[1].node);
+    let mut sorted = if in_order {
+        layouts
+    } else {
+        let mut order: Vec<u32> = (0..layouts.len() as u32).collect();
+        // Stable: boxes of one node keep their snapshot order.
+        order.sort_by_key(|&i| layouts[i as usize].node);
+        let mut remap = vec![0u32; layouts.len()];
+        for (new, &old) in order.iter().enumerate() {
+            remap[old as usize] = new as u32;
         }
+        for t in &mut text_boxes {
+            t.layout = LayoutId(remap[t.layout.index()]);
+        }
+        order
+            .iter()
+            .map(|&old| layouts[old as usize].clone())
+            .collect()
+    };
+    if !text_boxes.windows(2).all(|w| w[0].layout <= w[1].layout) {
+        text_boxes.sort_by_key(|t| t.layout);
     }
     let mut k = 0usize;
     for (i, b) in sorted.iter_mut().enumerate() {
@@ -940,6 +964,80 @@ fn ax_string(
     }
 }
 
+/// AX node id -> [`AxId`] for one tree. Chromium numbers the nodes of a tree with small
+/// non-negative integers, and the nodes it makes up (inline text boxes and the like) with
+/// negative ones counting down from a large negative number: each run is looked up in a dense
+/// table, any other id (far from the rest, or not a number) in a hash map.
+struct AxKeyIndex {
+    /// Ids `0..up.len()`.
+    up: Vec<u32>,
+    /// Ids `down_top - k` for `k` in `0..down.len()`.
+    down: Vec<u32>,
+    down_top: i64,
+    sparse: FxHashMap<AxNodeKey, AxId>,
+}
+
+impl AxKeyIndex {
+    fn new(nodes: &[crate::capture::AxNodeRecord]) -> AxKeyIndex {
+        // Each table holds at most a few times the tree's size, so a hostile id cannot make it
+        // large.
+        let limit = nodes.len().saturating_mul(4).max(64) as i64;
+        let (mut up_len, mut down_top, mut down_bottom) = (0i64, i64::MIN, 0i64);
+        for n in nodes {
+            if let AxNodeKey::Int(i) = n.node_id {
+                if (0..limit).contains(&i) {
+                    up_len = up_len.max(i + 1);
+                } else if i < 0 {
+                    down_top = down_top.max(i);
+                    down_bottom = down_bottom.min(i);
+                }
+            }
+        }
+        let down_len = if down_top == i64::MIN {
+            0
+        } else {
+            down_top
+                .saturating_sub(down_bottom)
+                .saturating_add(1)
+                .min(limit)
+        };
+        AxKeyIndex {
+            up: vec![NONE; up_len as usize],
+            down: vec![NONE; down_len as usize],
+            down_top,
+            sparse: FxHashMap::default(),
+        }
+    }
+
+    fn slot(&mut self, key: &AxNodeKey) -> Option<&mut u32> {
+        match *key {
+            AxNodeKey::Int(i) if i >= 0 => self.up.get_mut(usize::try_from(i).ok()?),
+            AxNodeKey::Int(i) => {
+                let k = self.down_top.checked_sub(i)?;
+                self.down.get_mut(usize::try_from(k).ok()?)
+            }
+            AxNodeKey::Text(_) => None,
+        }
+    }
+
+    /// Records `key -> id` (when two nodes share an id, the later one wins).
+    fn insert(&mut self, key: &AxNodeKey, id: AxId) {
+        match self.slot(key) {
+            Some(slot) => *slot = id.0,
+            None => {
+                self.sparse.insert(key.clone(), id);
+            }
+        }
+    }
+
+    fn get(&mut self, key: &AxNodeKey) -> Option<AxId> {
+        match self.slot(key) {
+            Some(slot) => (*slot != NONE).then_some(AxId(*slot)),
+            None => self.sparse.get(key).copied(),
+        }
+    }
+}
+
 fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
     let AxTreeCapture { frame_id, nodes } = tree;
     let mut interner = Interner {
@@ -948,7 +1046,7 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
     let frame = Some(interner.get(model, &frame_id));
     let base = model.ax_nodes.len() as u32;
     // Room for everything this tree adds: its nodes, their properties and children, and about
-    // two strings per node (its id and its name).
+    // one string per node (its name).
     let (mut nprops, mut nchildren) = (0usize, 0usize);
     for n in &nodes {
         nprops += n.properties.len();
@@ -957,13 +1055,15 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
     model.ax_nodes.reserve(nodes.len());
     model.ax_props.reserve(nprops);
     model.ax_children.reserve(nchildren);
-    model.strings.reserve(2 * nodes.len());
-    // Node ids are mostly integers (see `AxNodeKey`): hashing them is cheap and allocates nothing.
-    let mut ids: FxHashMap<AxNodeKey, AxId> =
-        FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
-    let mut links: Vec<(Option<AxNodeKey>, Vec<AxNodeKey>)> = Vec::with_capacity(nodes.len());
+    model.strings.reserve(nodes.len());
+    // Every id is known before any node is linked, so parents and children resolve in one pass.
+    let mut ids = AxKeyIndex::new(&nodes);
+    for (k, n) in nodes.iter().enumerate() {
+        ids.insert(&n.node_id, AxId(base + k as u32));
+    }
     for (k, n) in nodes.into_iter().enumerate() {
-        let id = AxId(base + k as u32);
+        let idx = base as usize + k;
+        let id = AxId(idx as u32);
         let role = ax_string(model, &mut interner, n.role, true);
         let name =
             ax_string(model, &mut interner, n.name, false).filter(|s| !model.str(*s).is_empty());
@@ -983,15 +1083,26 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
         let node = n
             .backend_dom_node_id
             .and_then(|b| model.node_by_target_backend_id(target, b));
-        let ax_node_id = push_string(model, n.node_id.clone().into_string());
-        ids.insert(n.node_id, id);
         let frame_id = n
             .frame_id
             .as_deref()
             .map(|f| interner.get(model, f))
             .or(frame);
+        let parent = n.parent_id.as_ref().and_then(|p| ids.get(p));
+        let children_start = model.ax_children.len() as u32;
+        for c in &n.child_ids {
+            if let Some(cid) = ids.get(c) {
+                if cid != id {
+                    model.ax_children.push(cid);
+                }
+            }
+        }
+        let children_end = model.ax_children.len() as u32;
+        if parent.is_none() {
+            model.ax_roots.push(id);
+        }
         model.ax_nodes.push(AxNode {
-            ax_node_id,
+            ax_node_id: n.node_id,
             ignored: n.ignored,
             role,
             name,
@@ -999,14 +1110,13 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
             value,
             props_start,
             props_end,
-            parent: None,
-            children_start: 0,
-            children_end: 0,
+            parent,
+            children_start,
+            children_end,
             node,
             backend_dom_node_id: n.backend_dom_node_id,
             frame_id,
         });
-        links.push((n.parent_id, n.child_ids));
         if let Some(dom) = node {
             let dn = &model.nodes[dom.index()];
             let replace = match dn.ax {
@@ -1018,22 +1128,43 @@ fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
             }
         }
     }
-    for (k, (parent, children)) in links.into_iter().enumerate() {
-        let idx = base as usize + k;
-        let parent = parent.and_then(|p| ids.get(&p).copied());
-        model.ax_nodes[idx].parent = parent;
-        let start = model.ax_children.len() as u32;
-        for c in &children {
-            if let Some(&cid) = ids.get(c) {
-                if cid.index() != idx {
-                    model.ax_children.push(cid);
-                }
-            }
+}
+
+#[cfg(test)]
+mod ax_key_index_tests {
+    use super::*;
+    use crate::capture::AxNodeRecord;
+
+    #[test]
+    fn finds_every_kind_of_id_and_only_those() {
+        let ids = [
+            "0",
+            "7",
+            "-1000000003",
+            "-1000000001",
+            "x",
+            "999999999",
+            "-5",
+        ];
+        let nodes: Vec<AxNodeRecord> = ids
+            .iter()
+            .map(|id| serde_json::from_str(&format!(r#"{{"nodeId":"{id}"}}"#)).unwrap())
+            .collect();
+        let mut index = AxKeyIndex::new(&nodes);
+        for (k, n) in nodes.iter().enumerate() {
+            index.insert(&n.node_id, AxId(k as u32));
         }
-        model.ax_nodes[idx].children_start = start;
-        model.ax_nodes[idx].children_end = model.ax_children.len() as u32;
-        if parent.is_none() {
-            model.ax_roots.push(AxId(idx as u32));
+        for (k, id) in ids.iter().enumerate() {
+            assert_eq!(index.get(&AxNodeKey::new(id)), Some(AxId(k as u32)), "{id}");
         }
+        for missing in ["1", "-1000000002", "-1000000000", "y", "-6", "64"] {
+            assert_eq!(index.get(&AxNodeKey::new(missing)), None, "{missing}");
+        }
+        index.insert(&AxNodeKey::new("7"), AxId(40));
+        assert_eq!(
+            index.get(&AxNodeKey::new("7")),
+            Some(AxId(40)),
+            "the later node wins"
+        );
     }
 }

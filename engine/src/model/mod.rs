@@ -18,6 +18,7 @@
 //! node's own document (viewport position plus that document's scroll offset). The analysis turns
 //! them into top-level viewport coordinates.
 
+mod backend_index;
 mod build;
 mod style;
 
@@ -455,8 +456,8 @@ pub struct AxProperty {
 /// One node of the accessibility tree.
 #[derive(Debug, Clone)]
 pub struct AxNode {
-    /// The AX tree's own `nodeId` (a string in the protocol).
-    pub ax_node_id: StrId,
+    /// The AX tree's own `nodeId` (a string in the protocol; kept as a number when it is one).
+    pub ax_node_id: crate::capture::AxNodeKey,
     /// `ignored`: not exposed to assistive technology (layout-only wrappers, hidden nodes).
     pub ignored: bool,
     /// `role.value` (`button`, `link`, `generic`, `StaticText`, `RootWebArea`, ...).
@@ -540,7 +541,7 @@ pub struct Model {
     /// rather than as empty frames.
     pub uncaptured_frames: Vec<(NodeId, String)>,
     /// (target, backendNodeId) -> node.
-    by_backend: rustc_hash::FxHashMap<(u32, i64), NodeId>,
+    by_backend: backend_index::BackendIndex,
 }
 
 /// The text content of a subtree is cut at this many bytes by default.
@@ -737,12 +738,12 @@ impl Model {
 
     /// The node with this `backendNodeId` in the page's own target.
     pub fn node_by_backend_id(&self, backend_node_id: i64) -> Option<NodeId> {
-        self.by_backend.get(&(0, backend_node_id)).copied()
+        self.by_backend.get(0, backend_node_id)
     }
 
     /// The node with this `backendNodeId` in a given target (0 = the page's own).
     pub fn node_by_target_backend_id(&self, target: u32, backend_node_id: i64) -> Option<NodeId> {
-        self.by_backend.get(&(target, backend_node_id)).copied()
+        self.by_backend.get(target, backend_node_id)
     }
 
     /// The root element (`<html>`) of a document, if any.
@@ -860,7 +861,7 @@ impl Model {
         }
     }
 
-    pub(crate) fn by_backend_mut(&mut self) -> &mut rustc_hash::FxHashMap<(u32, i64), NodeId> {
+    pub(crate) fn by_backend_mut(&mut self) -> &mut backend_index::BackendIndex {
         &mut self.by_backend
     }
 }

@@ -193,9 +193,8 @@ impl Builder {
         let id = AxId(self.m.ax_nodes.len() as u32);
         let role = self.s(role);
         let name = (!name.is_empty()).then(|| self.s(name));
-        let node_id = self.s(&format!("ax{}", id.0));
         self.m.ax_nodes.push(AxNode {
-            ax_node_id: node_id,
+            ax_node_id: crate::capture::AxNodeKey::Int(i64::from(id.0)),
             ignored: false,
             role: Some(role),
             name,
