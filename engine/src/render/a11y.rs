@@ -25,6 +25,11 @@
 //! - only nodes in the (expanded) viewport are printed, with the interesting ancestors that hold
 //!   them, unless the analysis ran with `Expand::All`.
 //!
+//! Spelled as chrome-devtools-mcp prints it: text nodes without their role word
+//! (`uid=1_7 "Some text"`), text children that only repeat their parent's name left out
+//! (`link "Home"`, not `link "Home"` over `StaticText "Home"`), options without `selectable` or a
+//! `value` equal to their name.
+//!
 //! Deliberate differences from Puppeteer: whitespace-only names (`StaticText " "` between inline
 //! elements) do not make a node interesting, and empty values are not printed (`value=""`).
 //!
@@ -126,11 +131,13 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
         let me = &visits[i];
         let focusable_here = match me.node {
             TreeNode::Ax(a) => {
+                // An interactive element the page hides (a heading's `¶` link that shows on
+                // hover) is not printed, so it must not turn its heading into a container.
                 me.props & P_FOCUSABLE != 0
-                    || model
-                        .ax(a)
-                        .node
-                        .is_some_and(|d| facts(analysis, d).interactive)
+                    || model.ax(a).node.is_some_and(|d| {
+                        let f = facts(analysis, d);
+                        f.interactive && f.visible
+                    })
             }
             TreeNode::Dom(_) => true,
         };
@@ -275,7 +282,63 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
             depth_of[i] = base;
         }
     }
+    if !verbose {
+        drop_redundant_text(model, &mut items);
+    }
     Selection { items }
+}
+
+/// Drops the text children that only repeat their parent's name, as chrome-devtools-mcp does
+/// (`link "Home"` over `StaticText "Home"`): a named node whose printed children are all
+/// childless `StaticText`s that together spell its name, whitespace aside, is printed alone.
+/// A spliced clickable node is named by its text already, so the same rule holds for it.
+fn drop_redundant_text(model: &Model, items: &mut Vec<Item>) {
+    let is_text_leaf = |items: &[Item], k: usize| {
+        let leaf = items.get(k + 1).is_none_or(|n| n.depth <= items[k].depth);
+        leaf && !items[k].spliced
+            && matches!(items[k].node, TreeNode::Ax(a)
+                if model.opt_str(model.ax(a).role) == Some("StaticText"))
+    };
+    let mut drop = vec![false; items.len()];
+    for i in 0..items.len() {
+        let depth = items[i].depth;
+        let end = items[i + 1..]
+            .iter()
+            .position(|n| n.depth <= depth)
+            .map_or(items.len(), |k| i + 1 + k);
+        if end == i + 1
+            || !(i + 1..end).all(|k| items[k].depth == depth + 1 && is_text_leaf(items, k))
+        {
+            continue;
+        }
+        let name = name(model, &items[i]);
+        if escape::is_blank(&name) {
+            continue;
+        }
+        let mut text = String::new();
+        for item in &items[i + 1..end] {
+            text.push_str(name_of_text(model, item));
+        }
+        if without_whitespace(&text) == without_whitespace(&name) {
+            drop[i + 1..end].iter_mut().for_each(|d| *d = true);
+        }
+    }
+    let mut k = 0;
+    items.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
+
+fn name_of_text<'m>(model: &'m Model, item: &Item) -> &'m str {
+    match item.node {
+        TreeNode::Ax(a) => model.opt_str(model.ax(a).name).unwrap_or(""),
+        TreeNode::Dom(_) => "",
+    }
+}
+
+fn without_whitespace(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// The AX node of the top-level document (`RootWebArea`).
@@ -293,7 +356,8 @@ fn root_ax(model: &Model) -> Option<AxId> {
 fn dom_only_interactive(model: &Model, analysis: &Analysis) -> FxHashMap<AxId, Vec<NodeId>> {
     let mut map: FxHashMap<AxId, Vec<NodeId>> = FxHashMap::default();
     for (i, f) in analysis.nodes.iter().enumerate() {
-        if !f.interactive || i >= model.nodes.len() {
+        // A hidden one is never printed, and must not make its container look interactive.
+        if !f.interactive || !f.visible || i >= model.nodes.len() {
             continue;
         }
         let id = NodeId(i as u32);
@@ -714,11 +778,18 @@ fn ax_attrs<'m>(model: &'m Model, a: AxId, f: &mut dyn FnMut(&'static str, AttrV
     flag(model, "readonly", p.readonly, f);
     flag(model, "required", p.required, f);
     string(model, "roledescription", p.roledescription, f);
-    mapped(model, "selected", "selectable", p.selected, f);
+    // An option's `selectable` says nothing (every option is), so it is left out.
+    if role == "option" {
+        flag(model, "selected", p.selected, f);
+    } else {
+        mapped(model, "selected", "selectable", p.selected, f);
+    }
     string(model, "url", p.url, f);
     let password = node.node.is_some_and(|d| is_password(model, d));
+    let repeats_name =
+        |s: StrId| role == "option" && node.name.map(|n| model.str(n)) == Some(model.str(s));
     match node.value {
-        Some(AxValue::Str(s)) if !model.str(s).is_empty() => f(
+        Some(AxValue::Str(s)) if !model.str(s).is_empty() && !repeats_name(s) => f(
             "value",
             AttrVal::Str(if password { MASKED } else { model.str(s) }),
         ),
@@ -909,8 +980,12 @@ fn write_line<U: UidSource + ?Sized>(
         }
         None => out.push('?'),
     }
-    out.push(' ');
-    out.push_str(role(model, item));
+    // chrome-devtools-mcp prints text as `uid=1_7 "Some text"`: the role word is left out.
+    let role = role(model, item);
+    if role != "StaticText" {
+        out.push(' ');
+        out.push_str(role);
+    }
     let name = name(model, item);
     if !escape::is_blank(&name) {
         out.push(' ');

@@ -43,7 +43,7 @@ fn root_and_button_without_its_text() {
 }
 
 #[test]
-fn link_keeps_its_text_and_url_heading_is_a_leaf() {
+fn link_text_is_not_repeated_and_heading_is_a_leaf() {
     let (mut b, body, body_ax) = Builder::page("Docs");
     let url = b.s("http://x/a");
     b.control(
@@ -70,8 +70,7 @@ fn link_keeps_its_text_and_url_heading_is_a_leaf() {
         text(b),
         "uid=1_0 RootWebArea \"Docs\"\n\
          \x20 uid=1_3 heading \"Intro\" level=\"2\"\n\
-         \x20 uid=1_5 link \"Read\" url=\"http://x/a\"\n\
-         \x20   uid=1_6 StaticText \"Read\"\n"
+         \x20 uid=1_5 link \"Read\" url=\"http://x/a\"\n"
     );
 }
 
@@ -86,7 +85,7 @@ fn ignored_nodes_are_lifted_and_landmarks_kept() {
     b.control(main, main_ax, "p", &[], "paragraph", "", &[], Some("Hello"));
     assert_eq!(
         text(b),
-        "uid=1_0 RootWebArea \"T\"\n  uid=1_4 main\n    uid=1_6 StaticText \"Hello\"\n"
+        "uid=1_0 RootWebArea \"T\"\n  uid=1_4 main\n    uid=1_6 \"Hello\"\n"
     );
 }
 
@@ -259,7 +258,7 @@ fn occluded_disabled_and_scroll_markers() {
         lines[4],
         "  uid=1_6 generic scroll=\"100px above (0.2 pages), 800px below (2.0 pages)\""
     );
-    assert_eq!(lines[5], "    uid=1_8 StaticText \"Item\"");
+    assert_eq!(lines[5], "    uid=1_8 \"Item\"");
 }
 
 #[test]
@@ -309,7 +308,7 @@ fn verbose_prints_every_non_ignored_node() {
     b.ax(None, Some(st), "InlineTextBox", "Hi", &[]);
     assert_eq!(
         verbose(b),
-        "uid=1_0 RootWebArea \"V\"\n  uid=1_3 paragraph\n    uid=1_4 StaticText \"Hi\"\n"
+        "uid=1_0 RootWebArea \"V\"\n  uid=1_3 paragraph\n    uid=1_4 \"Hi\"\n"
     );
 }
 
@@ -458,8 +457,110 @@ fn labels_of_offered_controls_are_not_spliced() {
     assert_eq!(
         out,
         "uid=1_0 RootWebArea \"Form\"\n\
-         \x20 uid=1_4 StaticText \"First name\"\n\
+         \x20 uid=1_4 \"First name\"\n\
          \x20 uid=1_5 textbox \"First name\"\n\
          \x20 uid=1_6 LabelText \"Remember me\" clickable\n"
+    );
+}
+
+#[test]
+fn text_that_differs_from_the_name_is_kept() {
+    let (mut b, body, body_ax) = Builder::page("Dialog");
+    // Named by aria-label, showing another text: the text tells the agent something.
+    b.control(
+        body,
+        body_ax,
+        "button",
+        &[("aria-label", "Close")],
+        "button",
+        "Close",
+        &[FOCUSABLE],
+        Some("×"),
+    );
+    // Two text pieces that spell the name together are still a repetition.
+    let (link, link_ax) = b.control(
+        body,
+        body_ax,
+        "a",
+        &[("href", "/n")],
+        "link",
+        "Next page",
+        &[FOCUSABLE],
+        Some("Next"),
+    );
+    let t = b.text(link, " page");
+    b.ax(Some(t), Some(link_ax), "StaticText", " page", &[]);
+    assert_eq!(
+        text(b),
+        "uid=1_0 RootWebArea \"Dialog\"\n\
+         \x20 uid=1_3 button \"Close\"\n\
+         \x20 uid=1_5 link \"Next page\"\n"
+    );
+}
+
+#[test]
+fn a_hidden_link_does_not_unmake_a_heading() {
+    let (mut b, body, body_ax) = Builder::page("Docs");
+    let (h, _) = b.control(
+        body,
+        body_ax,
+        "h1",
+        &[],
+        "heading",
+        "Intro",
+        &[(AxProp::Level, AxValue::Number(1.0))],
+        Some("Intro"),
+    );
+    // A permalink shown only on hover: interactive by its markup, hidden, no AX node.
+    let link = b.el(h, "a", &[("href", "#intro")]);
+    b.fact(link).interactive = true;
+    b.fact(link).visible = false;
+    assert_eq!(
+        text(b),
+        "uid=1_0 RootWebArea \"Docs\"\n  uid=1_3 heading \"Intro\" level=\"1\"\n"
+    );
+}
+
+#[test]
+fn options_print_neither_selectable_nor_a_value_equal_to_their_name() {
+    let (mut b, body, body_ax) = Builder::page("Pick");
+    let (list, list_ax) = b.control(
+        body,
+        body_ax,
+        "select",
+        &[],
+        "listbox",
+        "Fruit",
+        &[FOCUSABLE],
+        None,
+    );
+    let (_, apple) = b.control(
+        list,
+        list_ax,
+        "option",
+        &[],
+        "option",
+        "Apple",
+        &[FOCUSABLE, (AxProp::Selected, AxValue::Bool(true))],
+        None,
+    );
+    b.set_value(apple, "Apple");
+    let (_, pear) = b.control(
+        list,
+        list_ax,
+        "option",
+        &[],
+        "option",
+        "Pear",
+        &[FOCUSABLE, (AxProp::Selected, AxValue::Bool(false))],
+        None,
+    );
+    b.set_value(pear, "p");
+    assert_eq!(
+        text(b),
+        "uid=1_0 RootWebArea \"Pick\"\n\
+         \x20 uid=1_3 listbox \"Fruit\"\n\
+         \x20   uid=1_4 option \"Apple\" selected\n\
+         \x20   uid=1_5 option \"Pear\" value=\"p\"\n"
     );
 }
