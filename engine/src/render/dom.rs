@@ -10,7 +10,8 @@
 //! The rules, following browser-use's serializer:
 //! - an element is printed when the analysis found it interactive (or it is a scroll container
 //!   with hidden content) and it is in the (expanded) viewport;
-//! - its text is the visible text of its subtree up to the next printed element;
+//! - its text is the visible text of its subtree up to the next printed element; one without
+//!   text or a naming attribute (a logo link, an icon button) shows its accessible name;
 //! - text that belongs to no printed element is free text; runs of it inside one block are
 //!   joined into one line;
 //! - a short attribute whitelist, values capped; redundant attributes are dropped (`role=button`
@@ -334,13 +335,35 @@ fn write_element<U: UidSource + ?Sized>(
         push_scroll_summary(out, &s);
         out.push('"');
     }
+    // An element without text of its own (a link around a logo, an icon button) and without a
+    // naming attribute is shown by its accessible name, which Chromium computes from what
+    // names it (an image's `alt`, an SVG's `<title>`, `aria-labelledby`): otherwise the agent
+    // sees `<a href=/ />` and cannot tell one such link from another.
+    let named = |k: &str| matches!(k, "aria-label" | "title" | "alt" | "placeholder" | "value");
+    // Form fields are left alone: their labels are text lines of their own next to them.
+    let field = matches!(tag, "input" | "textarea" | "select");
+    let text = if text.is_empty() && !field && !attrs.iter().any(|(k, _)| named(k)) {
+        accessible_name(model, id).unwrap_or("")
+    } else {
+        text
+    };
     if !text.is_empty() {
         out.push('>');
         escape::push(out, text, Style::Text, caps::ELEMENT_TEXT);
-        out.push_str(" />\n");
-    } else {
-        out.push_str(" />\n");
     }
+    out.push_str(" />\n");
+}
+
+/// The element's accessible name as Chromium computed it, if it has one worth printing.
+fn accessible_name(model: &Model, id: NodeId) -> Option<&str> {
+    let ax = model
+        .node(id)
+        .ax
+        .filter(|a| a.index() < model.ax_nodes.len())?;
+    model
+        .opt_str(model.ax(ax).name)
+        .map(str::trim)
+        .filter(|n| !escape::is_blank(n))
 }
 
 /// The whitelisted attributes of an element, in print order, with redundant ones removed.

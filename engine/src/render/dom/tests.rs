@@ -202,3 +202,30 @@ fn checkbox_state_scroll_container_and_occlusion() {
     );
     assert_eq!(lines[4], "\t[1_5]<button disabled=true>Row />");
 }
+
+#[test]
+fn an_element_without_text_is_shown_by_its_accessible_name() {
+    let (mut b, body, body_ax) = Builder::page("Header");
+    // A logo link: an image inside, named "Home" by Chromium from the image's alt.
+    let logo = b.el(body, "a", &[("href", "/")]);
+    b.ax(Some(logo), Some(body_ax), "link", "Home", &[]);
+    b.el(logo, "img", &[("src", "logo.svg")]);
+    // A field named by its label keeps its label on a line of its own, not repeated.
+    let field = b.el(body, "input", &[("type", "text")]);
+    b.ax(Some(field), Some(body_ax), "textbox", "Email", &[]);
+    // An icon button with a title shows the title, not the name again.
+    let close = b.el(body, "button", &[("title", "Close")]);
+    b.ax(Some(close), Some(body_ax), "button", "Close", &[]);
+    for n in [logo, field, close] {
+        b.fact(n).interactive = true;
+    }
+    assert_eq!(
+        dom_text(b),
+        format!(
+            "{HEAD}[1_3]<a href=\"/\">Home />\n\
+             [1_5]<input type=text />\n\
+             [1_6]<button title=Close />\n\
+             [End of page]\n"
+        )
+    );
+}
