@@ -1087,7 +1087,7 @@ async fn page_commands_answer_at_once_while_a_dialog_is_open() {
         let msg = assert_code!(t.err(cmd.clone()).await, "OCCLUDED");
         // A generous bound: the command must not wait for the 30 s command timeout.
         assert!(
-            started.elapsed().as_secs() < 5,
+            started.elapsed().as_secs() < 10,
             "{cmd} took {:?}",
             started.elapsed()
         );
@@ -1120,7 +1120,7 @@ async fn a_dialog_opening_during_a_reload_answers_promptly() {
     let started = std::time::Instant::now();
     let msg = assert_code!(t.err(json!({"cmd":"reload"})).await, "OCCLUDED");
     assert!(
-        started.elapsed().as_secs() < 5,
+        started.elapsed().as_secs() < 10,
         "took {:?}",
         started.elapsed()
     );
@@ -1155,9 +1155,10 @@ async fn a_page_that_never_stops_changing_still_answers() {
     let start = t.uid("ticker-start").await;
     let started = std::time::Instant::now();
     let r = t.ok(json!({"cmd":"click","uid":start})).await;
-    // Capped at a few seconds, not the 30 s command timeout.
+    // Capped at a few seconds, not the 30 s command timeout (the bound leaves room for a
+    // loaded machine running other tests at the same time).
     assert!(
-        started.elapsed().as_secs() < 8,
+        started.elapsed().as_secs() < 15,
         "took {:?}",
         started.elapsed()
     );

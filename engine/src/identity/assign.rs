@@ -44,12 +44,17 @@ impl UidAssignment {
 
 /// The document key the table uses for a model document: the target that holds it, its frame
 /// and its loader id.
+///
+/// A document of an out-of-process frame is keyed under the page's target marked as a frame's,
+/// not by the frame's position among the captured frames: frames attach in whatever order
+/// their renderers answer, and a position would hand the same document new uids whenever that
+/// order changed. Its frame id and loader id tell documents apart already.
 fn document_key(model: &Model, doc: DocId, page_target: &str) -> DocumentKey {
     let d = model.doc(doc);
     let target = if d.target == 0 {
         page_target.to_string()
     } else {
-        format!("{page_target}#{}", d.target)
+        format!("{page_target}#frame")
     };
     DocumentKey {
         target,
@@ -137,5 +142,34 @@ impl crate::render::UidSource for UidAssignment {
 
     fn snapshot(&self) -> u32 {
         UidAssignment::snapshot(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::testutil::Builder;
+
+    #[test]
+    fn a_frame_document_is_keyed_the_same_whatever_its_attach_position() {
+        let (mut b, _, _) = Builder::page("Page");
+        let frame = b.s("FRAME-A");
+        let loader = b.s("LOADER-A");
+        let (mut model, _, _) = b.finish();
+        let mut doc = model.docs[0].clone();
+        doc.frame_id = Some(frame);
+        doc.loader_id = Some(loader);
+        doc.target = 1;
+        model.docs.push(doc.clone());
+        doc.target = 2;
+        model.docs.push(doc);
+        let first = document_key(&model, DocId(1), "PAGE");
+        let later = document_key(&model, DocId(2), "PAGE");
+        assert_eq!(first, later);
+        assert_ne!(
+            first.target, "PAGE",
+            "a frame's document is not the page's own"
+        );
+        assert_eq!(document_key(&model, DocId(0), "PAGE").target, "PAGE");
     }
 }
