@@ -2,13 +2,22 @@
 //!
 //! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
 //! hits all alike):
-//! - **floor**: the CDP calls the engine's capture makes (`Page.getFrameTree`, then at once
-//!   `Page.getLayoutMetrics`, `DOMSnapshot.captureSnapshot` with the engine's styles and options,
-//!   `Accessibility.getFullAXTree` per frame, then `Page.getFrameTree` again), sent bare and
-//!   waited for, the replies left raw: the time Chromium needs to produce a capture;
-//! - **a11y** / **dom**: pagesight end to end, `capture_page` + `snapshot::process` in that mode,
-//!   on the page's warm uid table as in a session; the offline `process` part is timed alone too,
-//!   and the process's CPU time (all threads, `getrusage`) is taken around the whole snapshot.
+//! - **floor**: the CDP calls the engine's capture makes for the default view, kept in step
+//!   with `capture/live.rs`: `Page.getFrameTree`, then at once `Page.getLayoutMetrics` and
+//!   `DOMSnapshot.captureSnapshot` with the engine's styles and options, then at once
+//!   `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the view's fetch
+//!   set (`capture::ax_fetch_set`, computed once per page from one capture), then
+//!   `Page.getFrameTree` again; sent bare and waited for, the replies left raw: the time
+//!   Chromium needs to produce a capture;
+//! - **floor all**: the same with `Accessibility.getFullAXTree` per frame sent together with the
+//!   snapshot instead, as `--expand all` and `verbose` ask;
+//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
+//!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
+//!   a session; the offline `process` part is timed alone too, and the process's CPU time (all
+//!   threads, `getrusage`) is taken around the whole snapshot.
+//!
+//! Out-of-process iframes are captured over their own sessions in parallel; the floor leaves
+//! them out (the bench pages have none).
 //!
 //! Also the typed parse of the raw `captureSnapshot` and `getFullAXTree` replies Chromium sent
 //! in the floor runs (MB/s on the browser's own bytes). Medians of the runs are printed.
@@ -23,7 +32,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page, COMPUTED_STYLES};
+use pagesight::analysis::Expand;
+use pagesight::capture::{ax_fetch_set, capture_page_for, AxScope, COMPUTED_STYLES};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight::identity::UidTable;
@@ -158,10 +168,15 @@ struct PageFigures {
     reply_bytes: usize,
     floor: Duration,
     floor_cpu: Duration,
-    capture: [Duration; 2],
-    process: [Duration; 2],
-    total: [Duration; 2],
-    cpu: [Duration; 2],
+    /// The floor with the full accessibility trees (`--expand all`).
+    floor_all: Duration,
+    /// How many `getPartialAXTree` calls the default view makes.
+    partial_calls: usize,
+    /// Per mode of [`MODES`].
+    capture: [Duration; 3],
+    process: [Duration; 3],
+    total: [Duration; 3],
+    cpu: [Duration; 3],
     parse_snapshot_mbps: f64,
     parse_ax_mbps: f64,
     /// `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree` each sent alone.
@@ -224,8 +239,9 @@ fn snapshot_params() -> serde_json::Value {
     })
 }
 
-/// The engine's capture calls, sent bare; replies stay raw.
-async fn floor(page: &Page) -> Result<FloorReplies, String> {
+/// The engine's capture calls, sent bare; replies stay raw. `partial`: the nodes whose
+/// accessibility nodes the default view asks for; `None`: the full trees.
+async fn floor(page: &Page, partial: Option<&[i64]>) -> Result<FloorReplies, String> {
     let conn = page.connection();
     let session = Some(page.session_id());
     let empty = serde_json::json!({});
@@ -238,25 +254,49 @@ async fn floor(page: &Page) -> Result<FloorReplies, String> {
     let snapshot_params = snapshot_params();
     let metrics = conn.send_raw("Page.getLayoutMetrics", session, &empty);
     let snapshot = conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params);
-    let ax_main = conn.send_raw("Accessibility.getFullAXTree", session, &empty);
-    let children = futures_util::future::join_all(frames.iter().map(|f| {
+    let full = partial.is_none();
+    let ax_main = async {
+        if full {
+            Some(
+                conn.send_raw("Accessibility.getFullAXTree", session, &empty)
+                    .await,
+            )
+        } else {
+            None
+        }
+    };
+    let children = futures_util::future::join_all(frames.iter().filter(|_| full).map(|f| {
         let params = serde_json::json!({ "frameId": f });
         async move {
             conn.send_raw("Accessibility.getFullAXTree", session, &params)
                 .await
         }
     }));
-    let (metrics, snapshot, ax_main, children) = tokio::join!(metrics, snapshot, ax_main, children);
+    let (metrics, snapshot, ax_main, mut children) =
+        tokio::join!(metrics, snapshot, ax_main, children);
     let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
     let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
-    let ax_main = ax_main.map_err(|e| err("Accessibility.getFullAXTree", e))?;
+    let ax_main = ax_main
+        .transpose()
+        .map_err(|e| err("Accessibility.getFullAXTree", e))?;
+    if let Some(ids) = partial {
+        // The default view: its nodes' accessibility nodes, all asked at once.
+        children = futures_util::future::join_all(ids.iter().map(|id| {
+            let params = serde_json::json!({ "backendNodeId": id, "fetchRelatives": false });
+            async move {
+                conn.send_raw("Accessibility.getPartialAXTree", session, &params)
+                    .await
+            }
+        }))
+        .await;
+    }
     let after = conn
         .send_raw("Page.getFrameTree", session, &empty)
         .await
         .map_err(|e| err("Page.getFrameTree", e))?;
-    let mut bytes = tree.len() + metrics.len() + snapshot.len() + ax_main.len() + after.len();
-    let mut ax = vec![ax_main];
-    for reply in children.into_iter().flatten() {
+    let mut bytes = tree.len() + metrics.len() + snapshot.len() + after.len();
+    let mut ax = Vec::new();
+    for reply in ax_main.into_iter().chain(children.into_iter().flatten()) {
         bytes += reply.len();
         ax.push(reply);
     }
@@ -298,27 +338,42 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e6
 }
 
+/// The measured snapshot modes: (label, mode, expand).
+const MODES: [(&str, Mode, Expand); 3] = [
+    ("a11y", Mode::A11y, Expand::Viewport),
+    ("dom", Mode::Dom, Expand::Viewport),
+    ("a11y all", Mode::A11y, Expand::All),
+];
+
 async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigures, String> {
-    let modes = [Mode::A11y, Mode::Dom];
     let mut table = UidTable::new();
     let target = page.target_id().to_string();
 
-    // Warm-up (untimed): Chromium builds its accessibility tree, caches warm up.
-    let warm = capture_page(page)
+    // Warm-up (untimed): Chromium builds its accessibility tree, caches warm up. The default
+    // view's fetch set is taken from it for the floor.
+    let view = AxScope::for_view(Expand::Viewport, false);
+    let warm = capture_page_for(page, view)
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let dom_nodes = dom_node_count(&warm);
+    let fetch = ax_fetch_set(&warm, Expand::Viewport)
+        .map_err(|e| format!("{name}: no fetch set: {e}"))?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
-    floor(page).await?;
+    floor(page, Some(&fetch)).await?;
+    floor(page, None).await?;
 
     let mut floor_t = Vec::new();
     let mut floor_cpu = Vec::new();
+    let mut floor_all_t = Vec::new();
     let mut reply_bytes = 0;
-    let mut capture_t = [Vec::new(), Vec::new()];
-    let mut process_t = [Vec::new(), Vec::new()];
-    let mut total_t = [Vec::new(), Vec::new()];
-    let mut cpu_t = [Vec::new(), Vec::new()];
+    let mut capture_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut process_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut total_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut cpu_t = [Vec::new(), Vec::new(), Vec::new()];
     let mut parse_snapshot = Vec::new();
     let mut parse_ax = Vec::new();
     let mut snapshot_len = 0;
@@ -330,10 +385,14 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         // (a) the floor
         let u0 = usage();
         let t0 = Instant::now();
-        let replies = floor(page).await?;
+        let replies = floor(page, Some(&fetch)).await?;
         floor_t.push(t0.elapsed());
         floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
         reply_bytes = replies.bytes;
+        drop(replies);
+        let t0 = Instant::now();
+        let replies = floor(page, None).await?;
+        floor_all_t.push(t0.elapsed());
 
         // typed parse of Chromium's own reply bytes (the engine's parse path)
         let t = Instant::now();
@@ -376,14 +435,15 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         ax_alone.push(t.elapsed());
 
         // (b) end to end, and (c) the offline part alone
-        for (k, mode) in modes.iter().enumerate() {
+        for (k, (_, mode, expand)) in MODES.iter().enumerate() {
             let options = SnapshotOptions {
                 mode: *mode,
+                expand: *expand,
                 ..SnapshotOptions::default()
             };
             let u0 = usage();
             let t0 = Instant::now();
-            let capture = capture_page(page)
+            let capture = capture_page_for(page, AxScope::for_view(*expand, false))
                 .await
                 .map_err(|e| format!("{name}: capture failed: {e}"))?;
             let t1 = Instant::now();
@@ -405,10 +465,12 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         reply_bytes,
         floor: median(&floor_t),
         floor_cpu: median(&floor_cpu),
-        capture: [median(&capture_t[0]), median(&capture_t[1])],
-        process: [median(&process_t[0]), median(&process_t[1])],
-        total: [median(&total_t[0]), median(&total_t[1])],
-        cpu: [median(&cpu_t[0]), median(&cpu_t[1])],
+        floor_all: median(&floor_all_t),
+        partial_calls: fetch.len(),
+        capture: capture_t.each_ref().map(|t| median(t)),
+        process: process_t.each_ref().map(|t| median(t)),
+        total: total_t.each_ref().map(|t| median(t)),
+        cpu: cpu_t.each_ref().map(|t| median(t)),
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
         snapshot_alone: median(&snapshot_alone),
@@ -426,26 +488,30 @@ fn ratio(a: Duration, b: Duration) -> String {
 fn print_table(figures: &[PageFigures]) {
     println!();
     println!(
-        "All times in ms (medians). floor = the engine's CDP calls sent bare, replies left raw;"
+        "All times in ms (medians). floor = the engine's CDP calls for the default view sent bare,"
     );
-    println!("capture = pagesight's capture_page (same calls + typed parse); process = offline pipeline;");
+    println!("replies left raw (its getPartialAXTree calls in parentheses); floor all = with the full");
+    println!("trees, as --expand all asks (the floor of the `a11y all` row); capture = pagesight's");
+    println!("capture_page_for (same calls + typed parse + fetch set); process = offline pipeline;");
     println!(
         "total = capture + process; CPU = this process's CPU time (all threads) per snapshot."
     );
     println!();
     println!(
-        "| page | DOM nodes | replies MiB | floor | floor CPU | mode | capture | process | total | process / floor | CPU | CPU / total |"
+        "| page | DOM nodes | replies MiB | floor | floor CPU | floor all | mode | capture | process | total | process / floor | CPU | CPU / total |"
     );
-    println!("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     for f in figures {
-        for (k, mode) in ["a11y", "dom"].iter().enumerate() {
+        for (k, (mode, _, _)) in MODES.iter().enumerate() {
             println!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
+                "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
                 f.name,
                 f.dom_nodes,
                 mib(f.reply_bytes as u64),
                 ms(f.floor),
+                f.partial_calls,
                 ms(f.floor_cpu),
+                ms(f.floor_all),
                 mode,
                 ms(f.capture[k]),
                 ms(f.process[k]),
