@@ -9,6 +9,9 @@
 //! accessibility-only nodes (no DOM node) may be numbered differently, so uids are compared
 //! normalised and the exact match is reported. Every difference is printed.
 //!
+//! The scoped capture is also taken without `includeDOMRects` (the client and scroll rectangles
+//! of the boxes geometry needs are read on their own), so the comparison covers that too.
+//!
 //! Also: a viewport-scoped capture refuses to be rendered with a wider view.
 
 use std::io::{BufRead, BufReader, Write};
@@ -17,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
-use pagesight::capture::{capture_page_for, AxScope, Capture};
+use pagesight::capture::{capture_page_for, capture_page_with, AxFetch, AxScope, Capture};
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
 use pagesight::render::{Format, Mode};
@@ -117,7 +120,8 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
         let scope = AxScope::for_view(expand, false);
         let (full, scoped) = match (
             capture_page_for(page, AxScope::Full).await,
-            capture_page_for(page, scope).await,
+            // Node by node even where the whole tree would be cheaper: that is what is tested.
+            capture_page_with(page, scope, AxFetch::Partial).await,
         ) {
             (Ok(f), Ok(s)) => (f, s),
             (Err(e), _) | (_, Err(e)) => {

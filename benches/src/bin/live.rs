@@ -31,8 +31,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use pagesight::browser::{Browser, LaunchOptions, Page};
 use pagesight::analysis::Expand;
+use pagesight::browser::{Browser, LaunchOptions, Page};
 use pagesight::capture::{ax_fetch_set, capture_page_for, AxScope, COMPUTED_STYLES};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
@@ -490,9 +490,15 @@ fn print_table(figures: &[PageFigures]) {
     println!(
         "All times in ms (medians). floor = the engine's CDP calls for the default view sent bare,"
     );
-    println!("replies left raw (its getPartialAXTree calls in parentheses); floor all = with the full");
-    println!("trees, as --expand all asks (the floor of the `a11y all` row); capture = pagesight's");
-    println!("capture_page_for (same calls + typed parse + fetch set); process = offline pipeline;");
+    println!(
+        "replies left raw (its getPartialAXTree calls in parentheses); floor all = with the full"
+    );
+    println!(
+        "trees, as --expand all asks (the floor of the `a11y all` row); capture = pagesight's"
+    );
+    println!(
+        "capture_page_for (same calls + typed parse + fetch set); process = offline pipeline;"
+    );
     println!(
         "total = capture + process; CPU = this process's CPU time (all threads) per snapshot."
     );

@@ -40,7 +40,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::ax::{AxNodeKey, AxNodeRecord, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
-use super::scope::{ax_fetch_set, AxScope};
+use super::box_rects::{boxes_needing_rects, read_rects, write_rects, RectBox, View};
+use super::scope::{ax_fetch_set, AxFetch, AxScope};
 use crate::analysis::Expand;
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
@@ -73,13 +74,18 @@ pub async fn capture_page(page: &Page) -> Result<Capture> {
 
 /// Captures what a snapshot viewed with `scope` needs (see [`AxScope::for_view`]).
 pub async fn capture_page_for(page: &Page, scope: AxScope) -> Result<Capture> {
+    capture_page_with(page, scope, AxFetch::Auto).await
+}
+
+/// [`capture_page_for`], choosing how a viewport scope's accessibility nodes are fetched.
+pub async fn capture_page_with(page: &Page, scope: AxScope, fetch: AxFetch) -> Result<Capture> {
     let mut last_change = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
             tokio::time::sleep(Duration::from_millis(50 * attempt as u64)).await;
         }
         let last = attempt + 1 == MAX_ATTEMPTS;
-        match capture_once(page, last, scope).await {
+        match capture_once(page, last, scope, fetch).await {
             Ok(Attempt::Done(capture)) => return Ok(*capture),
             Ok(Attempt::Changed(what)) => last_change = what,
             Err(e) if is_missing_document(&e) => last_change = e.message().to_string(),
@@ -111,17 +117,20 @@ fn is_missing_document(e: &Error) -> bool {
     }
 }
 
-fn snapshot_params() -> CaptureSnapshotParams {
+/// `DOMSnapshot.captureSnapshot` with the engine's styles; `dom_rects`: with every box's
+/// client, offset and scroll rectangles (else the few that geometry needs are read afterwards,
+/// see [`super::box_rects`]).
+fn snapshot_params(dom_rects: bool) -> CaptureSnapshotParams {
     CaptureSnapshotParams {
         computed_styles: COMPUTED_STYLES.iter().map(|s| s.to_string()).collect(),
         include_paint_order: Some(true),
-        include_dom_rects: Some(true),
+        include_dom_rects: Some(dom_rects),
         include_blended_background_colors: None,
         include_text_color_opacities: None,
     }
 }
 
-async fn capture_once(page: &Page, last: bool, scope: AxScope) -> Result<Attempt> {
+async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -> Result<Attempt> {
     // Listen before looking, so a navigation during the capture cannot go unseen.
     let mut changes = page.connection().subscribe_methods(
         Some(page.session_id()),
@@ -140,7 +149,7 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope) -> Result<Attempt
     let main_frame = before.frame.id.clone();
     let full = scope.is_full();
 
-    let snapshot_params = snapshot_params();
+    let snapshot_params = snapshot_params(full);
     let metrics = page.send(&GetLayoutMetricsParams {});
     let snapshot = page.send(&snapshot_params);
     // The full trees ride along with the snapshot; a viewport scope asks once the snapshot says
@@ -229,6 +238,7 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope) -> Result<Attempt
     capture.oopifs = kept.into_iter().map(|(_, c)| c).collect();
 
     if let AxScope::Viewport { expand } = scope {
+        add_box_rects(page, &sessions, &mut capture, expand).await?;
         let expand = if expand > 0.0 {
             Expand::Pixels(expand)
         } else {
@@ -236,34 +246,56 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope) -> Result<Attempt
         };
         let sets = ax_fetch_set(&capture, expand)?;
         let conn = page.connection();
-        let none = Vec::new();
-        let ids = |k: usize| sets.get(k).unwrap_or(&none);
-        let main = partial_trees(conn, Some(page.session_id()), ids(0), None);
-        let others = join_all(
-            sessions
-                .iter()
-                .enumerate()
-                .map(|(k, s)| partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT))),
-        );
-        let (main, others) = tokio::join!(main, others);
-        match main {
-            Ok(trees) => capture.ax_trees = trees,
-            Err(e) if is_missing_node(&e) => return Ok(Attempt::Changed(e.message().into())),
-            Err(e) => return Err(e),
-        }
-        for (o, trees) in capture.oopifs.iter_mut().zip(others) {
-            match trees {
-                Ok(trees) => o.ax_trees = trees,
-                Err(e) if is_missing_node(&e) && !last => {
-                    return Ok(Attempt::Changed(format!(
-                        "frame {}: {}",
-                        o.frame_id,
-                        e.message()
-                    )))
+        let wanted: usize = sets.iter().map(Vec::len).sum();
+        if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
+            // The view holds much of the page: the full trees cost Chromium less. The capture
+            // keeps its viewport scope (its box rectangles cover the view only).
+            let main = full_trees(conn, Some(page.session_id()), &frames, None);
+            let others = join_all(sessions.iter().zip(&capture.oopifs).map(|(s, o)| {
+                let mut frames = Vec::new();
+                if let Some(tree) = &o.frame_tree {
+                    collect_frames(tree, &mut frames, 0);
                 }
-                // The frame answered its snapshot but not its tree: shown without roles,
-                // flagged as not taken of one state.
-                Err(_) => consistent = false,
+                async move { full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT)).await }
+            }));
+            let (main, others) = tokio::join!(main, others);
+            capture.ax_trees = main?;
+            for (o, trees) in capture.oopifs.iter_mut().zip(others) {
+                match trees {
+                    Ok(trees) => o.ax_trees = trees,
+                    Err(_) => consistent = false,
+                }
+            }
+        } else {
+            let none = Vec::new();
+            let ids = |k: usize| sets.get(k).unwrap_or(&none);
+            let main = partial_trees(conn, Some(page.session_id()), ids(0), None);
+            let others = join_all(
+                sessions
+                    .iter()
+                    .enumerate()
+                    .map(|(k, s)| partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT))),
+            );
+            let (main, others) = tokio::join!(main, others);
+            match main {
+                Ok(trees) => capture.ax_trees = trees,
+                Err(e) if is_missing_node(&e) => return Ok(Attempt::Changed(e.message().into())),
+                Err(e) => return Err(e),
+            }
+            for (o, trees) in capture.oopifs.iter_mut().zip(others) {
+                match trees {
+                    Ok(trees) => o.ax_trees = trees,
+                    Err(e) if is_missing_node(&e) && !last => {
+                        return Ok(Attempt::Changed(format!(
+                            "frame {}: {}",
+                            o.frame_id,
+                            e.message()
+                        )))
+                    }
+                    // The frame answered its snapshot but not its tree: shown without roles,
+                    // flagged as not taken of one state.
+                    Err(_) => consistent = false,
+                }
             }
         }
     }
@@ -332,6 +364,82 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope) -> Result<Attempt
     capture.frame_tree = Some(after);
     capture.consistent = consistent;
     Ok(Attempt::Done(Box::new(capture)))
+}
+
+/// How many DOM nodes a capture's snapshots hold.
+fn dom_nodes(capture: &Capture) -> usize {
+    let count = |s: &CaptureSnapshotReturns| {
+        s.documents
+            .iter()
+            .map(|d| d.nodes.backend_node_id.as_ref().map_or(0, Vec::len))
+            .sum::<usize>()
+    };
+    count(&capture.dom_snapshot)
+        + capture
+            .oopifs
+            .iter()
+            .map(|o| count(&o.dom_snapshot))
+            .sum::<usize>()
+}
+
+/// Fills in the client and scroll rectangles of the boxes geometry needs, in the page's snapshot
+/// (those in the view grown by `expand`) and every out-of-process frame's, all renderers at
+/// once (see [`super::box_rects`]). A renderer whose boxes cannot be read is snapshotted again
+/// with every rectangle.
+async fn add_box_rects(
+    page: &Page,
+    sessions: &[SessionId],
+    capture: &mut Capture,
+    expand: f64,
+) -> Result<()> {
+    let conn = page.connection();
+    let styles = &capture.computed_styles;
+    let top = capture.dom_snapshot.documents.first();
+    let viewport = &capture.layout_metrics.css_layout_viewport;
+    let view = View {
+        x: top.and_then(|d| d.scroll_offset_x).unwrap_or(0.0),
+        y: top.and_then(|d| d.scroll_offset_y).unwrap_or(0.0),
+        width: viewport.client_width as f64,
+        height: viewport.client_height as f64,
+        expand,
+    };
+    let page_boxes = boxes_needing_rects(&capture.dom_snapshot, styles, Some(view));
+    let frame_boxes: Vec<Vec<RectBox>> = capture
+        .oopifs
+        .iter()
+        .map(|o| boxes_needing_rects(&o.dom_snapshot, &o.computed_styles, None))
+        .collect();
+    let main = read_rects(conn, Some(page.session_id()), &page_boxes, FRAME_TIMEOUT);
+    let frames = join_all(
+        sessions
+            .iter()
+            .zip(&frame_boxes)
+            .map(|(s, b)| read_rects(conn, Some(s), b, FRAME_TIMEOUT)),
+    );
+    let (main, frames) = tokio::join!(main, frames);
+    match main {
+        Ok(values) => write_rects(&mut capture.dom_snapshot, &page_boxes, &values),
+        Err(_) => capture.dom_snapshot = page.send(&snapshot_params(true)).await?,
+    }
+    for ((o, s), (boxes, values)) in capture
+        .oopifs
+        .iter_mut()
+        .zip(sessions)
+        .zip(frame_boxes.iter().zip(frames))
+    {
+        match values {
+            Ok(values) => write_rects(&mut o.dom_snapshot, boxes, &values),
+            Err(_) => {
+                if let Ok(again) = conn
+                    .send_with_timeout(Some(s), &snapshot_params(true), FRAME_TIMEOUT)
+                    .await
+                {
+                    o.dom_snapshot = again;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `Accessibility.getFullAXTree` of every frame of one renderer: the root frame's tree, then
@@ -447,7 +555,7 @@ async fn frame_part(page: &Page, target: &FrameTarget, full: bool) -> FrameOutco
         frame_id: before.frame.id.clone(),
     };
     let owner = conn.send_with_timeout(Some(&target.parent_session), &owner_params, FRAME_TIMEOUT);
-    let params = snapshot_params();
+    let params = snapshot_params(full);
     let snapshot = conn.send_with_timeout(session, &params, FRAME_TIMEOUT);
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);

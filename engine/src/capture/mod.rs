@@ -12,7 +12,7 @@
 //! | `computedStyles` | the style names requested, in order: `layout.styles[i][k]` is the value of `computedStyles[k]` |
 //! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
 //! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
-//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includeDOMRects`, `includePaintOrder`) |
+//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includePaintOrder`; `includeDOMRects` for a full `axScope`, else client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
 //! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as lean [`AxNodeRecord`]s (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
@@ -31,6 +31,7 @@ use std::io::{Read, Write};
 
 mod ax;
 pub mod ax_partial;
+pub mod box_rects;
 mod confirm;
 mod live;
 mod scope;
@@ -40,8 +41,8 @@ pub use ax::{
 };
 pub use confirm::{confirm_hits, Confirmation};
 pub(crate) use confirm::{hit_test_at, prepare_hit_test};
-pub use live::{capture_page, capture_page_for, mixes_states};
-pub use scope::{ax_fetch_set, AxScope};
+pub use live::{capture_page, capture_page_for, capture_page_with, mixes_states};
+pub use scope::{ax_fetch_set, AxFetch, AxScope};
 
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
