@@ -33,7 +33,10 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{ax_fetch_set, capture_page_for, AxScope, COMPUTED_STYLES};
+use pagesight::capture::box_rects::{boxes_needing_rects, read_rects, RectBox, View};
+use pagesight::capture::{
+    ax_fetch_set, capture_page_for, AxFetch, AxScope, Capture, COMPUTED_STYLES,
+};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight::identity::UidTable;
@@ -170,8 +173,10 @@ struct PageFigures {
     floor_cpu: Duration,
     /// The floor with the full accessibility trees (`--expand all`).
     floor_all: Duration,
-    /// How many `getPartialAXTree` calls the default view makes.
+    /// How many `getPartialAXTree` calls the default view makes (0: full trees).
     partial_calls: usize,
+    /// How many boxes' rectangles the default view reads.
+    rect_boxes: usize,
     /// Per mode of [`MODES`].
     capture: [Duration; 3],
     process: [Duration; 3],
@@ -181,6 +186,8 @@ struct PageFigures {
     parse_ax_mbps: f64,
     /// `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree` each sent alone.
     snapshot_alone: Duration,
+    /// The same without `includeDOMRects`.
+    snapshot_bare: Duration,
     ax_alone: Duration,
 }
 
@@ -230,18 +237,55 @@ struct FloorReplies {
     bytes: usize,
 }
 
-/// The parameters the engine's capture gives `DOMSnapshot.captureSnapshot`.
-fn snapshot_params() -> serde_json::Value {
+/// The parameters the engine's capture gives `DOMSnapshot.captureSnapshot`: every DOM rect
+/// for the full trees, none for the default view (its few boxes are read afterwards).
+fn snapshot_params(dom_rects: bool) -> serde_json::Value {
     serde_json::json!({
         "computedStyles": COMPUTED_STYLES,
         "includePaintOrder": true,
-        "includeDOMRects": true,
+        "includeDOMRects": dom_rects,
     })
 }
 
-/// The engine's capture calls, sent bare; replies stay raw. `partial`: the nodes whose
-/// accessibility nodes the default view asks for; `None`: the full trees.
-async fn floor(page: &Page, partial: Option<&[i64]>) -> Result<FloorReplies, String> {
+/// What the engine asks Chromium for after the snapshot, for the default view of one page
+/// (taken once per page from a capture; the page does not change between runs).
+struct ViewPlan {
+    /// The boxes whose client and scroll rectangles are read (`capture::box_rects`).
+    boxes: Vec<RectBox>,
+    /// The view's fetch set (`capture::ax_fetch_set`).
+    ids: Vec<i64>,
+    /// Node by node (`AxFetch::Auto`), else the full trees after the snapshot.
+    node_by_node: bool,
+}
+
+impl ViewPlan {
+    fn of(capture: &Capture) -> Result<ViewPlan, String> {
+        let ids = ax_fetch_set(capture, Expand::Viewport)
+            .map_err(|e| format!("no fetch set: {e}"))?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let top = capture.dom_snapshot.documents.first();
+        let viewport = &capture.layout_metrics.css_layout_viewport;
+        let view = View {
+            x: top.and_then(|d| d.scroll_offset_x).unwrap_or(0.0),
+            y: top.and_then(|d| d.scroll_offset_y).unwrap_or(0.0),
+            width: viewport.client_width as f64,
+            height: viewport.client_height as f64,
+            expand: 0.0,
+        };
+        Ok(ViewPlan {
+            boxes: boxes_needing_rects(&capture.dom_snapshot, &capture.computed_styles, Some(view)),
+            node_by_node: AxFetch::Auto.node_by_node(ids.len(), dom_node_count(capture)),
+            ids,
+        })
+    }
+}
+
+/// The engine's capture calls, sent bare; replies stay raw (the box rectangles are read with
+/// the engine's own `box_rects::read_rects`: a few small replies). `view`: the default view's
+/// calls; `None`: the full trees, as `--expand all` asks.
+async fn floor(page: &Page, view: Option<&ViewPlan>) -> Result<FloorReplies, String> {
     let conn = page.connection();
     let session = Some(page.session_id());
     let empty = serde_json::json!({});
@@ -251,10 +295,10 @@ async fn floor(page: &Page, partial: Option<&[i64]>) -> Result<FloorReplies, Str
         .await
         .map_err(|e| err("Page.getFrameTree", e))?;
     let frames = child_frames(&tree);
-    let snapshot_params = snapshot_params();
+    let full = view.is_none();
+    let snapshot_params = snapshot_params(full);
     let metrics = conn.send_raw("Page.getLayoutMetrics", session, &empty);
     let snapshot = conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params);
-    let full = partial.is_none();
     let ax_main = async {
         if full {
             Some(
@@ -276,19 +320,36 @@ async fn floor(page: &Page, partial: Option<&[i64]>) -> Result<FloorReplies, Str
         tokio::join!(metrics, snapshot, ax_main, children);
     let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
     let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
-    let ax_main = ax_main
+    let mut ax_main = ax_main
         .transpose()
         .map_err(|e| err("Accessibility.getFullAXTree", e))?;
-    if let Some(ids) = partial {
-        // The default view: its nodes' accessibility nodes, all asked at once.
-        children = futures_util::future::join_all(ids.iter().map(|id| {
-            let params = serde_json::json!({ "backendNodeId": id, "fetchRelatives": false });
-            async move {
-                conn.send_raw("Accessibility.getPartialAXTree", session, &params)
-                    .await
-            }
-        }))
-        .await;
+    if let Some(plan) = view {
+        read_rects(conn, session, &plan.boxes, Duration::from_secs(10))
+            .await
+            .map_err(|e| err("reading box rectangles", e))?;
+        if plan.node_by_node {
+            // The view's nodes' accessibility nodes, all asked at once.
+            children = futures_util::future::join_all(plan.ids.iter().map(|id| {
+                let params = serde_json::json!({ "backendNodeId": id, "fetchRelatives": false });
+                async move {
+                    conn.send_raw("Accessibility.getPartialAXTree", session, &params)
+                        .await
+                }
+            }))
+            .await;
+        } else {
+            let main = conn.send_raw("Accessibility.getFullAXTree", session, &empty);
+            let others = futures_util::future::join_all(frames.iter().map(|f| {
+                let params = serde_json::json!({ "frameId": f });
+                async move {
+                    conn.send_raw("Accessibility.getFullAXTree", session, &params)
+                        .await
+                }
+            }));
+            let (main, others) = tokio::join!(main, others);
+            ax_main = Some(main.map_err(|e| err("Accessibility.getFullAXTree", e))?);
+            children = others;
+        }
     }
     let after = conn
         .send_raw("Page.getFrameTree", session, &empty)
@@ -356,14 +417,10 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let dom_nodes = dom_node_count(&warm);
-    let fetch = ax_fetch_set(&warm, Expand::Viewport)
-        .map_err(|e| format!("{name}: no fetch set: {e}"))?
-        .into_iter()
-        .next()
-        .unwrap_or_default();
+    let plan = ViewPlan::of(&warm).map_err(|e| format!("{name}: {e}"))?;
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
-    floor(page, Some(&fetch)).await?;
+    floor(page, Some(&plan)).await?;
     floor(page, None).await?;
 
     let mut floor_t = Vec::new();
@@ -379,13 +436,14 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
     let mut snapshot_len = 0;
     let mut ax_len = 0;
     let mut snapshot_alone = Vec::new();
+    let mut snapshot_bare = Vec::new();
     let mut ax_alone = Vec::new();
 
     for _ in 0..runs {
         // (a) the floor
         let u0 = usage();
         let t0 = Instant::now();
-        let replies = floor(page, Some(&fetch)).await?;
+        let replies = floor(page, Some(&plan)).await?;
         floor_t.push(t0.elapsed());
         floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
         reply_bytes = replies.bytes;
@@ -419,11 +477,17 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         // the two heavy calls, each alone
         let conn = page.connection();
         let session = Some(page.session_id());
-        let t = Instant::now();
-        conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params())
+        for (rects, alone) in [(true, &mut snapshot_alone), (false, &mut snapshot_bare)] {
+            let t = Instant::now();
+            conn.send_raw(
+                "DOMSnapshot.captureSnapshot",
+                session,
+                &snapshot_params(rects),
+            )
             .await
             .map_err(|e| format!("{name}: DOMSnapshot.captureSnapshot: {e}"))?;
-        snapshot_alone.push(t.elapsed());
+            alone.push(t.elapsed());
+        }
         let t = Instant::now();
         conn.send_raw(
             "Accessibility.getFullAXTree",
@@ -466,7 +530,8 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         floor: median(&floor_t),
         floor_cpu: median(&floor_cpu),
         floor_all: median(&floor_all_t),
-        partial_calls: fetch.len(),
+        partial_calls: if plan.node_by_node { plan.ids.len() } else { 0 },
+        rect_boxes: plan.boxes.len(),
         capture: capture_t.each_ref().map(|t| median(t)),
         process: process_t.each_ref().map(|t| median(t)),
         total: total_t.each_ref().map(|t| median(t)),
@@ -474,6 +539,7 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
         snapshot_alone: median(&snapshot_alone),
+        snapshot_bare: median(&snapshot_bare),
         ax_alone: median(&ax_alone),
     })
 }
@@ -491,7 +557,8 @@ fn print_table(figures: &[PageFigures]) {
         "All times in ms (medians). floor = the engine's CDP calls for the default view sent bare,"
     );
     println!(
-        "replies left raw (its getPartialAXTree calls in parentheses); floor all = with the full"
+        "replies left raw (in parentheses: its getPartialAXTree calls, 0 = full trees / the boxes whose
+rects it reads); floor all = with the full"
     );
     println!(
         "trees, as --expand all asks (the floor of the `a11y all` row); capture = pagesight's"
@@ -510,12 +577,13 @@ fn print_table(figures: &[PageFigures]) {
     for f in figures {
         for (k, (mode, _, _)) in MODES.iter().enumerate() {
             println!(
-                "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
+                "| {} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
                 f.name,
                 f.dom_nodes,
                 mib(f.reply_bytes as u64),
                 ms(f.floor),
                 f.partial_calls,
+                f.rect_boxes,
                 ms(f.floor_cpu),
                 ms(f.floor_all),
                 mode,
@@ -531,13 +599,14 @@ fn print_table(figures: &[PageFigures]) {
     println!();
     println!("The heavy calls each sent alone, and the typed parse of Chromium's own reply bytes");
     println!("(the engine's parse path, on the floor runs' replies); medians:");
-    println!("| page | captureSnapshot ms | getFullAXTree ms | parse captureSnapshot MB/s | parse getFullAXTree MB/s |");
+    println!("| page | captureSnapshot ms (with DOM rects / without) | getFullAXTree ms | parse captureSnapshot MB/s | parse getFullAXTree MB/s |");
     println!("|---|---:|---:|---:|---:|");
     for f in figures {
         println!(
-            "| {} | {} | {} | {:.0} | {:.0} |",
+            "| {} | {} / {} | {} | {:.0} | {:.0} |",
             f.name,
             ms(f.snapshot_alone),
+            ms(f.snapshot_bare),
             ms(f.ax_alone),
             f.parse_snapshot_mbps,
             f.parse_ax_mbps
