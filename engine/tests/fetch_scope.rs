@@ -116,22 +116,29 @@ struct Tally {
 
 /// Compares full and scoped renders of the page as it is now, for both views and both modes.
 async fn compare(name: &str, page: &Page, tally: &mut Tally) {
-    for expand in [Expand::Viewport, Expand::Pixels(500.0)] {
+    // Node by node even where the whole tree would be cheaper (that is what is tested), and
+    // as a live snapshot chooses.
+    let views = [Expand::Viewport, Expand::Pixels(500.0)];
+    for (expand, fetch) in views
+        .into_iter()
+        .flat_map(|e| [(e, AxFetch::Partial), (e, AxFetch::Auto)])
+    {
         let scope = AxScope::for_view(expand, false);
         let (full, scoped) = match (
             capture_page_for(page, AxScope::Full).await,
-            // Node by node even where the whole tree would be cheaper: that is what is tested.
-            capture_page_with(page, scope, AxFetch::Partial).await,
+            capture_page_with(page, scope, fetch).await,
         ) {
             (Ok(f), Ok(s)) => (f, s),
             (Err(e), _) | (_, Err(e)) => {
                 tally
                     .failures
-                    .push(format!("{name} {expand:?}: capture failed: {e}"));
+                    .push(format!("{name} {expand:?} {fetch:?}: capture failed: {e}"));
                 continue;
             }
         };
-        assert_eq!(scoped.ax_scope, scope);
+        if fetch == AxFetch::Partial {
+            assert_eq!(scoped.ax_scope, scope);
+        }
         for mode in [Mode::A11y, Mode::Dom] {
             let options = SnapshotOptions {
                 mode,
@@ -148,7 +155,7 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
                 (Err(e), _) | (_, Err(e)) => {
                     tally
                         .failures
-                        .push(format!("{name} {expand:?} {mode:?}: {e}"));
+                        .push(format!("{name} {expand:?} {fetch:?} {mode:?}: {e}"));
                     continue;
                 }
             };
@@ -159,12 +166,15 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
                 tally.normalised += 1;
             } else {
                 tally.failures.push(format!(
-                    "{name} {expand:?} {mode:?} differs:\n{}",
+                    "{name} {expand:?} {fetch:?} {mode:?} differs:\n{}",
                     difference(&normalise_uids(&a), &normalise_uids(&b))
                 ));
             }
         }
         // The scoped capture cannot be shown wider than it was taken.
+        if scoped.ax_scope.is_full() {
+            continue;
+        }
         let wider = SnapshotOptions {
             expand: Expand::All,
             ..SnapshotOptions::default()

@@ -3,14 +3,19 @@
 //! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
 //! hits all alike):
 //! - **floor**: the CDP calls the engine's capture makes for the default view, kept in step
-//!   with `capture/live.rs`: `Page.getFrameTree`, then at once `Page.getLayoutMetrics` and
-//!   `DOMSnapshot.captureSnapshot` with the engine's styles and options, then at once
-//!   `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the view's fetch
-//!   set (`capture::ax_fetch_set`, computed once per page from one capture), then
-//!   `Page.getFrameTree` again; sent bare and waited for, the replies left raw: the time
-//!   Chromium needs to produce a capture;
-//! - **floor all**: the same with `Accessibility.getFullAXTree` per frame sent together with the
-//!   snapshot instead, as `--expand all` and `verbose` ask;
+//!   with `capture/live.rs` (what to ask for is taken once per page from one capture; the page
+//!   does not change between runs): `Page.getFrameTree` and `Page.getLayoutMetrics`, then
+//!   `DOMSnapshot.captureSnapshot` with the engine's styles, paint order and no DOM rects, then
+//!   the client and scroll rectangles of the boxes geometry needs (`capture::box_rects`: an
+//!   isolated world per frame, `DOM.resolveNode` per box, one `Runtime.callFunctionOn`), then
+//!   at once `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the
+//!   view's fetch set (`capture::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame
+//!   when the view holds a large share of the page's nodes (`AxFetch::node_by_node`) — then
+//!   `Page.getFrameTree` again; a page at most three views large is taken whole, as below
+//!   (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time Chromium
+//!   needs to produce a capture;
+//! - **floor all**: `captureSnapshot` with every DOM rect and `Accessibility.getFullAXTree` per
+//!   frame sent together, as `--expand all` and `verbose` ask;
 //! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
 //!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
 //!   a session; the offline `process` part is timed alone too, and the process's CPU time (all
@@ -256,6 +261,8 @@ struct ViewPlan {
     ids: Vec<i64>,
     /// Node by node (`AxFetch::Auto`), else the full trees after the snapshot.
     node_by_node: bool,
+    /// The view shows so much of the page that it is captured whole, as `--expand all` is.
+    whole_page: bool,
 }
 
 impl ViewPlan {
@@ -277,6 +284,7 @@ impl ViewPlan {
         Ok(ViewPlan {
             boxes: boxes_needing_rects(&capture.dom_snapshot, &capture.computed_styles, Some(view)),
             node_by_node: AxFetch::Auto.node_by_node(ids.len(), dom_node_count(capture)),
+            whole_page: AxFetch::Auto.whole_page(&capture.layout_metrics, 0.0),
             ids,
         })
     }
@@ -286,18 +294,19 @@ impl ViewPlan {
 /// the engine's own `box_rects::read_rects`: a few small replies). `view`: the default view's
 /// calls; `None`: the full trees, as `--expand all` asks.
 async fn floor(page: &Page, view: Option<&ViewPlan>) -> Result<FloorReplies, String> {
+    let view = view.filter(|v| !v.whole_page);
     let conn = page.connection();
     let session = Some(page.session_id());
     let empty = serde_json::json!({});
     let err = |what: &str, e: pagesight::Error| format!("{what}: {e}");
-    let tree = conn
-        .send_raw("Page.getFrameTree", session, &empty)
-        .await
-        .map_err(|e| err("Page.getFrameTree", e))?;
+    let tree = conn.send_raw("Page.getFrameTree", session, &empty);
+    let metrics = conn.send_raw("Page.getLayoutMetrics", session, &empty);
+    let (tree, metrics) = tokio::join!(tree, metrics);
+    let tree = tree.map_err(|e| err("Page.getFrameTree", e))?;
+    let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
     let frames = child_frames(&tree);
     let full = view.is_none();
     let snapshot_params = snapshot_params(full);
-    let metrics = conn.send_raw("Page.getLayoutMetrics", session, &empty);
     let snapshot = conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params);
     let ax_main = async {
         if full {
@@ -316,9 +325,7 @@ async fn floor(page: &Page, view: Option<&ViewPlan>) -> Result<FloorReplies, Str
                 .await
         }
     }));
-    let (metrics, snapshot, ax_main, mut children) =
-        tokio::join!(metrics, snapshot, ax_main, children);
-    let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
+    let (snapshot, ax_main, mut children) = tokio::join!(snapshot, ax_main, children);
     let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
     let mut ax_main = ax_main
         .transpose()
@@ -530,8 +537,12 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         floor: median(&floor_t),
         floor_cpu: median(&floor_cpu),
         floor_all: median(&floor_all_t),
-        partial_calls: if plan.node_by_node { plan.ids.len() } else { 0 },
-        rect_boxes: plan.boxes.len(),
+        partial_calls: if plan.node_by_node && !plan.whole_page {
+            plan.ids.len()
+        } else {
+            0
+        },
+        rect_boxes: if plan.whole_page { 0 } else { plan.boxes.len() },
         capture: capture_t.each_ref().map(|t| median(t)),
         process: process_t.each_ref().map(|t| median(t)),
         total: total_t.each_ref().map(|t| median(t)),
@@ -558,7 +569,7 @@ fn print_table(figures: &[PageFigures]) {
     );
     println!(
         "replies left raw (in parentheses: its getPartialAXTree calls, 0 = full trees / the boxes whose
-rects it reads); floor all = with the full"
+rects it reads; 0/0 = a page at most three views large, captured whole); floor all = with the full"
     );
     println!(
         "trees, as --expand all asks (the floor of the `a11y all` row); capture = pagesight's"

@@ -8,10 +8,15 @@
 //! largest part of that on a long page. How much of it is asked for is the capture's
 //! [`AxScope`]:
 //! - **full** (`--expand all`, `verbose`, and recorded captures): `Accessibility.getFullAXTree`
-//!   per frame, sent together with the snapshot so their round trips overlap;
-//! - **viewport** (the default view, `--expand PX`): the snapshot first, then
+//!   per frame, sent together with the snapshot (with `includeDOMRects`) so their round trips
+//!   overlap;
+//! - **viewport** (the default view, `--expand PX`): the snapshot first, without DOM rects (the
+//!   few boxes geometry needs are read on their own, see [`super::box_rects`]), then
 //!   `Accessibility.getPartialAXTree` for only the DOM nodes the render can print (see
-//!   [`super::scope`]), all sent at once, rebuilt into trees by [`super::ax_partial`].
+//!   [`super::scope`]), all sent at once, rebuilt into trees by [`super::ax_partial`]. Where
+//!   that costs Chromium more than the whole page would ([`AxFetch`]: a page at most three views
+//!   large, decided from `Page.getLayoutMetrics` read with the first frame tree; a view holding
+//!   a large share of the nodes), the whole page or the full trees are taken instead.
 //!
 //! Out-of-process iframes (see [`crate::browser::FrameTarget`]) are other renderers: each is
 //! captured over its own session at the same time as the page, and its owner `<iframe>` is found
@@ -142,15 +147,23 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -
         depth: Some(0),
         ..Default::default()
     };
-    let (before, _) = tokio::join!(page.send(&GetFrameTreeParams {}), page.send(&document_root));
-    let before = before?.frame_tree;
+    // The metrics come first: how much of the page the view shows decides what to ask for.
+    let (before, _, metrics) = tokio::join!(
+        page.send(&GetFrameTreeParams {}),
+        page.send(&document_root),
+        page.send(&GetLayoutMetricsParams {})
+    );
+    let (before, metrics) = (before?.frame_tree, metrics?);
+    let scope = match scope {
+        AxScope::Viewport { expand } if fetch.whole_page(&metrics, expand) => AxScope::Full,
+        scope => scope,
+    };
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);
     let main_frame = before.frame.id.clone();
     let full = scope.is_full();
 
     let snapshot_params = snapshot_params(full);
-    let metrics = page.send(&GetLayoutMetricsParams {});
     let snapshot = page.send(&snapshot_params);
     // The full trees ride along with the snapshot; a viewport scope asks once the snapshot says
     // what is in view.
@@ -163,8 +176,8 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -
     };
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full)));
-    let (metrics, snapshot, ax_full, parts) = tokio::join!(metrics, snapshot, ax_full, parts);
-    let (metrics, snapshot) = (metrics?, snapshot?);
+    let (snapshot, ax_full, parts) = tokio::join!(snapshot, ax_full, parts);
+    let snapshot = snapshot?;
     match snapshot.documents.first() {
         None => return Ok(Attempt::Changed("the page has no document yet".into())),
         Some(doc) => {
