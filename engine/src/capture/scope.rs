@@ -114,7 +114,7 @@ impl AxFetch {
     /// Whether a view grown by `expand` px shows so much of the page (`metrics`, taken before
     /// the snapshot) that capturing the whole page costs less: the full trees sent with the
     /// snapshot, every DOM rect in it, and none of the view's own calls and work after it.
-    /// A page at most [`WHOLE_PAGE_VIEWS`] views large is taken whole (bootstrap's checkout
+    /// A page at most three views large is taken whole (bootstrap's checkout
     /// example, 2.4 views: 12 ms whole against 13–15 ms by view).
     pub fn whole_page(self, metrics: &GetLayoutMetricsReturns, expand: f64) -> bool {
         if self == AxFetch::Partial {
