@@ -2,10 +2,11 @@
 //! with the full tree prints.
 //!
 //! For every fixture page (and, when installed, python's `stdtypes` reference page), on one live
-//! Chromium and one page state: a capture with every frame's full accessibility tree and a
-//! capture scoped to the view, rendered in the a11y and dom text modes with fresh uid tables,
-//! must give the same text — at the top of the page and scrolled to its middle, for the
-//! viewport and for `--expand 500`. Uids of DOM nodes are the same in both by construction;
+//! Chromium and one page state: a recorded capture (every frame's full accessibility tree, every
+//! DOM rect) and a live snapshot's capture scoped to the view, rendered in the a11y and dom text
+//! modes with fresh uid tables, must give the same text — at the top of the page and scrolled
+//! to its middle, for the viewport, for `--expand 500` and for `--expand all` (whose capture
+//! has the full trees but reads only the rectangles geometry needs). Uids of DOM nodes are the same in both by construction;
 //! accessibility-only nodes (no DOM node) may be numbered differently, so uids are compared
 //! normalised and the exact match is reported. Every difference is printed.
 //!
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
-use pagesight::capture::{capture_page_for, capture_page_with, AxFetch, AxScope, Capture};
+use pagesight::capture::{capture_page, capture_page_with, AxFetch, AxScope, Capture};
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
 use pagesight::render::{Format, Mode};
@@ -114,18 +115,21 @@ struct Tally {
     failures: Vec<String>,
 }
 
-/// Compares full and scoped renders of the page as it is now, for both views and both modes.
+/// Compares renders of a recorded capture (full trees, every DOM rect) and of live snapshot
+/// captures of the page as it is now, for each view and both modes.
 async fn compare(name: &str, page: &Page, tally: &mut Tally) {
     // Node by node even where the whole tree would be cheaper (that is what is tested), and
-    // as a live snapshot chooses.
+    // as a live snapshot chooses; the whole page as `--expand all` takes it (full trees, the
+    // rectangles of the boxes geometry needs read on their own).
     let views = [Expand::Viewport, Expand::Pixels(500.0)];
-    for (expand, fetch) in views
+    let cases = views
         .into_iter()
         .flat_map(|e| [(e, AxFetch::Partial), (e, AxFetch::Auto)])
-    {
+        .chain([(Expand::All, AxFetch::Auto)]);
+    for (expand, fetch) in cases {
         let scope = AxScope::for_view(expand, false);
         let (full, scoped) = match (
-            capture_page_for(page, AxScope::Full).await,
+            capture_page(page).await,
             capture_page_with(page, scope, fetch).await,
         ) {
             (Ok(f), Ok(s)) => (f, s),
@@ -295,12 +299,8 @@ async fn scoped_snapshots_print_what_full_ones_print() {
     // Frames: same-process and out-of-process iframes, scrolled and clipped ones.
     let (a, _) = serve_frames();
     if !a.is_empty() {
-        for page in [
-            "top.html",
-            "scrolled.html",
-            "clipped.html",
-            "scroll-panel.html",
-        ] {
+        // The other pages are frames of these (`scrolled.html` alone keeps scrolling itself).
+        for page in ["top.html", "clipped.html", "scroll-panel.html"] {
             let name = format!("frames/{page}");
             check_page(&mut session, &name, &format!("{a}/{page}"), &mut tally).await;
         }

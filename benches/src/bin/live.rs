@@ -14,8 +14,8 @@
 //!   `Page.getFrameTree` again; a page at most three views large is taken whole, as below
 //!   (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time Chromium
 //!   needs to produce a capture;
-//! - **floor all**: `captureSnapshot` with every DOM rect and `Accessibility.getFullAXTree` per
-//!   frame sent together, as `--expand all` and `verbose` ask;
+//! - **floor all**: `captureSnapshot` and `Accessibility.getFullAXTree` per frame sent together,
+//!   then the rectangles of every box geometry needs, as `--expand all` and `verbose` ask;
 //! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
 //!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
 //!   a session; the offline `process` part is timed alone too, and the process's CPU time (all
@@ -178,8 +178,9 @@ struct PageFigures {
     floor_cpu: Duration,
     /// The floor with the full accessibility trees (`--expand all`).
     floor_all: Duration,
-    /// How many `getPartialAXTree` calls the default view makes (0: full trees).
-    partial_calls: usize,
+    /// How many `getPartialAXTree` calls the default view makes (0: full trees; `whole`: the
+    /// page is captured whole).
+    partial_calls: String,
     /// How many boxes' rectangles the default view reads.
     rect_boxes: usize,
     /// Per mode of [`MODES`].
@@ -257,6 +258,8 @@ fn snapshot_params(dom_rects: bool) -> serde_json::Value {
 struct ViewPlan {
     /// The boxes whose client and scroll rectangles are read (`capture::box_rects`).
     boxes: Vec<RectBox>,
+    /// The same for the whole page.
+    all_boxes: Vec<RectBox>,
     /// The view's fetch set (`capture::ax_fetch_set`).
     ids: Vec<i64>,
     /// Node by node (`AxFetch::Auto`), else the full trees after the snapshot.
@@ -283,6 +286,7 @@ impl ViewPlan {
         };
         Ok(ViewPlan {
             boxes: boxes_needing_rects(&capture.dom_snapshot, &capture.computed_styles, Some(view)),
+            all_boxes: boxes_needing_rects(&capture.dom_snapshot, &capture.computed_styles, None),
             node_by_node: AxFetch::Auto.node_by_node(ids.len(), dom_node_count(capture)),
             whole_page: AxFetch::Auto.whole_page(&capture.layout_metrics, 0.0),
             ids,
@@ -291,10 +295,10 @@ impl ViewPlan {
 }
 
 /// The engine's capture calls, sent bare; replies stay raw (the box rectangles are read with
-/// the engine's own `box_rects::read_rects`: a few small replies). `view`: the default view's
-/// calls; `None`: the full trees, as `--expand all` asks.
-async fn floor(page: &Page, view: Option<&ViewPlan>) -> Result<FloorReplies, String> {
-    let view = view.filter(|v| !v.whole_page);
+/// the engine's own `box_rects::read_rects`: a few small replies). The default view's calls
+/// (`plan`), or with `whole` the whole page's, as `--expand all` asks.
+async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorReplies, String> {
+    let view = Some(plan).filter(|v| !whole && !v.whole_page);
     let conn = page.connection();
     let session = Some(page.session_id());
     let empty = serde_json::json!({});
@@ -306,7 +310,7 @@ async fn floor(page: &Page, view: Option<&ViewPlan>) -> Result<FloorReplies, Str
     let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
     let frames = child_frames(&tree);
     let full = view.is_none();
-    let snapshot_params = snapshot_params(full);
+    let snapshot_params = snapshot_params(false);
     let snapshot = conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params);
     let ax_main = async {
         if full {
@@ -330,6 +334,11 @@ async fn floor(page: &Page, view: Option<&ViewPlan>) -> Result<FloorReplies, Str
     let mut ax_main = ax_main
         .transpose()
         .map_err(|e| err("Accessibility.getFullAXTree", e))?;
+    if full {
+        read_rects(conn, session, &plan.all_boxes, Duration::from_secs(10))
+            .await
+            .map_err(|e| err("reading box rectangles", e))?;
+    }
     if let Some(plan) = view {
         read_rects(conn, session, &plan.boxes, Duration::from_secs(10))
             .await
@@ -427,8 +436,8 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
     let plan = ViewPlan::of(&warm).map_err(|e| format!("{name}: {e}"))?;
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
-    floor(page, Some(&plan)).await?;
-    floor(page, None).await?;
+    floor(page, &plan, false).await?;
+    floor(page, &plan, true).await?;
 
     let mut floor_t = Vec::new();
     let mut floor_cpu = Vec::new();
@@ -450,13 +459,13 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         // (a) the floor
         let u0 = usage();
         let t0 = Instant::now();
-        let replies = floor(page, Some(&plan)).await?;
+        let replies = floor(page, &plan, false).await?;
         floor_t.push(t0.elapsed());
         floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
         reply_bytes = replies.bytes;
         drop(replies);
         let t0 = Instant::now();
-        let replies = floor(page, None).await?;
+        let replies = floor(page, &plan, true).await?;
         floor_all_t.push(t0.elapsed());
 
         // typed parse of Chromium's own reply bytes (the engine's parse path)
@@ -537,12 +546,16 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         floor: median(&floor_t),
         floor_cpu: median(&floor_cpu),
         floor_all: median(&floor_all_t),
-        partial_calls: if plan.node_by_node && !plan.whole_page {
-            plan.ids.len()
-        } else {
-            0
+        partial_calls: match (plan.whole_page, plan.node_by_node) {
+            (true, _) => "whole".to_string(),
+            (false, true) => plan.ids.len().to_string(),
+            (false, false) => "0".to_string(),
         },
-        rect_boxes: if plan.whole_page { 0 } else { plan.boxes.len() },
+        rect_boxes: if plan.whole_page {
+            plan.all_boxes.len()
+        } else {
+            plan.boxes.len()
+        },
         capture: capture_t.each_ref().map(|t| median(t)),
         process: process_t.each_ref().map(|t| median(t)),
         total: total_t.each_ref().map(|t| median(t)),
@@ -568,15 +581,12 @@ fn print_table(figures: &[PageFigures]) {
         "All times in ms (medians). floor = the engine's CDP calls for the default view sent bare,"
     );
     println!(
-        "replies left raw (in parentheses: its getPartialAXTree calls, 0 = full trees / the boxes whose
-rects it reads; 0/0 = a page at most three views large, captured whole); floor all = with the full"
+        "replies left raw (in parentheses: its getPartialAXTree calls, 0 = full trees, whole ="
     );
-    println!(
-        "trees, as --expand all asks (the floor of the `a11y all` row); capture = pagesight's"
-    );
-    println!(
-        "capture_page_for (same calls + typed parse + fetch set); process = offline pipeline;"
-    );
+    println!("a page at most three views large, taken whole / the boxes whose rects it reads);");
+    println!("floor all = the whole page, as --expand all asks (the floor of the `a11y all` row);");
+    println!("capture = pagesight's capture_page_for (same calls + typed parse + fetch set);");
+    println!("process = offline pipeline;");
     println!(
         "total = capture + process; CPU = this process's CPU time (all threads) per snapshot."
     );

@@ -14,7 +14,8 @@
 //!
 //! For a snapshot of the viewport (the default view, `--expand PX`), only such boxes in the
 //! expanded viewport matter: a box outside it clips only descendants that its border box already
-//! keeps outside. So the snapshot is taken without `includeDOMRects`, and the client and scroll
+//! keeps outside. For the whole page (`--expand all`) all of them are read: still few (1,661 of
+//! 31,116 boxes on `stdtypes`, read in about 0.2 s against the option's 0.3–0.6 s). So the snapshot is taken without `includeDOMRects`, and the client and scroll
 //! rectangles of those few boxes are read afterwards, and written into the snapshot where
 //! `includeDOMRects` would have put them (`[]` for every other box, as Chromium gives for text),
 //! so the model reads them unchanged.

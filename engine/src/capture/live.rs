@@ -8,8 +8,10 @@
 //! largest part of that on a long page. How much of it is asked for is the capture's
 //! [`AxScope`]:
 //! - **full** (`--expand all`, `verbose`, and recorded captures): `Accessibility.getFullAXTree`
-//!   per frame, sent together with the snapshot (with `includeDOMRects`) so their round trips
-//!   overlap;
+//!   per frame, sent together with the snapshot so their round trips overlap. A recorded capture
+//!   ([`capture_page`]) asks for every DOM rectangle (`includeDOMRects`); a live snapshot reads
+//!   those of the boxes geometry needs on their own, which costs Chromium far less (see
+//!   [`super::box_rects`]);
 //! - **viewport** (the default view, `--expand PX`): the snapshot first, without DOM rects (the
 //!   few boxes geometry needs are read on their own, see [`super::box_rects`]), then
 //!   `Accessibility.getPartialAXTree` for only the DOM nodes the render can print (see
@@ -72,9 +74,10 @@ const FRAME_TIMEOUT: Duration = Duration::from_secs(10);
 const PARENT_ROUNDS: usize = 3;
 
 /// Captures everything any snapshot of `page` needs: every frame's full accessibility tree
-/// (what a recorded capture holds, renderable with any options).
+/// and every box's DOM rectangles, JavaScript-free (what a recorded capture holds, renderable
+/// with any options).
 pub async fn capture_page(page: &Page) -> Result<Capture> {
-    capture_page_for(page, AxScope::Full).await
+    capture(page, AxScope::Full, AxFetch::Auto, Rects::Every).await
 }
 
 /// Captures what a snapshot viewed with `scope` needs (see [`AxScope::for_view`]).
@@ -84,13 +87,27 @@ pub async fn capture_page_for(page: &Page, scope: AxScope) -> Result<Capture> {
 
 /// [`capture_page_for`], choosing how a viewport scope's accessibility nodes are fetched.
 pub async fn capture_page_with(page: &Page, scope: AxScope, fetch: AxFetch) -> Result<Capture> {
+    capture(page, scope, fetch, Rects::Needed).await
+}
+
+/// Which DOM rectangles a capture asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rects {
+    /// Every box's (`includeDOMRects`).
+    Every,
+    /// Only those of the boxes geometry needs (see [`super::box_rects`]): for a viewport scope
+    /// those in the view, for a full one all of them.
+    Needed,
+}
+
+async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> Result<Capture> {
     let mut last_change = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
             tokio::time::sleep(Duration::from_millis(50 * attempt as u64)).await;
         }
         let last = attempt + 1 == MAX_ATTEMPTS;
-        match capture_once(page, last, scope, fetch).await {
+        match capture_once(page, last, scope, fetch, rects).await {
             Ok(Attempt::Done(capture)) => return Ok(*capture),
             Ok(Attempt::Changed(what)) => last_change = what,
             Err(e) if is_missing_document(&e) => last_change = e.message().to_string(),
@@ -135,7 +152,13 @@ fn snapshot_params(dom_rects: bool) -> CaptureSnapshotParams {
     }
 }
 
-async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -> Result<Attempt> {
+async fn capture_once(
+    page: &Page,
+    last: bool,
+    scope: AxScope,
+    fetch: AxFetch,
+    rects: Rects,
+) -> Result<Attempt> {
     // Listen before looking, so a navigation during the capture cannot go unseen.
     let mut changes = page.connection().subscribe_methods(
         Some(page.session_id()),
@@ -163,7 +186,8 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -
     let main_frame = before.frame.id.clone();
     let full = scope.is_full();
 
-    let snapshot_params = snapshot_params(full);
+    let dom_rects = rects == Rects::Every;
+    let snapshot_params = snapshot_params(dom_rects);
     let snapshot = page.send(&snapshot_params);
     // The full trees ride along with the snapshot; a viewport scope asks once the snapshot says
     // what is in view.
@@ -175,7 +199,7 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -
         }
     };
     let targets = page.frame_targets();
-    let parts = join_all(targets.iter().map(|t| frame_part(page, t, full)));
+    let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
     let (snapshot, ax_full, parts) = tokio::join!(snapshot, ax_full, parts);
     let snapshot = snapshot?;
     match snapshot.documents.first() {
@@ -250,8 +274,14 @@ async fn capture_once(page: &Page, last: bool, scope: AxScope, fetch: AxFetch) -
     let sessions: Vec<SessionId> = kept.iter().map(|(s, _)| s.clone()).collect();
     capture.oopifs = kept.into_iter().map(|(_, c)| c).collect();
 
+    if !dom_rects {
+        let view = match scope {
+            AxScope::Viewport { expand } => Some(expand),
+            AxScope::Full => None,
+        };
+        add_box_rects(page, &sessions, &mut capture, view).await?;
+    }
     if let AxScope::Viewport { expand } = scope {
-        add_box_rects(page, &sessions, &mut capture, expand).await?;
         let expand = if expand > 0.0 {
             Expand::Pixels(expand)
         } else {
@@ -396,27 +426,27 @@ fn dom_nodes(capture: &Capture) -> usize {
 }
 
 /// Fills in the client and scroll rectangles of the boxes geometry needs, in the page's snapshot
-/// (those in the view grown by `expand`) and every out-of-process frame's, all renderers at
+/// (those in the view grown by `expand`; all of them for `None`) and every out-of-process frame's, all renderers at
 /// once (see [`super::box_rects`]). A renderer whose boxes cannot be read is snapshotted again
 /// with every rectangle.
 async fn add_box_rects(
     page: &Page,
     sessions: &[SessionId],
     capture: &mut Capture,
-    expand: f64,
+    expand: Option<f64>,
 ) -> Result<()> {
     let conn = page.connection();
     let styles = &capture.computed_styles;
     let top = capture.dom_snapshot.documents.first();
     let viewport = &capture.layout_metrics.css_layout_viewport;
-    let view = View {
+    let view = expand.map(|expand| View {
         x: top.and_then(|d| d.scroll_offset_x).unwrap_or(0.0),
         y: top.and_then(|d| d.scroll_offset_y).unwrap_or(0.0),
         width: viewport.client_width as f64,
         height: viewport.client_height as f64,
         expand,
-    };
-    let page_boxes = boxes_needing_rects(&capture.dom_snapshot, styles, Some(view));
+    });
+    let page_boxes = boxes_needing_rects(&capture.dom_snapshot, styles, view);
     let frame_boxes: Vec<Vec<RectBox>> = capture
         .oopifs
         .iter()
@@ -553,8 +583,14 @@ enum FrameOutcome {
     Gone,
 }
 
-/// Snapshots one out-of-process iframe over its own session (with its full trees when `full`).
-async fn frame_part(page: &Page, target: &FrameTarget, full: bool) -> FrameOutcome {
+/// Snapshots one out-of-process iframe over its own session (with its full trees when `full`,
+/// every DOM rectangle when `dom_rects`).
+async fn frame_part(
+    page: &Page,
+    target: &FrameTarget,
+    full: bool,
+    dom_rects: bool,
+) -> FrameOutcome {
     let conn = page.connection();
     let session = Some(&target.session_id);
     let before = match conn
@@ -568,7 +604,7 @@ async fn frame_part(page: &Page, target: &FrameTarget, full: bool) -> FrameOutco
         frame_id: before.frame.id.clone(),
     };
     let owner = conn.send_with_timeout(Some(&target.parent_session), &owner_params, FRAME_TIMEOUT);
-    let params = snapshot_params(full);
+    let params = snapshot_params(dom_rects);
     let snapshot = conn.send_with_timeout(session, &params, FRAME_TIMEOUT);
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);

@@ -12,7 +12,7 @@
 //! | `computedStyles` | the style names requested, in order: `layout.styles[i][k]` is the value of `computedStyles[k]` |
 //! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
 //! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
-//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includePaintOrder`; `includeDOMRects` for a full `axScope`, else client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
+//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includePaintOrder`; `includeDOMRects` in a recorded capture, while a live snapshot has client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
 //! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as lean [`AxNodeRecord`]s (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
