@@ -1,4 +1,5 @@
-//! A lean typed reply for `Accessibility.getFullAXTree` (and `getPartialAXTree`, same shape): only what the model reads.
+//! A lean typed reply for `Accessibility.getFullAXTree` (and `getPartialAXTree`, which answers in
+//! the same shape): only what the model reads.
 //!
 //! The generated bindings ([`crate::cdp`]) stay the one way pagesight speaks CDP; this module
 //! does not replace them. It is a *projection* of one reply, the largest the engine asks for,
