@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::act::{interrupted_navigation, ActState, ActTarget, Navigated};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
-use crate::capture::{capture_page, confirm_hits};
+use crate::capture::{capture_page_for, confirm_hits, AxScope};
 use crate::cdp::page as cdp_page;
 use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
@@ -394,7 +394,8 @@ pub async fn take_snapshot(
     uids: &mut UidTable,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
-    let capture = capture_page(page).await?;
+    let scope = AxScope::for_view(options.expand, options.verbose);
+    let capture = capture_page_for(page, scope).await?;
     let consistent = capture.consistent;
     let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
     confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;

@@ -134,6 +134,8 @@ pub fn analyze_capture(
     page_target: &str,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
+    // A capture holding only the viewport's accessibility nodes cannot show more than that.
+    capture.ax_scope.check(options.expand, options.verbose)?;
     let model = Model::from_capture(capture)?;
     let analysis = analyze(
         &model,

@@ -2,13 +2,27 @@
 //!
 //! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
 //! hits all alike):
-//! - **floor**: the CDP calls the engine's capture makes (`Page.getFrameTree`, then at once
-//!   `Page.getLayoutMetrics`, `DOMSnapshot.captureSnapshot` with the engine's styles and options,
-//!   `Accessibility.getFullAXTree` per frame, then `Page.getFrameTree` again), sent bare and
-//!   waited for, the replies left raw: the time Chromium needs to produce a capture;
-//! - **a11y** / **dom**: pagesight end to end, `capture_page` + `snapshot::process` in that mode,
-//!   on the page's warm uid table as in a session; the offline `process` part is timed alone too,
-//!   and the process's CPU time (all threads, `getrusage`) is taken around the whole snapshot.
+//! - **floor**: the CDP calls the engine's capture makes for the default view, kept in step
+//!   with `capture/live.rs` (what to ask for is taken once per page from one capture; the page
+//!   does not change between runs): `Page.getFrameTree` and `Page.getLayoutMetrics`, then
+//!   `DOMSnapshot.captureSnapshot` with the engine's styles, paint order and no DOM rects, then
+//!   the client and scroll rectangles of the boxes geometry needs (`capture::box_rects`: an
+//!   isolated world per frame, `DOM.resolveNode` per box, one `Runtime.callFunctionOn`), then
+//!   at once `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the
+//!   view's fetch set (`capture::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame
+//!   when the view holds a large share of the page's nodes (`AxFetch::node_by_node`) — then
+//!   `Page.getFrameTree` again; a page at most three views large is taken whole, as below
+//!   (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time Chromium
+//!   needs to produce a capture;
+//! - **floor all**: `captureSnapshot` and `Accessibility.getFullAXTree` per frame sent together,
+//!   then the rectangles of every box geometry needs, as `--expand all` and `verbose` ask;
+//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
+//!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
+//!   a session; the offline `process` part is timed alone too, and the process's CPU time (all
+//!   threads, `getrusage`) is taken around the whole snapshot.
+//!
+//! Out-of-process iframes are captured over their own sessions in parallel; the floor leaves
+//! them out (the bench pages have none).
 //!
 //! Also the typed parse of the raw `captureSnapshot` and `getFullAXTree` replies Chromium sent
 //! in the floor runs (MB/s on the browser's own bytes). Medians of the runs are printed.
@@ -22,14 +36,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::capture_page;
+use pagesight::capture::{capture_page_for, AxScope};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
-use pagesight_benches::floor::{floor, snapshot_params};
+use pagesight_benches::floor::{floor, snapshot_params, ViewPlan};
 use pagesight_benches::{dom_node_count, fixtures_dir, median, mib, ms, page_url, usage};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -158,14 +173,24 @@ struct PageFigures {
     reply_bytes: usize,
     floor: Duration,
     floor_cpu: Duration,
-    capture: [Duration; 2],
-    process: [Duration; 2],
-    total: [Duration; 2],
-    cpu: [Duration; 2],
+    /// The floor with the full accessibility trees (`--expand all`).
+    floor_all: Duration,
+    /// How many `getPartialAXTree` calls the default view makes (0: full trees; `whole`: the
+    /// page is captured whole).
+    partial_calls: String,
+    /// How many boxes' rectangles the default view reads.
+    rect_boxes: usize,
+    /// Per mode of [`MODES`].
+    capture: [Duration; 3],
+    process: [Duration; 3],
+    total: [Duration; 3],
+    cpu: [Duration; 3],
     parse_snapshot_mbps: f64,
     parse_ax_mbps: f64,
     /// `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree` each sent alone.
     snapshot_alone: Duration,
+    /// The same without `includeDOMRects`.
+    snapshot_bare: Duration,
     ax_alone: Duration,
 }
 
@@ -215,42 +240,58 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e6
 }
 
+/// The measured snapshot modes: (label, mode, expand).
+const MODES: [(&str, Mode, Expand); 3] = [
+    ("a11y", Mode::A11y, Expand::Viewport),
+    ("dom", Mode::Dom, Expand::Viewport),
+    ("a11y all", Mode::A11y, Expand::All),
+];
+
 async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigures, String> {
-    let modes = [Mode::A11y, Mode::Dom];
     let mut table = UidTable::new();
     let target = page.target_id().to_string();
 
-    // Warm-up (untimed): Chromium builds its accessibility tree, caches warm up.
-    let warm = capture_page(page)
+    // Warm-up (untimed): Chromium builds its accessibility tree, caches warm up. The default
+    // view's fetch set is taken from it for the floor.
+    let view = AxScope::for_view(Expand::Viewport, false);
+    let warm = capture_page_for(page, view)
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let dom_nodes = dom_node_count(&warm);
+    let plan = ViewPlan::of(&warm).map_err(|e| format!("{name}: {e}"))?;
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
-    floor(page).await?;
+    floor(page, &plan, false).await?;
+    floor(page, &plan, true).await?;
 
     let mut floor_t = Vec::new();
     let mut floor_cpu = Vec::new();
+    let mut floor_all_t = Vec::new();
     let mut reply_bytes = 0;
-    let mut capture_t = [Vec::new(), Vec::new()];
-    let mut process_t = [Vec::new(), Vec::new()];
-    let mut total_t = [Vec::new(), Vec::new()];
-    let mut cpu_t = [Vec::new(), Vec::new()];
+    let mut capture_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut process_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut total_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut cpu_t = [Vec::new(), Vec::new(), Vec::new()];
     let mut parse_snapshot = Vec::new();
     let mut parse_ax = Vec::new();
     let mut snapshot_len = 0;
     let mut ax_len = 0;
     let mut snapshot_alone = Vec::new();
+    let mut snapshot_bare = Vec::new();
     let mut ax_alone = Vec::new();
 
     for _ in 0..runs {
         // (a) the floor
         let u0 = usage();
         let t0 = Instant::now();
-        let replies = floor(page).await?;
+        let replies = floor(page, &plan, false).await?;
         floor_t.push(t0.elapsed());
         floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
         reply_bytes = replies.bytes;
+        drop(replies);
+        let t0 = Instant::now();
+        let replies = floor(page, &plan, true).await?;
+        floor_all_t.push(t0.elapsed());
 
         // typed parse of Chromium's own reply bytes (the engine's parse path)
         let t = Instant::now();
@@ -277,11 +318,17 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         // the two heavy calls, each alone
         let conn = page.connection();
         let session = Some(page.session_id());
-        let t = Instant::now();
-        conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params())
+        for (rects, alone) in [(true, &mut snapshot_alone), (false, &mut snapshot_bare)] {
+            let t = Instant::now();
+            conn.send_raw(
+                "DOMSnapshot.captureSnapshot",
+                session,
+                &snapshot_params(rects),
+            )
             .await
             .map_err(|e| format!("{name}: DOMSnapshot.captureSnapshot: {e}"))?;
-        snapshot_alone.push(t.elapsed());
+            alone.push(t.elapsed());
+        }
         let t = Instant::now();
         conn.send_raw(
             "Accessibility.getFullAXTree",
@@ -293,14 +340,15 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         ax_alone.push(t.elapsed());
 
         // (b) end to end, and (c) the offline part alone
-        for (k, mode) in modes.iter().enumerate() {
+        for (k, (_, mode, expand)) in MODES.iter().enumerate() {
             let options = SnapshotOptions {
                 mode: *mode,
+                expand: *expand,
                 ..SnapshotOptions::default()
             };
             let u0 = usage();
             let t0 = Instant::now();
-            let capture = capture_page(page)
+            let capture = capture_page_for(page, AxScope::for_view(*expand, false))
                 .await
                 .map_err(|e| format!("{name}: capture failed: {e}"))?;
             let t1 = Instant::now();
@@ -322,13 +370,25 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         reply_bytes,
         floor: median(&floor_t),
         floor_cpu: median(&floor_cpu),
-        capture: [median(&capture_t[0]), median(&capture_t[1])],
-        process: [median(&process_t[0]), median(&process_t[1])],
-        total: [median(&total_t[0]), median(&total_t[1])],
-        cpu: [median(&cpu_t[0]), median(&cpu_t[1])],
+        floor_all: median(&floor_all_t),
+        partial_calls: match (plan.whole_page, plan.node_by_node) {
+            (true, _) => "whole".to_string(),
+            (false, true) => plan.ids.len().to_string(),
+            (false, false) => "0".to_string(),
+        },
+        rect_boxes: if plan.whole_page {
+            plan.all_boxes.len()
+        } else {
+            plan.boxes.len()
+        },
+        capture: capture_t.each_ref().map(|t| median(t)),
+        process: process_t.each_ref().map(|t| median(t)),
+        total: total_t.each_ref().map(|t| median(t)),
+        cpu: cpu_t.each_ref().map(|t| median(t)),
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
         snapshot_alone: median(&snapshot_alone),
+        snapshot_bare: median(&snapshot_bare),
         ax_alone: median(&ax_alone),
     })
 }
@@ -343,26 +403,35 @@ fn ratio(a: Duration, b: Duration) -> String {
 fn print_table(figures: &[PageFigures]) {
     println!();
     println!(
-        "All times in ms (medians). floor = the engine's CDP calls sent bare, replies left raw;"
+        "All times in ms (medians). floor = the engine's CDP calls for the default view sent bare,"
     );
-    println!("capture = pagesight's capture_page (same calls + typed parse); process = offline pipeline;");
+    println!(
+        "replies left raw (in parentheses: its getPartialAXTree calls, 0 = full trees, whole ="
+    );
+    println!("a page at most three views large, taken whole / the boxes whose rects it reads);");
+    println!("floor all = the whole page, as --expand all asks (the floor of the `a11y all` row);");
+    println!("capture = pagesight's capture_page_for (same calls + typed parse + fetch set);");
+    println!("process = offline pipeline;");
     println!(
         "total = capture + process; CPU = this process's CPU time (all threads) per snapshot."
     );
     println!();
     println!(
-        "| page | DOM nodes | replies MiB | floor | floor CPU | mode | capture | process | total | process / floor | CPU | CPU / total |"
+        "| page | DOM nodes | replies MiB | floor | floor CPU | floor all | mode | capture | process | total | process / floor | CPU | CPU / total |"
     );
-    println!("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     for f in figures {
-        for (k, mode) in ["a11y", "dom"].iter().enumerate() {
+        for (k, (mode, _, _)) in MODES.iter().enumerate() {
             println!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
+                "| {} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
                 f.name,
                 f.dom_nodes,
                 mib(f.reply_bytes as u64),
                 ms(f.floor),
+                f.partial_calls,
+                f.rect_boxes,
                 ms(f.floor_cpu),
+                ms(f.floor_all),
                 mode,
                 ms(f.capture[k]),
                 ms(f.process[k]),
@@ -376,13 +445,14 @@ fn print_table(figures: &[PageFigures]) {
     println!();
     println!("The heavy calls each sent alone, and the typed parse of Chromium's own reply bytes");
     println!("(the engine's parse path, on the floor runs' replies); medians:");
-    println!("| page | captureSnapshot ms | getFullAXTree ms | parse captureSnapshot MB/s | parse getFullAXTree MB/s |");
+    println!("| page | captureSnapshot ms (with DOM rects / without) | getFullAXTree ms | parse captureSnapshot MB/s | parse getFullAXTree MB/s |");
     println!("|---|---:|---:|---:|---:|");
     for f in figures {
         println!(
-            "| {} | {} | {} | {:.0} | {:.0} |",
+            "| {} | {} / {} | {} | {:.0} | {:.0} |",
             f.name,
             ms(f.snapshot_alone),
+            ms(f.snapshot_bare),
             ms(f.ax_alone),
             f.parse_snapshot_mbps,
             f.parse_ax_mbps

@@ -4,11 +4,15 @@
 //! `--cdp-url http://127.0.0.1:PORT --reps N --warmup N --settle S --page-budget S
 //! --call-timeout S --width W --height H [--emit-text] URL...`; for each URL it navigates, waits
 //! `--settle` seconds, takes `warmup + reps` snapshots in each mode and prints one JSON object
-//! per line on stdout: `{"event":"version"}`, one `{"event":"page", "variant": "a11y"|"dom", …}`
-//! per URL and mode, then `{"event":"done"}`. Everything else goes to stderr.
+//! per line on stdout: `{"event":"version"}`, one `{"event":"page", "variant": …}` per URL and
+//! variant, then `{"event":"done"}`. Everything else goes to stderr. The variants: `a11y` and
+//! `dom` (the default view, which fetches only the viewport's accessibility nodes) and
+//! `a11y-all` (`--expand all`: the whole page, with the full accessibility tree, the
+//! counterpart of chrome-devtools-mcp's full `take_snapshot`).
 
 use std::time::{Duration, Instant};
 
+use pagesight::analysis::Expand;
 use pagesight::render::Mode;
 use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::SnapshotOptions;
@@ -158,7 +162,7 @@ async fn run(a: Args) -> Result<(), String> {
     for url in &a.urls {
         let t0 = Instant::now();
         if let Err(e) = session.open(url).await {
-            for variant in ["a11y", "dom"] {
+            for variant in ["a11y", "dom", "a11y-all"] {
                 emit(
                     json!({"event": "page", "url": url, "variant": variant, "times_ms": [], "error": e.to_string()}),
                 );
@@ -167,9 +171,14 @@ async fn run(a: Args) -> Result<(), String> {
         }
         let nav_ms = t0.elapsed().as_secs_f64() * 1000.0;
         tokio::time::sleep(Duration::from_secs_f64(a.settle)).await;
-        for (mode, variant) in [(Mode::A11y, "a11y"), (Mode::Dom, "dom")] {
+        for (mode, expand, variant) in [
+            (Mode::A11y, Expand::Viewport, "a11y"),
+            (Mode::Dom, Expand::Viewport, "dom"),
+            (Mode::A11y, Expand::All, "a11y-all"),
+        ] {
             let snapshot = SnapshotOptions {
                 mode,
+                expand,
                 ..SnapshotOptions::default()
             };
             let mut times = Vec::new();

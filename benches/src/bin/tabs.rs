@@ -10,8 +10,8 @@
 //! After one untimed warm-up snapshot per tab, `--repeats` rounds alternate (so drift hits all
 //! alike) three phases, each running every tab at once, `--snapshots` snapshots per tab, one
 //! after the other within a tab:
-//! - **floor**: the capture's CDP calls sent bare, replies left raw ([`pagesight_benches::floor`]);
-//! - **a11y** / **dom**: pagesight end to end (`capture_page` + `snapshot::process` on the tab's
+//! - **floor**: the default view's CDP calls sent bare, replies left raw ([`pagesight_benches::floor`]);
+//! - **a11y** / **dom**: pagesight end to end (`capture_page_for` + `snapshot::process` on the tab's
 //!   warm uid table), each tab in its own task so the offline work of two tabs can use both cores.
 //!
 //! Throughput of a phase = snapshots taken by all tabs / wall time of the phase. Medians over
@@ -28,12 +28,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::capture_page;
+use pagesight::capture::{capture_page_for, AxScope};
 use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
-use pagesight_benches::floor::floor;
+use pagesight_benches::floor::{floor, ViewPlan};
 use pagesight_benches::{dom_node_count, fixtures_dir, median, page_url, process_tree_cpu, usage};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -147,10 +148,12 @@ async fn run(args: Args) -> Result<(), String> {
     closed.map_err(|e| format!("closing Chromium: {e}"))
 }
 
-/// One tab: its page and its uid table (which outlives the snapshots, as in a session).
+/// One tab: its page, its uid table (which outlives the snapshots, as in a session) and what
+/// the floor asks for on it.
 struct Tab {
     page: Page,
     table: UidTable,
+    plan: Option<ViewPlan>,
 }
 
 #[derive(Clone, Copy)]
@@ -193,16 +196,20 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
         tabs.push(Tab {
             page,
             table: UidTable::new(),
+            plan: None,
         });
     }
 
     // Warm-up, untimed: Chromium builds each tab's accessibility tree, the tables fill.
     let mut dom_nodes = 0;
     for tab in &mut tabs {
-        let capture = capture_page(&tab.page)
+        let capture = capture_page_for(&tab.page, default_view())
             .await
             .map_err(|e| format!("warm-up capture failed: {e}"))?;
         dom_nodes = dom_node_count(&capture);
+        let plan = ViewPlan::of(&capture)?;
+        floor(&tab.page, &plan, false).await?;
+        tab.plan = Some(plan);
         let target = tab.page.target_id().to_string();
         process(
             capture,
@@ -211,7 +218,6 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
             &SnapshotOptions::default(),
         )
         .map_err(|e| format!("warm-up processing failed: {e}"))?;
-        floor(&tab.page).await?;
     }
 
     let phases = [
@@ -314,10 +320,11 @@ async fn tab_phase(mut tab: Tab, phase: Phase, snapshots: usize) -> Result<Tab, 
     for _ in 0..snapshots {
         match phase {
             Phase::Floor => {
-                std::hint::black_box(floor(&tab.page).await?.bytes);
+                let plan = tab.plan.as_ref().ok_or("the tab was not warmed up")?;
+                std::hint::black_box(floor(&tab.page, plan, false).await?.bytes);
             }
             Phase::Pagesight(mode) => {
-                let capture = capture_page(&tab.page)
+                let capture = capture_page_for(&tab.page, default_view())
                     .await
                     .map_err(|e| format!("capture failed: {e}"))?;
                 let options = SnapshotOptions {
@@ -341,6 +348,11 @@ async fn tab_phase(mut tab: Tab, phase: Phase, snapshots: usize) -> Result<Tab, 
         }
     }
     Ok(tab)
+}
+
+/// What a default snapshot captures: the viewport.
+fn default_view() -> AxScope {
+    AxScope::for_view(Expand::Viewport, false)
 }
 
 fn median_f64(samples: &[f64]) -> f64 {

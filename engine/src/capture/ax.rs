@@ -1,4 +1,5 @@
-//! A lean typed reply for `Accessibility.getFullAXTree`: only what the model reads.
+//! A lean typed reply for `Accessibility.getFullAXTree` (and `getPartialAXTree`, which answers in
+//! the same shape): only what the model reads.
 //!
 //! The generated bindings ([`crate::cdp`]) stay the one way pagesight speaks CDP; this module
 //! does not replace them. It is a *projection* of one reply, the largest the engine asks for,
@@ -25,7 +26,9 @@
 //! Capture files written with the full generated nodes still load (their extra fields are
 //! skipped); files written with these records are still valid `AXNode` JSON.
 
-use crate::cdp::accessibility::{AXPropertyName, AXValueType, GetFullAXTreeParams};
+use crate::cdp::accessibility::{
+    AXPropertyName, AXValueType, GetFullAXTreeParams, GetPartialAXTreeParams,
+};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
@@ -48,7 +51,36 @@ impl crate::cdp::Command for GetFullAxTree {
     type Response = FullAxTree;
 }
 
-/// The reply of [`GetFullAxTree`].
+/// `Accessibility.getPartialAXTree` for one DOM node, answered as a lean [`FullAxTree`] (the
+/// reply has the same shape). Always sent with `fetchRelatives: false`: the node alone, which
+/// still carries its `parentId` and `childIds` (with relatives, Chromium adds the ancestors,
+/// siblings and children — and lists some child ids twice).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GetPartialAxTree {
+    /// The DOM node whose accessibility node is wanted.
+    #[serde(rename = "backendNodeId")]
+    pub backend_node_id: i64,
+    /// Always `false` (see above).
+    #[serde(rename = "fetchRelatives")]
+    pub fetch_relatives: bool,
+}
+
+impl GetPartialAxTree {
+    /// The accessibility node of one DOM node, without its relatives.
+    pub fn of(backend_node_id: i64) -> GetPartialAxTree {
+        GetPartialAxTree {
+            backend_node_id,
+            fetch_relatives: false,
+        }
+    }
+}
+
+impl crate::cdp::Command for GetPartialAxTree {
+    const METHOD: &'static str = <GetPartialAXTreeParams as crate::cdp::Command>::METHOD;
+    type Response = FullAxTree;
+}
+
+/// The reply of [`GetFullAxTree`] (and of [`GetPartialAxTree`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FullAxTree {
     /// The tree's nodes, as Chromium lists them.

@@ -12,10 +12,11 @@
 //! | `computedStyles` | the style names requested, in order: `layout.styles[i][k]` is the value of `computedStyles[k]` |
 //! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
 //! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
-//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includeDOMRects`, `includePaintOrder`) |
+//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includePaintOrder`; `includeDOMRects` in a recorded capture, while a live snapshot has client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
 //! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as lean [`AxNodeRecord`]s (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
+//! | `axScope` | how much of the tree `axTrees` holds ([`AxScope`]): absent = every frame's full tree; `{"kind":"viewport","expand":px}` = only what a snapshot of that view can print, so a wider view of the file is refused |
 //! | `consistent` | `false` when a frame kept changing while it was captured and its section may mix two states (absent = `true`) |
 //!
 //! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is
@@ -29,14 +30,19 @@ use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 
 mod ax;
+pub mod ax_partial;
+pub mod box_rects;
 mod confirm;
 mod live;
+mod scope;
 pub use ax::{
     AxNodeKey, AxNodeRecord, AxPropertyRecord, AxScalar, AxValueRecord, FullAxTree, GetFullAxTree,
+    GetPartialAxTree,
 };
 pub use confirm::{confirm_hits, Confirmation};
 pub(crate) use confirm::{hit_test_at, prepare_hit_test};
-pub use live::{capture_page, mixes_states};
+pub use live::{capture_page, capture_page_for, capture_page_with, mixes_states};
+pub use scope::{ax_fetch_set, AxFetch, AxScope};
 
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -157,6 +163,9 @@ pub struct Capture {
     /// Whether every part was taken of one state of its frame (see the module docs).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub consistent: bool,
+    /// How much of the accessibility tree `ax_trees` holds (absent: all of it).
+    #[serde(default, skip_serializing_if = "AxScope::is_full")]
+    pub ax_scope: AxScope,
 }
 
 fn yes() -> bool {
