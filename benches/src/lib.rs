@@ -263,3 +263,61 @@ pub fn process_tree_cpu(root: u32) -> Duration {
     }
     Duration::from_secs_f64(total as f64 / ticks as f64)
 }
+
+/// Runs `future` to completion on a multi-threaded runtime with two workers, as the live bench
+/// binaries do (two cores is what they are measured on).
+pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    Ok(runtime.block_on(future))
+}
+
+/// The `main` of a bench binary named `name`: bad arguments print their message and exit with
+/// 2; otherwise `run` runs on [`block_on`]'s runtime, and a failure prints `name: message` and
+/// exits with 1.
+pub fn bench_main<A, Fut>(
+    name: &str,
+    args: Result<A, String>,
+    run: impl FnOnce(A) -> Fut,
+) -> std::process::ExitCode
+where
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    use std::process::ExitCode;
+    let args = match args {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match block_on(run(args)).and_then(|r| r) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{name}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Launches a headless Chromium for a bench binary, runs `work` with it and closes it whatever
+/// `work` gave. The signal handlers come first, so Ctrl-C or SIGTERM during a long run still
+/// kills the browser and removes its temporary profile.
+pub async fn with_browser<T>(
+    options: pagesight::browser::LaunchOptions,
+    work: impl AsyncFnOnce(&pagesight::browser::Browser) -> Result<T, String>,
+) -> Result<T, String> {
+    pagesight::browser::exit_on_signals_with_cleanup()
+        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
+    let browser = pagesight::browser::Browser::launch(options)
+        .await
+        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
+    let result = work(&browser).await;
+    let closed = browser.close().await;
+    let value = result?;
+    closed.map_err(|e| format!("closing Chromium: {e}"))?;
+    Ok(value)
+}

@@ -3,8 +3,7 @@
 //! `Session::execute(&json!({...}))` as a front end does, and reads back what the page saw.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -13,6 +12,9 @@ use pagesight::cdp::dom::DescribeNodeParams;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::session::{Session, SessionOptions};
 use serde_json::{json, Value};
+
+mod common;
+use common::{serve_on, serve_two_origins, Origins};
 
 static BROWSER: OnceLock<Result<String, String>> = OnceLock::new();
 
@@ -73,29 +75,12 @@ fn page_path(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The two loopback origins of the cross-site tests, `127.0.0.1:P1` and `localhost:P2`:
-/// Chromium puts the second site in another renderer (an out-of-process iframe). `{{A}}` and
-/// `{{B}}` in the pages under `fixtures/pages/actions/` are replaced by them.
-fn origins() -> &'static (String, String) {
-    static ORIGINS: OnceLock<(String, String)> = OnceLock::new();
+/// The two loopback origins of the cross-site tests (see `common`), serving
+/// `fixtures/pages/actions/`.
+fn origins() -> &'static Origins {
+    static ORIGINS: OnceLock<Origins> = OnceLock::new();
     ORIGINS.get_or_init(|| {
-        let a = TcpListener::bind("127.0.0.1:0").expect("bind the first origin");
-        let b = TcpListener::bind("127.0.0.1:0").expect("bind the second origin");
-        let port = |l: &TcpListener| l.local_addr().map(|a| a.port()).unwrap_or(0);
-        let origins = (
-            format!("http://127.0.0.1:{}", port(&a)),
-            format!("http://localhost:{}", port(&b)),
-        );
-        for listener in [a, b] {
-            let o = origins.clone();
-            std::thread::spawn(move || {
-                for stream in listener.incoming().flatten() {
-                    let o = o.clone();
-                    std::thread::spawn(move || respond(stream, &o));
-                }
-            });
-        }
-        origins
+        serve_two_origins(page_path("actions")).expect("serve the pages on two loopback origins")
     })
 }
 
@@ -107,60 +92,10 @@ fn own_site() -> Option<&'static str> {
     OWN.get_or_init(|| {
         let listener = TcpListener::bind("127.0.0.2:0").ok()?;
         let origin = format!("http://127.0.0.2:{}", listener.local_addr().ok()?.port());
-        let all = origins().clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let o = all.clone();
-                std::thread::spawn(move || respond(stream, &o));
-            }
-        });
+        serve_on(listener, page_path("actions"), origins().clone());
         Some(origin)
     })
     .as_deref()
-}
-
-/// Serves one file of `fixtures/pages/actions/` and closes the connection.
-fn respond(mut stream: TcpStream, origins: &(String, String)) {
-    let Ok(clone) = stream.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(clone);
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if header == "\r\n" || header == "\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let path = request.split_whitespace().nth(1).unwrap_or("/");
-    let name = path
-        .split('?')
-        .next()
-        .unwrap_or("/")
-        .trim_start_matches('/');
-    let file = (!name.contains("..") && !name.is_empty())
-        .then(|| std::fs::read_to_string(page_path("actions").join(name)).ok())
-        .flatten();
-    let response = match file {
-        Some(body) => {
-            let body = body
-                .replace("{{A}}", &origins.0)
-                .replace("{{B}}", &origins.1);
-            format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            )
-        }
-        None => {
-            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
-        }
-    };
-    let _ = stream.write_all(response.as_bytes());
 }
 
 /// A session on its own page of the shared browser, with `page` loaded.
@@ -177,12 +112,12 @@ impl T {
 
     /// Opens `name` of `fixtures/pages/actions/` from the first loopback origin.
     async fn open_served(name: &str) -> T {
-        T::open_url(&format!("{}/{name}", origins().0)).await
+        T::open_url(&format!("{}/{name}", origins().a)).await
     }
 
     /// Opens `name` of `fixtures/pages/actions/` from [`own_site`] (or the first origin).
     async fn open_own_site(name: &str) -> T {
-        let origin = own_site().unwrap_or(&origins().0);
+        let origin = own_site().unwrap_or(&origins().a);
         T::open_url(&format!("{origin}/{name}")).await
     }
 

@@ -15,8 +15,6 @@
 //!
 //! Also: a viewport-scoped capture refuses to be rendered with a wider view.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 
 use pagesight::analysis::Expand;
@@ -29,20 +27,11 @@ use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight::ErrorCode;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages")
-}
+mod common;
+use common::{html_in, pages_dir, serve_two_origins, Origins};
 
-fn html_in(dir: &Path) -> Vec<PathBuf> {
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "html"))
-                .collect()
-        })
-        .unwrap_or_default();
-    pages.sort();
-    pages
+fn fixtures() -> PathBuf {
+    pages_dir("")
 }
 
 const STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
@@ -232,67 +221,6 @@ async fn check_page(session: &mut Session, name: &str, url: &str, tally: &mut Ta
     compare(&format!("{name} (middle)"), page, tally).await;
 }
 
-/// A static file server for the frame pages on two loopback origins, so the second site is an
-/// out-of-process iframe (`{{A}}` / `{{B}}` in the pages name the origins).
-fn serve_frames() -> (String, String) {
-    let (Ok(a), Ok(b)) = (
-        TcpListener::bind("127.0.0.1:0"),
-        TcpListener::bind("127.0.0.1:0"),
-    ) else {
-        return (String::new(), String::new());
-    };
-    let port = |l: &TcpListener| l.local_addr().map(|a| a.port()).unwrap_or(0);
-    let origins = (
-        format!("http://127.0.0.1:{}", port(&a)),
-        format!("http://localhost:{}", port(&b)),
-    );
-    for listener in [a, b] {
-        let o = origins.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let o = o.clone();
-                std::thread::spawn(move || respond(stream, &o));
-            }
-        });
-    }
-    origins
-}
-
-fn respond(mut stream: TcpStream, (a, b): &(String, String)) {
-    let Ok(clone) = stream.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(clone);
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    let mut header = String::new();
-    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
-        header.clear();
-    }
-    let path = request.split_whitespace().nth(1).unwrap_or("/");
-    let name = path
-        .split('?')
-        .next()
-        .unwrap_or("/")
-        .trim_start_matches('/');
-    let body = (!name.contains("..") && !name.is_empty())
-        .then(|| std::fs::read_to_string(fixtures().join("frames").join(name)).ok())
-        .flatten();
-    let response = match body {
-        Some(body) => {
-            let body = body.replace("{{A}}", a).replace("{{B}}", b);
-            format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            )
-        }
-        None => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into(),
-    };
-    let _ = stream.write_all(response.as_bytes());
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scoped_snapshots_print_what_full_ones_print() {
     let mut session = match Session::start(SessionOptions::default()).await {
@@ -314,8 +242,7 @@ async fn scoped_snapshots_print_what_full_ones_print() {
         check_page(&mut session, &name, &path.to_string_lossy(), &mut tally).await;
     }
     // Frames: same-process and out-of-process iframes, scrolled and clipped ones.
-    let (a, _) = serve_frames();
-    if !a.is_empty() {
+    if let Ok(Origins { a, .. }) = serve_two_origins(root.join("frames")) {
         // The other pages are frames of these (`scrolled.html` alone keeps scrolling itself).
         for page in ["top.html", "clipped.html", "scroll-panel.html"] {
             let name = format!("frames/{page}");

@@ -7,7 +7,7 @@
 //!   the element or a descendant, and an element reported occluded must not be hit at its centre;
 //! - the rendered text: hostile page text cannot forge a line, a password never appears.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pagesight::analysis::Expand;
 use pagesight::capture::capture_page;
@@ -18,20 +18,11 @@ use pagesight::render::{render, Format, Mode, RenderOptions};
 use pagesight::session::{take_snapshot, Session, SessionOptions};
 use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
 
-fn pages_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages")
-}
+mod common;
+use common::{html_in, pages_dir};
 
 fn fixture_pages() -> Vec<PathBuf> {
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(pages_dir())
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "html"))
-                .collect()
-        })
-        .unwrap_or_default();
-    pages.sort();
-    pages
+    html_in(&pages_dir(""))
 }
 
 /// Expectation mismatches of one page, and how many checks were made.

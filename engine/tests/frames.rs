@@ -6,8 +6,6 @@
 //! button inside such a frame must come out with a uid and a click point that Chromium's own
 //! hit test, asked inside that frame's renderer, confirms.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,78 +17,15 @@ use pagesight::render::{render, Format, Mode, RenderOptions};
 use pagesight::session::{take_snapshot, Session, SessionOptions};
 use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
 
+mod common;
+use common::{serve_two_origins, Origins};
+
 fn frames_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages/frames")
 }
 
-/// The two origins of the test: `{{A}}` and `{{B}}` in the pages are replaced by them.
-struct Origins {
-    a: String,
-    b: String,
-}
-
-/// A tiny static file server on a loopback listener (one thread per connection, closed after
-/// one response). Lives until the test process ends.
-fn serve(listener: TcpListener, origins: std::sync::Arc<std::sync::OnceLock<Origins>>) {
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let origins = origins.clone();
-            std::thread::spawn(move || respond(stream, &origins));
-        }
-    });
-}
-
-fn respond(mut stream: TcpStream, origins: &std::sync::OnceLock<Origins>) {
-    let mut reader = BufReader::new(match stream.try_clone() {
-        Ok(s) => s,
-        Err(_) => return,
-    });
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if header == "\r\n" || header == "\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let path = request.split_whitespace().nth(1).unwrap_or("/");
-    let path = path.split('?').next().unwrap_or("/");
-    let name = path.trim_start_matches('/');
-    let file = (!name.contains("..") && !name.is_empty())
-        .then(|| std::fs::read_to_string(frames_dir().join(name)).ok())
-        .flatten();
-    let response = match (file, origins.get()) {
-        (Some(body), Some(o)) => {
-            let body = body.replace("{{A}}", &o.a).replace("{{B}}", &o.b);
-            format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            )
-        }
-        _ => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
-    };
-    let _ = stream.write_all(response.as_bytes());
-}
-
 fn start_servers() -> Origins {
-    let a = TcpListener::bind("127.0.0.1:0").expect("bind the first origin");
-    let b = TcpListener::bind("127.0.0.1:0").expect("bind the second origin");
-    let origins = Origins {
-        a: format!("http://127.0.0.1:{}", a.local_addr().expect("port").port()),
-        b: format!("http://localhost:{}", b.local_addr().expect("port").port()),
-    };
-    let shared = std::sync::Arc::new(std::sync::OnceLock::new());
-    let _ = shared.set(Origins {
-        a: origins.a.clone(),
-        b: origins.b.clone(),
-    });
-    serve(a, shared.clone());
-    serve(b, shared);
-    origins
+    serve_two_origins(frames_dir()).expect("serve the frame pages on two loopback origins")
 }
 
 fn node_by_id(model: &Model, id: &str) -> Option<NodeId> {

@@ -45,7 +45,9 @@ use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, ViewPlan};
-use pagesight_benches::{dom_node_count, fixtures_dir, median, mib, ms, page_url, usage};
+use pagesight_benches::{
+    dom_node_count, fixtures_dir, median, mib, ms, page_url, usage, with_browser,
+};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
 const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
@@ -90,31 +92,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("live: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    pagesight_benches::bench_main("live", parse_args(), run)
 }
 
 /// The pages to measure: the given ones, or stdtypes (if installed) and two fixture pages.
@@ -149,21 +127,12 @@ fn short_name(p: &str) -> String {
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
-    pagesight::browser::exit_on_signals_with_cleanup()
-        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
     let mut options = LaunchOptions {
         executable: args.chrome.clone(),
         ..LaunchOptions::default()
     };
     options.connection.command_timeout = Duration::from_secs(120);
-    let browser = Browser::launch(options)
-        .await
-        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
-    let result = measure_all(&browser, &args).await;
-    let closed = browser.close().await;
-    result?;
-    closed.map_err(|e| format!("closing Chromium: {e}"))
+    with_browser(options, async |browser| measure_all(browser, &args).await).await
 }
 
 /// The medians of one page.

@@ -245,18 +245,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            emit(json!({"event": "fatal", "error": e.to_string()}));
-            std::process::exit(1);
-        }
-    };
-    if let Err(e) = runtime.block_on(run(args)) {
+    if let Err(e) = pagesight_benches::block_on(run(args)).and_then(|r| r) {
         eprintln!("peer-driver: {e}");
         emit(json!({"event": "fatal", "error": e}));
         std::process::exit(1);

@@ -17,7 +17,7 @@ use pagesight::browser::{Browser, LaunchOptions, Viewport};
 use pagesight::capture::capture_page;
 use pagesight_benches::docs_site::server::{DocsServer, Site};
 use pagesight_benches::docs_site::{missing_packages, real_page, RealPage, REAL_PAGES};
-use pagesight_benches::{ax_node_count, dom_node_count, fixtures_dir};
+use pagesight_benches::{ax_node_count, dom_node_count, fixtures_dir, with_browser};
 
 /// The port the existing captures were recorded on (it is part of each capture's URL).
 const DEFAULT_PORT: u16 = 8765;
@@ -106,18 +106,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
+    match pagesight_benches::block_on(run(args)).and_then(|r| r) {
         Ok(0) => ExitCode::SUCCESS,
         Ok(failed) => {
             eprintln!("record-captures: {failed} page(s) failed; the others were recorded");
@@ -132,9 +121,6 @@ fn main() -> ExitCode {
 
 /// Records every page; returns how many failed.
 async fn run(args: Args) -> Result<usize, String> {
-    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
-    pagesight::browser::exit_on_signals_with_cleanup()
-        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let site = Site::debian();
@@ -155,10 +141,16 @@ async fn run(args: Args) -> Result<usize, String> {
         },
         ..LaunchOptions::default()
     };
-    let browser = Browser::launch(options)
-        .await
-        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
+    let failed = with_browser(options, async |browser| {
+        Ok(record_pages(browser, &server, &site, &args).await)
+    })
+    .await;
+    drop(server);
+    failed
+}
 
+/// Records `args.pages` one after the other, printing a line each; returns how many failed.
+async fn record_pages(browser: &Browser, server: &DocsServer, site: &Site, args: &Args) -> usize {
     println!(
         "{:<18} {:>9} {:>9} {:>8} {:>8}  file",
         "page", "DOM nodes", "AX nodes", "gz KiB", "time s"
@@ -168,7 +160,7 @@ async fn run(args: Args) -> Result<usize, String> {
     for page in &args.pages {
         let started = Instant::now();
         let recorded = match site.resolve(page.path) {
-            Ok(_) => record(&browser, &server, page, &args.out).await,
+            Ok(_) => record(browser, server, page, &args.out).await,
             Err(status) => Err(format!(
                 "{} is not served (HTTP {status}); is its package complete?",
                 page.path
@@ -199,10 +191,7 @@ async fn run(args: Args) -> Result<usize, String> {
         args.pages.len(),
         total_bytes as f64 / 1024.0
     );
-    let closed = browser.close().await;
-    drop(server);
-    closed.map_err(|e| format!("closing Chromium: {e}"))?;
-    Ok(failed)
+    failed
 }
 
 struct Recorded {

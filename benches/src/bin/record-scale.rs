@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions};
 use pagesight::capture::capture_page;
-use pagesight_benches::{ax_node_count, dom_node_count, mib, scale, scale_capture_path, scale_dir};
+use pagesight_benches::{
+    ax_node_count, dom_node_count, mib, scale, scale_capture_path, scale_dir, with_browser,
+};
 
 struct Args {
     sizes: Vec<usize>,
@@ -54,37 +56,10 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("record-scale: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    pagesight_benches::bench_main("record-scale", parse_args(), run)
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
-    pagesight::browser::exit_on_signals_with_cleanup()
-        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let mut options = LaunchOptions {
@@ -93,13 +68,7 @@ async fn run(args: Args) -> Result<(), String> {
     };
     // The largest pages take Chromium tens of seconds to lay out and serialise.
     options.connection.command_timeout = Duration::from_secs(600);
-    let browser = Browser::launch(options)
-        .await
-        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
-    let result = record_all(&browser, &args).await;
-    let closed = browser.close().await;
-    result?;
-    closed.map_err(|e| format!("closing Chromium: {e}"))
+    with_browser(options, async |browser| record_all(browser, &args).await).await
 }
 
 async fn record_all(browser: &Browser, args: &Args) -> Result<(), String> {

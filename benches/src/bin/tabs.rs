@@ -35,7 +35,9 @@ use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
-use pagesight_benches::{dom_node_count, fixtures_dir, median, page_url, process_tree_cpu, usage};
+use pagesight_benches::{
+    dom_node_count, fixtures_dir, median, page_url, process_tree_cpu, usage, with_browser,
+};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
 const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
@@ -83,31 +85,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("tabs: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    pagesight_benches::bench_main("tabs", parse_args(), run)
 }
 
 /// The page to load in every tab: the given one, else stdtypes if installed, else a fixture.
@@ -130,22 +108,13 @@ fn page_location(args: &Args) -> String {
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    // Ctrl-C / SIGTERM: kill the browser and remove its temporary profile before exiting.
-    pagesight::browser::exit_on_signals_with_cleanup()
-        .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
     let mut options = LaunchOptions {
         executable: args.chrome.clone(),
         ..LaunchOptions::default()
     };
     // Eight tabs of a large page queue behind each other in a busy browser.
     options.connection.command_timeout = Duration::from_secs(300);
-    let browser = Browser::launch(options)
-        .await
-        .map_err(|e| format!("cannot launch Chromium: {e}"))?;
-    let result = measure(&browser, &args).await;
-    let closed = browser.close().await;
-    result?;
-    closed.map_err(|e| format!("closing Chromium: {e}"))
+    with_browser(options, async |browser| measure(browser, &args).await).await
 }
 
 /// One tab: its page, its uid table (which outlives the snapshots, as in a session) and what

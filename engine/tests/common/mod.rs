@@ -1,0 +1,110 @@
+//! Shared by the live test files: fixture pages served over loopback HTTP.
+//!
+//! Cross-site iframes only happen between sites, so the frame and action tests serve a folder
+//! of `fixtures/pages/` on two loopback origins, `127.0.0.1:P1` and `localhost:P2`: Chromium puts
+//! the second site in another renderer (an out-of-process iframe). `{{A}}` and `{{B}}` in a
+//! served page are replaced by the two origins, so pages can point at each other.
+
+// Each test file is its own crate and uses only part of this module.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+
+/// The two origins pages are served on.
+#[derive(Debug, Clone)]
+pub struct Origins {
+    /// `http://127.0.0.1:P1`
+    pub a: String,
+    /// `http://localhost:P2`
+    pub b: String,
+}
+
+/// `fixtures/pages/<folder>` of the workspace.
+pub fn pages_dir(folder: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/pages")
+        .join(folder)
+}
+
+/// Serves `dir` on two new loopback origins, one thread per connection, for as long as the
+/// test process lives.
+pub fn serve_two_origins(dir: PathBuf) -> std::io::Result<Origins> {
+    let a = TcpListener::bind("127.0.0.1:0")?;
+    let b = TcpListener::bind("127.0.0.1:0")?;
+    let origins = Origins {
+        a: format!("http://127.0.0.1:{}", a.local_addr()?.port()),
+        b: format!("http://localhost:{}", b.local_addr()?.port()),
+    };
+    serve_on(a, dir.clone(), origins.clone());
+    serve_on(b, dir, origins.clone());
+    Ok(origins)
+}
+
+/// Serves `dir` on `listener`, naming `origins` in the pages.
+pub fn serve_on(listener: TcpListener, dir: PathBuf, origins: Origins) {
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (dir, origins) = (dir.clone(), origins.clone());
+            std::thread::spawn(move || respond(stream, &dir, &origins));
+        }
+    });
+}
+
+/// Answers one request with a file of `dir` (or 404) and closes the connection.
+fn respond(mut stream: TcpStream, dir: &Path, origins: &Origins) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(clone);
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        match reader.read_line(&mut header) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if header == "\r\n" || header == "\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let name = path
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .trim_start_matches('/');
+    let file = (!name.contains("..") && !name.is_empty())
+        .then(|| std::fs::read_to_string(dir.join(name)).ok())
+        .flatten();
+    let response = match file {
+        Some(body) => {
+            let body = body
+                .replace("{{A}}", &origins.a)
+                .replace("{{B}}", &origins.b);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }
+        None => {
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+        }
+    };
+    let _ = stream.write_all(response.as_bytes());
+}
+
+/// The `.html` files directly in `dir`, sorted (none if it cannot be read).
+pub fn html_in(dir: &Path) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "html"))
+                .collect()
+        })
+        .unwrap_or_default();
+    pages.sort();
+    pages
+}
