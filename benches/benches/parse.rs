@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pagesight::capture::AxNodeRecord;
+use pagesight::capture::{AxNodeRecord, DomSnapshot};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight_benches::{fixture_capture_path, gunzip, raw_parts};
@@ -32,6 +32,12 @@ fn parse(c: &mut Criterion) {
     group.bench_function("domSnapshot", |b| {
         b.iter(|| {
             serde_json::from_slice::<CaptureSnapshotReturns>(black_box(&parts.dom_snapshot))
+                .expect("the domSnapshot of the stdtypes capture does not parse")
+        })
+    });
+    group.bench_function("domSnapshot_lean", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<DomSnapshot>(black_box(&parts.dom_snapshot))
                 .expect("the domSnapshot of the stdtypes capture does not parse")
         })
     });

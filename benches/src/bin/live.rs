@@ -38,9 +38,7 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope};
-use pagesight::cdp::accessibility::AXNode;
-use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
+use pagesight::capture::{capture_page_for, AxScope, DomSnapshot, FullAxTree};
 use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
@@ -264,19 +262,15 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
 
         // typed parse of Chromium's own reply bytes (the engine's parse path)
         let t = Instant::now();
-        let parsed: CaptureSnapshotReturns = replies
+        let parsed: DomSnapshot = replies
             .snapshot
             .parse("DOMSnapshot.captureSnapshot")
             .map_err(|e| format!("{name}: the snapshot reply does not parse: {e}"))?;
         parse_snapshot.push(t.elapsed());
         snapshot_len = replies.snapshot.len();
         drop(parsed);
-        #[derive(serde::Deserialize)]
-        struct AxReply {
-            nodes: Vec<AXNode>,
-        }
         let t = Instant::now();
-        let parsed: AxReply = replies.ax[0]
+        let parsed: FullAxTree = replies.ax[0]
             .parse("Accessibility.getFullAXTree")
             .map_err(|e| format!("{name}: the AX reply does not parse: {e}"))?;
         parse_ax.push(t.elapsed());

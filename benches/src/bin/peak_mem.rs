@@ -15,7 +15,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pagesight::capture::{AxNodeRecord, Capture};
+use pagesight::capture::{AxNodeRecord, Capture, DomSnapshot};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight::identity::UidTable;
@@ -162,6 +162,11 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     let dom_typed = current() - base;
     drop(dom);
     let base = current();
+    let dom: DomSnapshot =
+        serde_json::from_slice(&parts.dom_snapshot).map_err(|e| format!("domSnapshot: {e}"))?;
+    let dom_lean = current() - base;
+    drop(dom);
+    let base = current();
     let ax: Vec<AXNode> =
         serde_json::from_slice(&parts.ax_nodes).map_err(|e| format!("AX nodes: {e}"))?;
     let ax_typed = current() - base;
@@ -206,10 +211,15 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     );
     let xp = |bytes: usize, of: usize| format!("{:.2}x", bytes as f64 / of.max(1) as f64);
     println!(
-        "| typed domSnapshot alone ({} MiB of JSON) | {} | {} of its JSON |",
+        "| typed domSnapshot alone, generated `CaptureSnapshotReturns` ({} MiB of JSON) | {} | {} of its JSON |",
         mib(parts.dom_snapshot.len() as u64),
         mib(dom_typed as u64),
         xp(dom_typed, parts.dom_snapshot.len())
+    );
+    println!(
+        "| typed domSnapshot alone, engine's `DomSnapshot` | {} | {} of its JSON |",
+        mib(dom_lean as u64),
+        xp(dom_lean, parts.dom_snapshot.len())
     );
     println!(
         "| typed AX nodes alone, generated `AXNode` ({ax_count} nodes, {} MiB of JSON) | {} | {} of its JSON |",

@@ -33,8 +33,8 @@ use futures_util::future::join_all;
 use rustc_hash::FxHashMap;
 use std::time::Duration;
 
+use super::dom::{DomSnapshot, Ragged};
 use crate::cdp::dom::ResolveNodeParams;
-use crate::cdp::dom_snapshot::CaptureSnapshotReturns;
 use crate::cdp::page::CreateIsolatedWorldParams;
 use crate::cdp::runtime::{CallArgument, CallFunctionOnParams, ReleaseObjectGroupParams};
 use crate::error::{Error, Result};
@@ -82,7 +82,7 @@ pub struct View {
 ///
 /// Pure.
 pub fn boxes_needing_rects(
-    snapshot: &CaptureSnapshotReturns,
+    snapshot: &DomSnapshot,
     computed_styles: &[String],
     view: Option<View>,
 ) -> Vec<RectBox> {
@@ -141,7 +141,7 @@ pub fn boxes_needing_rects(
             };
             let needed = wanted[node] || clips(ox) || clips(oy);
             if needed && types.get(node) == Some(&1) {
-                let bounds = layout.bounds.get(k).map_or(&[][..], |b| &b[..]);
+                let bounds = layout.bounds.get(k).unwrap_or(&[]);
                 if shown(bounds) {
                     out.push(RectBox {
                         doc: d,
@@ -158,29 +158,58 @@ pub fn boxes_needing_rects(
 
 /// Writes the values read for `boxes` into `snapshot` as `clientRects` and `scrollRects`
 /// (`[]` for every other box of a document that has any). Pure.
-pub fn write_rects(snapshot: &mut CaptureSnapshotReturns, boxes: &[RectBox], values: &[[f64; 8]]) {
+pub fn write_rects(snapshot: &mut DomSnapshot, boxes: &[RectBox], values: &[[f64; 8]]) {
+    // Per document, the rectangles of its boxes: those it has already, then those read.
+    let mut per_doc: Vec<Option<Vec<Option<[f64; 8]>>>> = vec![None; snapshot.documents.len()];
     for (b, v) in boxes.iter().zip(values) {
-        let Some(doc) = snapshot.documents.get_mut(b.doc) else {
+        let Some(doc) = snapshot.documents.get(b.doc) else {
             continue;
         };
         let n = doc.layout.node_index.len();
         if b.layout >= n {
             continue;
         }
-        let client = doc
-            .layout
-            .client_rects
-            .get_or_insert_with(|| vec![Vec::new(); n]);
-        if client.len() == n {
-            client[b.layout] = v[..4].to_vec();
+        let rows = per_doc[b.doc].get_or_insert_with(|| {
+            let had = |r: &Option<Ragged<f64>>, k: usize| {
+                r.as_ref()
+                    .filter(|r| r.len() == n)
+                    .and_then(|r| r.get(k))
+                    .filter(|row| row.len() == 4)
+                    .map(|row| [row[0], row[1], row[2], row[3]])
+            };
+            (0..n)
+                .map(|k| {
+                    match (
+                        had(&doc.layout.client_rects, k),
+                        had(&doc.layout.scroll_rects, k),
+                    ) {
+                        (Some(c), Some(s)) => {
+                            Some([c[0], c[1], c[2], c[3], s[0], s[1], s[2], s[3]])
+                        }
+                        _ => None,
+                    }
+                })
+                .collect()
+        });
+        rows[b.layout] = Some(*v);
+    }
+    for (doc, rows) in snapshot.documents.iter_mut().zip(per_doc) {
+        let Some(rows) = rows else { continue };
+        let (mut client, mut scroll) = (Ragged::new(), Ragged::new());
+        for row in &rows {
+            match row {
+                Some(v) => {
+                    client.push(&v[..4]);
+                    scroll.push(&v[4..]);
+                }
+                None => {
+                    client.push(&[]);
+                    scroll.push(&[]);
+                }
+            }
         }
-        let scroll = doc
-            .layout
-            .scroll_rects
-            .get_or_insert_with(|| vec![Vec::new(); n]);
-        if scroll.len() == n {
-            scroll[b.layout] = v[4..].to_vec();
-        }
+        doc.layout.client_rects = Some(client);
+        doc.layout.scroll_rects = Some(scroll);
     }
 }
 
@@ -285,7 +314,7 @@ pub async fn read_rects(
 mod tests {
     use super::*;
 
-    fn snapshot() -> CaptureSnapshotReturns {
+    fn snapshot() -> DomSnapshot {
         // #document > HTML > BODY > [DIV overflow:auto (in view), DIV overflow:hidden (far
         // below), IFRAME (content document 1), P]; document 1: #document > HTML.
         serde_json::from_value(serde_json::json!({
@@ -356,11 +385,11 @@ mod tests {
         let l = &s.documents[0].layout;
         let client = l.client_rects.as_ref().unwrap();
         assert_eq!(client.len(), 6);
-        assert_eq!(client[2], vec![1.0, 0.0, 10.0, 20.0]);
-        assert!(client[5].is_empty());
+        assert_eq!(client.get(2), Some(&[1.0, 0.0, 10.0, 20.0][..]));
+        assert_eq!(client.get(5), Some(&[][..]));
         assert_eq!(
-            l.scroll_rects.as_ref().unwrap()[2],
-            vec![0.0, 5.0, 10.0, 90.0]
+            l.scroll_rects.as_ref().unwrap().get(2),
+            Some(&[0.0, 5.0, 10.0, 90.0][..])
         );
         assert!(l.offset_rects.is_none());
     }

@@ -48,11 +48,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::ax::{AxNodeKey, AxNodeRecord, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
 use super::box_rects::{boxes_needing_rects, read_rects, write_rects, RectBox, View};
+use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::scope::{ax_fetch_set, AxFetch, AxScope};
 use crate::analysis::Expand;
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
-use crate::cdp::dom_snapshot::{CaptureSnapshotParams, CaptureSnapshotReturns};
+use crate::cdp::dom_snapshot::CaptureSnapshotParams;
 use crate::cdp::page::{
     FrameNavigatedEvent, FrameTree, GetFrameTreeParams, GetLayoutMetricsParams,
 };
@@ -142,14 +143,14 @@ fn is_missing_document(e: &Error) -> bool {
 /// `DOMSnapshot.captureSnapshot` with the engine's styles; `dom_rects`: with every box's
 /// client, offset and scroll rectangles (else the few that geometry needs are read afterwards,
 /// see [`super::box_rects`]).
-fn snapshot_params(dom_rects: bool) -> CaptureSnapshotParams {
-    CaptureSnapshotParams {
+fn snapshot_params(dom_rects: bool) -> CaptureDomSnapshot {
+    CaptureDomSnapshot(CaptureSnapshotParams {
         computed_styles: COMPUTED_STYLES.iter().map(|s| s.to_string()).collect(),
         include_paint_order: Some(true),
         include_dom_rects: Some(dom_rects),
         include_blended_background_colors: None,
         include_text_color_opacities: None,
-    }
+    })
 }
 
 async fn capture_once(
@@ -411,17 +412,11 @@ async fn capture_once(
 
 /// How many DOM nodes a capture's snapshots hold.
 fn dom_nodes(capture: &Capture) -> usize {
-    let count = |s: &CaptureSnapshotReturns| {
-        s.documents
-            .iter()
-            .map(|d| d.nodes.backend_node_id.as_ref().map_or(0, Vec::len))
-            .sum::<usize>()
-    };
-    count(&capture.dom_snapshot)
+    capture.dom_snapshot.node_count()
         + capture
             .oopifs
             .iter()
-            .map(|o| count(&o.dom_snapshot))
+            .map(|o| o.dom_snapshot.node_count())
             .sum::<usize>()
 }
 
@@ -656,7 +651,7 @@ fn failed(owner: Option<i64>, e: &Error) -> FrameOutcome {
     }
 }
 
-fn document_title(snapshot: &CaptureSnapshotReturns) -> String {
+fn document_title(snapshot: &DomSnapshot) -> String {
     snapshot
         .documents
         .first()
@@ -675,7 +670,7 @@ fn document_title(snapshot: &CaptureSnapshotReturns) -> String {
 /// unknown and not counted),
 /// and the root web area is named after the document title the snapshot recorded. Pure:
 /// callers can check recorded captures too.
-pub fn mixes_states(snapshot: &CaptureSnapshotReturns, ax: &[AxNodeRecord]) -> Option<String> {
+pub fn mixes_states(snapshot: &DomSnapshot, ax: &[AxNodeRecord]) -> Option<String> {
     // backendNodeId -> tag name (upper case, as the snapshot spells it) of every snapshot node.
     let mut known: FxHashMap<i64, &str> = FxHashMap::default();
     for d in &snapshot.documents {

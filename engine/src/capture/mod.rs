@@ -12,7 +12,7 @@
 //! | `computedStyles` | the style names requested, in order: `layout.styles[i][k]` is the value of `computedStyles[k]` |
 //! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
 //! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
-//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result (`includePaintOrder`; `includeDOMRects` in a recorded capture, while a live snapshot has client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
+//! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result, held as a lean [`DomSnapshot`] (`includePaintOrder`; `includeDOMRects` in a recorded capture, while a live snapshot has client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
 //! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as lean [`AxNodeRecord`]s (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
@@ -23,7 +23,6 @@
 //! asked for, because every requested style costs Chromium time on every layout box (about 12 ms
 //! per style on a 36k-node page).
 
-use crate::cdp::dom_snapshot::CaptureSnapshotReturns;
 use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -33,6 +32,7 @@ mod ax;
 pub mod ax_partial;
 pub mod box_rects;
 mod confirm;
+mod dom;
 mod live;
 mod scope;
 pub use ax::{
@@ -41,6 +41,10 @@ pub use ax::{
 };
 pub use confirm::{confirm_hits, Confirmation};
 pub(crate) use confirm::{hit_test_at, prepare_hit_test};
+pub use dom::{
+    CaptureDomSnapshot, DocumentRecord, DomSnapshot, LayoutTreeRecord, NodeTreeRecord, Ragged,
+    TextBoxRecord,
+};
 pub use live::{capture_page, capture_page_for, capture_page_with, mixes_states};
 pub use scope::{ax_fetch_set, AxFetch, AxScope};
 
@@ -107,7 +111,7 @@ pub struct OopifCapture {
     /// The style names requested for this snapshot, in order.
     pub computed_styles: Vec<String>,
     /// `DOMSnapshot.captureSnapshot` of the iframe target.
-    pub dom_snapshot: CaptureSnapshotReturns,
+    pub dom_snapshot: DomSnapshot,
     /// Its accessibility trees.
     #[serde(default)]
     pub ax_trees: Vec<AxTreeCapture>,
@@ -150,7 +154,7 @@ pub struct Capture {
     /// `Page.getLayoutMetrics()`.
     pub layout_metrics: GetLayoutMetricsReturns,
     /// `DOMSnapshot.captureSnapshot()` of the page's own target.
-    pub dom_snapshot: CaptureSnapshotReturns,
+    pub dom_snapshot: DomSnapshot,
     /// `Accessibility.getFullAXTree()` per frame of the page's own target.
     #[serde(default)]
     pub ax_trees: Vec<AxTreeCapture>,

@@ -10,11 +10,11 @@ use super::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, DocId, Document, LayoutBox, LayoutId, Model,
     Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
 };
-use crate::capture::{AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture};
-use crate::cdp::accessibility::{AXPropertyName, AXValueType};
-use crate::cdp::dom_snapshot::{
-    CaptureSnapshotReturns, DocumentSnapshot, RareBooleanData, RareStringData,
+use crate::capture::{
+    AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture, DocumentRecord, DomSnapshot,
 };
+use crate::cdp::accessibility::{AXPropertyName, AXValueType};
+use crate::cdp::dom_snapshot::{RareBooleanData, RareStringData};
 use crate::cdp::page::FrameTree;
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -38,7 +38,7 @@ const NONE: u32 = u32::MAX;
 
 /// One renderer target's share of the capture (the page itself, or an out-of-process iframe).
 struct TargetInput {
-    snapshot: CaptureSnapshotReturns,
+    snapshot: DomSnapshot,
     styles: Vec<StyleField>,
     ax_trees: Vec<AxTreeCapture>,
     /// For out-of-process iframes: (owner target, owner backendNodeId).
@@ -467,7 +467,7 @@ fn page_metrics(m: &crate::cdp::page::GetLayoutMetricsReturns) -> PageMetrics {
     }
 }
 
-fn doc_scratch(target: u32, index: usize, d: &DocumentSnapshot) -> Result<DocScratch> {
+fn doc_scratch(target: u32, index: usize, d: &DocumentRecord) -> Result<DocScratch> {
     let parents: &[i64] = d.nodes.parent_index.as_deref().unwrap_or(&[]);
     let n = parents.len();
     if n >= NONE as usize / 2 {
@@ -600,7 +600,7 @@ fn local_to_model(s: &DocScratch, i: i64, doc: usize, field: &str) -> Result<usi
 fn fill_nodes(
     model: &mut Model,
     s: &DocScratch,
-    d: &DocumentSnapshot,
+    d: &DocumentRecord,
     ctx: &Ctx,
     lower_tags: &mut FxHashMap<u32, StrId>,
     empty: StrId,
@@ -610,7 +610,7 @@ fn fill_nodes(
     let names = nd.node_name.as_deref().unwrap_or(&[]);
     let values = nd.node_value.as_deref().unwrap_or(&[]);
     let backend = nd.backend_node_id.as_deref().unwrap_or(&[]);
-    let attrs = nd.attributes.as_deref().unwrap_or(&[]);
+    let attrs = nd.attributes.as_ref();
     for (local, &m) in s.map.iter().enumerate() {
         let m = m as usize;
         let kind = NodeKind::from_node_type(types.get(local).copied().unwrap_or(0));
@@ -641,7 +641,7 @@ fn fill_nodes(
             None => None,
         };
         let attrs_start = model.attrs.len() as u32;
-        if let Some(list) = attrs.get(local) {
+        if let Some(list) = attrs.and_then(|a| a.get(local)) {
             for pair in list.chunks_exact(2) {
                 model.attrs.push(Attr {
                     name: ctx.str(pair[0])?,
@@ -700,7 +700,7 @@ fn fill_nodes(
     Ok(())
 }
 
-fn rect_of(v: Option<&Vec<f64>>) -> Option<Rect> {
+fn rect_of(v: Option<&[f64]>) -> Option<Rect> {
     let v = v?;
     if v.len() < 4 || v.iter().take(4).any(|x| !x.is_finite()) {
         return None;
@@ -713,7 +713,7 @@ fn fill_layout(
     layouts: &mut Vec<LayoutBox>,
     text_boxes: &mut Vec<TextBox>,
     s: &DocScratch,
-    d: &DocumentSnapshot,
+    d: &DocumentRecord,
     styles: &[StyleField],
     ctx: &Ctx,
     strings: &[String],
@@ -732,7 +732,7 @@ fn fill_layout(
     for (k, &ni) in l.node_index.iter().enumerate() {
         let node = local_to_model(s, ni, ctx.doc, "layout.nodeIndex")?;
         let style = match l.styles.get(k) {
-            Some(vals) => match parsed_rows.get(vals.as_slice()) {
+            Some(vals) => match parsed_rows.get(vals) {
                 Some(style) => *style,
                 None => {
                     let mut style = Style::default();
@@ -742,7 +742,7 @@ fn fill_layout(
                             f.apply(&mut style, &strings[sid.index()]);
                         }
                     }
-                    parsed_rows.insert(vals.as_slice(), style);
+                    parsed_rows.insert(vals, style);
                     style
                 }
             },
