@@ -396,7 +396,7 @@ pub async fn take_snapshot(
 ) -> Result<Snapshot> {
     let scope = AxScope::for_view(options.expand, options.verbose);
     let capture = capture_page_for(page, scope).await?;
-    let consistent = capture.consistent;
+    let consistent = capture.capture().consistent;
     let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
     confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
     snapshot.output = if consistent {

@@ -5,7 +5,7 @@
 //! exactly what runs live.
 
 use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand};
-use crate::capture::Capture;
+use crate::capture::{Capture, Captured};
 use crate::error::{Error, Result};
 use crate::identity::{assign_uids, UidAssignment, UidTable};
 use crate::model::Model;
@@ -116,7 +116,7 @@ pub struct Snapshot {
 /// Runs the offline pipeline on a capture, assigning uids from (and updating) the page's table.
 /// `page_target` identifies the page in the table (its target id).
 pub fn process(
-    capture: Capture,
+    capture: impl Into<Captured>,
     table: &mut UidTable,
     page_target: &str,
     options: &SnapshotOptions,
@@ -129,14 +129,18 @@ pub fn process(
 /// The pipeline up to the uids: model, analysis, uid assignment; `output` is left empty. A live
 /// snapshot confirms unsure hit tests with Chromium between this and [`render_snapshot`].
 pub fn analyze_capture(
-    capture: Capture,
+    capture: impl Into<Captured>,
     table: &mut UidTable,
     page_target: &str,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
+    let captured = capture.into();
     // A capture holding only the viewport's accessibility nodes cannot show more than that.
-    capture.ax_scope.check(options.expand, options.verbose)?;
-    let model = Model::from_capture(capture)?;
+    captured
+        .capture()
+        .ax_scope
+        .check(options.expand, options.verbose)?;
+    let model = captured.into_model()?;
     let analysis = analyze(
         &model,
         &AnalysisOptions {

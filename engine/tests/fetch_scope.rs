@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
-use pagesight::capture::{capture_page, capture_page_with, AxFetch, AxScope, Capture};
+use pagesight::capture::{capture_page, capture_page_with, AxFetch, AxScope, Captured};
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
 use pagesight::render::{Format, Mode};
@@ -130,7 +130,7 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
             }
         };
         if fetch == AxFetch::Partial {
-            assert_eq!(scoped.ax_scope, scope);
+            assert_eq!(scoped.capture().ax_scope, scope);
         }
         for mode in [Mode::A11y, Mode::Dom] {
             let options = SnapshotOptions {
@@ -139,11 +139,14 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
                 expand,
                 verbose: false,
             };
-            let render = |c: Capture| {
+            let render = |c: Captured| {
                 let mut table = UidTable::new();
                 process(c, &mut table, page.target_id(), &options).map(|s| s.output)
             };
-            let (a, b) = match (render(full.clone()), render(scoped.clone())) {
+            // The model a live snapshot keeps from choosing what to ask for, with the answers
+            // added, is the model of the capture built afresh.
+            let rebuilt = render(scoped.capture().clone().into());
+            let (a, b) = match (render(full.clone().into()), render(scoped.clone())) {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(e), _) | (_, Err(e)) => {
                     tally
@@ -152,6 +155,11 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
                     continue;
                 }
             };
+            if rebuilt.as_ref().ok() != Some(&b) {
+                tally.failures.push(format!(
+                    "{name} {expand:?} {fetch:?} {mode:?}: the kept DOM model renders otherwise than the capture rebuilt"
+                ));
+            }
             tally.compared += 1;
             if a == b {
                 tally.exact += 1;
@@ -165,7 +173,7 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
             }
         }
         // The scoped capture cannot be shown wider than it was taken.
-        if scoped.ax_scope.is_full() {
+        if scoped.capture().ax_scope.is_full() {
             continue;
         }
         let wider = SnapshotOptions {

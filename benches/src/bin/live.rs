@@ -224,8 +224,8 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
     let warm = capture_page_for(page, view)
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
-    let dom_nodes = dom_node_count(&warm);
-    let plan = ViewPlan::of(&warm).map_err(|e| format!("{name}: {e}"))?;
+    let dom_nodes = dom_node_count(warm.capture());
+    let plan = ViewPlan::of(warm.capture()).map_err(|e| format!("{name}: {e}"))?;
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
     floor(page, &plan, false).await?;

@@ -175,8 +175,8 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
         let capture = capture_page_for(&tab.page, default_view())
             .await
             .map_err(|e| format!("warm-up capture failed: {e}"))?;
-        dom_nodes = dom_node_count(&capture);
-        let plan = ViewPlan::of(&capture)?;
+        dom_nodes = dom_node_count(capture.capture());
+        let plan = ViewPlan::of(capture.capture())?;
         floor(&tab.page, &plan, false).await?;
         tab.plan = Some(plan);
         let target = tab.page.target_id().to_string();

@@ -49,7 +49,7 @@ use super::ax::{AxNodeKey, AxNodeRecord, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
 use super::box_rects::{boxes_needing_rects, read_rects, write_rects, RectBox, View};
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::scope::{ax_fetch_set, AxFetch, AxScope};
+use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::Expand;
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
@@ -59,10 +59,12 @@ use crate::cdp::page::{
 };
 use crate::cdp::Event;
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::Model;
 use crate::transport::{Connection, SessionId};
 
 use super::{
-    AxTreeCapture, Capture, OopifCapture, UncapturedFrame, COMPUTED_STYLES, FORMAT_VERSION,
+    AxTreeCapture, Capture, Captured, OopifCapture, UncapturedFrame, COMPUTED_STYLES,
+    FORMAT_VERSION,
 };
 
 /// How many times a capture is retried when the page changes documents under it.
@@ -78,16 +80,18 @@ const PARENT_ROUNDS: usize = 3;
 /// and every box's DOM rectangles, JavaScript-free (what a recorded capture holds, renderable
 /// with any options).
 pub async fn capture_page(page: &Page) -> Result<Capture> {
-    capture(page, AxScope::Full, AxFetch::Auto, Rects::Every).await
+    let captured = capture(page, AxScope::Full, AxFetch::Auto, Rects::Every).await?;
+    Ok(captured.into_capture())
 }
 
-/// Captures what a snapshot viewed with `scope` needs (see [`AxScope::for_view`]).
-pub async fn capture_page_for(page: &Page, scope: AxScope) -> Result<Capture> {
+/// Captures what a snapshot viewed with `scope` needs (see [`AxScope::for_view`]), with the
+/// model of its DOM when a viewport scope built one to choose what to ask for.
+pub async fn capture_page_for(page: &Page, scope: AxScope) -> Result<Captured> {
     capture_page_with(page, scope, AxFetch::Auto).await
 }
 
 /// [`capture_page_for`], choosing how a viewport scope's accessibility nodes are fetched.
-pub async fn capture_page_with(page: &Page, scope: AxScope, fetch: AxFetch) -> Result<Capture> {
+pub async fn capture_page_with(page: &Page, scope: AxScope, fetch: AxFetch) -> Result<Captured> {
     capture(page, scope, fetch, Rects::Needed).await
 }
 
@@ -101,7 +105,7 @@ enum Rects {
     Needed,
 }
 
-async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> Result<Capture> {
+async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> Result<Captured> {
     let mut last_change = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
@@ -125,7 +129,7 @@ async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> R
 }
 
 enum Attempt {
-    Done(Box<Capture>),
+    Done(Box<Captured>),
     Changed(String),
 }
 
@@ -282,13 +286,18 @@ async fn capture_once(
         };
         add_box_rects(page, &sessions, &mut capture, view).await?;
     }
+    let mut dom_model = None;
     if let AxScope::Viewport { expand } = scope {
         let expand = if expand > 0.0 {
             Expand::Pixels(expand)
         } else {
             Expand::Viewport
         };
-        let sets = ax_fetch_set(&capture, expand)?;
+        // The model of the DOM decides what to ask for, and is kept: the snapshot's pipeline
+        // adds the answers to it rather than building it again.
+        let model = Model::from_dom_snapshots(&capture)?;
+        let sets = fetch_set(&model, expand, 1 + capture.oopifs.len());
+        dom_model = Some(model);
         let conn = page.connection();
         let wanted: usize = sets.iter().map(Vec::len).sum();
         if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
@@ -407,7 +416,7 @@ async fn capture_once(
     capture.url = after.frame.url.clone();
     capture.frame_tree = Some(after);
     capture.consistent = consistent;
-    Ok(Attempt::Done(Box::new(capture)))
+    Ok(Attempt::Done(Box::new(Captured::new(capture, dom_model))))
 }
 
 /// How many DOM nodes a capture's snapshots hold.

@@ -24,6 +24,7 @@
 //! per style on a 36k-node page).
 
 use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
+use crate::model::Model;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -170,6 +171,62 @@ pub struct Capture {
     /// How much of the accessibility tree `ax_trees` holds (absent: all of it).
     #[serde(default, skip_serializing_if = "AxScope::is_full")]
     pub ax_scope: AxScope,
+}
+
+/// A capture taken from a live page, with the model of its DOM snapshots when taking it built
+/// one (a viewport scope decides from it which accessibility nodes to ask for): the pipeline
+/// then adds the accessibility trees to that model instead of building it a second time. A
+/// capture read from a file, or taken whole, has none.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    capture: Capture,
+    dom_model: Option<Model>,
+}
+
+impl Captured {
+    /// `dom_model` must be `Model::from_dom_snapshots(&capture)`.
+    pub(crate) fn new(capture: Capture, dom_model: Option<Model>) -> Captured {
+        Captured { capture, dom_model }
+    }
+
+    /// The capture.
+    pub fn capture(&self) -> &Capture {
+        &self.capture
+    }
+
+    /// The capture alone (to save it, for instance).
+    pub fn into_capture(self) -> Capture {
+        self.capture
+    }
+
+    /// The model of the whole capture, accessibility trees included.
+    pub fn into_model(self) -> Result<Model> {
+        let Captured {
+            mut capture,
+            dom_model,
+        } = self;
+        match dom_model {
+            None => Model::from_capture(capture),
+            Some(mut model) => {
+                // Read already: freed before the accessibility trees are linked.
+                capture.dom_snapshot = DomSnapshot::default();
+                for o in &mut capture.oopifs {
+                    o.dom_snapshot = DomSnapshot::default();
+                }
+                model.add_ax_trees(&mut capture);
+                Ok(model)
+            }
+        }
+    }
+}
+
+impl From<Capture> for Captured {
+    fn from(capture: Capture) -> Captured {
+        Captured {
+            capture,
+            dom_model: None,
+        }
+    }
 }
 
 fn yes() -> bool {

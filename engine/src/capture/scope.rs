@@ -152,19 +152,13 @@ const PARTIAL_COST: usize = 8;
 ///
 /// Pure. `capture` needs no accessibility trees (any it has are ignored).
 pub fn ax_fetch_set(capture: &Capture, expand: Expand) -> Result<Vec<Vec<i64>>> {
-    let mut bare = Capture {
-        ax_trees: Vec::new(),
-        ..capture.clone()
-    };
-    for o in &mut bare.oopifs {
-        o.ax_trees.clear();
-    }
-    let targets = 1 + bare.oopifs.len();
-    let model = Model::from_capture(bare)?;
-    Ok(fetch_set(&model, expand, targets))
+    let model = Model::from_dom_snapshots(capture)?;
+    Ok(fetch_set(&model, expand, 1 + capture.oopifs.len()))
 }
 
-fn fetch_set(model: &Model, expand: Expand, targets: usize) -> Vec<Vec<i64>> {
+/// [`ax_fetch_set`] on the model of a capture's DOM snapshots ([`Model::from_dom_snapshots`])
+/// with `targets` renderer targets.
+pub(crate) fn fetch_set(model: &Model, expand: Expand, targets: usize) -> Vec<Vec<i64>> {
     let geometry = Geometry::new(model);
     let n = model.nodes.len();
     let mut facts = vec![NodeFacts::default(); n];

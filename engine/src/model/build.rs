@@ -37,13 +37,12 @@ impl Default for ModelLimits {
 const NONE: u32 = u32::MAX;
 
 /// One renderer target's share of the capture (the page itself, or an out-of-process iframe).
-struct TargetInput {
-    snapshot: DomSnapshot,
+struct TargetInput<'a> {
+    snapshot: &'a DomSnapshot,
     styles: Vec<StyleField>,
-    ax_trees: Vec<AxTreeCapture>,
     /// For out-of-process iframes: (owner target, owner backendNodeId).
     owner: Option<(u32, i64)>,
-    frame_id: Option<String>,
+    frame_id: Option<&'a str>,
     /// Offset of this target's strings in the model's string table.
     str_base: u32,
 }
@@ -71,35 +70,67 @@ impl Model {
     }
 
     /// [`Model::from_capture`] with explicit limits.
-    pub fn from_capture_with_limits(capture: Capture, limits: ModelLimits) -> Result<Model> {
-        let Capture {
-            url,
-            title,
-            computed_styles,
-            frame_tree,
-            layout_metrics,
-            dom_snapshot,
-            ax_trees,
-            oopifs,
-            uncaptured_frames,
-            ..
-        } = capture;
+    pub fn from_capture_with_limits(mut capture: Capture, limits: ModelLimits) -> Result<Model> {
+        // The snapshots' string tables become the model's: moved, not copied.
+        let mut strings = Vec::with_capacity(1 + capture.oopifs.len());
+        strings.push(std::mem::take(&mut capture.dom_snapshot.strings));
+        for o in &mut capture.oopifs {
+            strings.push(std::mem::take(&mut o.dom_snapshot.strings));
+        }
+        let mut model = Model::build_dom(&capture, strings, limits)?;
+        // The snapshots are fully read: free them before the AX trees are read, so the two
+        // large inputs are not both held next to the whole model.
+        let trees = take_ax_trees(&mut capture);
+        drop(capture);
+        for (target, tree) in trees {
+            add_ax_tree(&mut model, target, tree);
+        }
+        Ok(model)
+    }
 
+    /// The model of a capture's DOM snapshots alone, without accessibility data, leaving the
+    /// capture as it is (its strings are copied). A live snapshot that asks for accessibility
+    /// nodes only once it knows what is in view builds this once, decides from it what to ask
+    /// for, and adds the answers with [`Model::add_ax_trees`].
+    pub fn from_dom_snapshots(capture: &Capture) -> Result<Model> {
+        let mut strings = Vec::with_capacity(1 + capture.oopifs.len());
+        strings.push(capture.dom_snapshot.strings.clone());
+        for o in &capture.oopifs {
+            strings.push(o.dom_snapshot.strings.clone());
+        }
+        Model::build_dom(capture, strings, ModelLimits::default())
+    }
+
+    /// Links the accessibility trees of `capture` (moved out of it) into a model built from its
+    /// DOM snapshots by [`Model::from_dom_snapshots`].
+    pub fn add_ax_trees(&mut self, capture: &mut Capture) {
+        for (target, tree) in take_ax_trees(capture) {
+            add_ax_tree(self, target, tree);
+        }
+    }
+
+    /// Everything but the accessibility trees. `strings[k]` is the string table of target `k`
+    /// (0: the page, `k`: `capture.oopifs[k-1]`); the snapshots' own tables are not read.
+    fn build_dom(
+        capture: &Capture,
+        strings: Vec<Vec<String>>,
+        limits: ModelLimits,
+    ) -> Result<Model> {
         let mut model = Model {
-            url,
-            title,
+            url: capture.url.clone(),
+            title: capture.title.clone(),
             ..Model::default()
         };
-        model.metrics = page_metrics(&layout_metrics);
+        model.metrics = page_metrics(&capture.layout_metrics);
 
         // Frame tree: frame id -> loader id.
         let mut loaders: FxHashMap<String, String> = FxHashMap::default();
-        if let Some(tree) = &frame_tree {
+        if let Some(tree) = &capture.frame_tree {
             collect_loaders(tree, &mut loaders, 0);
         }
 
         // Targets and their string tables.
-        let mut targets = Vec::with_capacity(1 + oopifs.len());
+        let mut targets = Vec::with_capacity(1 + capture.oopifs.len());
         let styles_of = |names: &[String], present: &mut StylesPresent| -> Vec<StyleField> {
             names
                 .iter()
@@ -112,39 +143,33 @@ impl Model {
         };
         let mut present = StylesPresent::default();
         targets.push(TargetInput {
-            styles: styles_of(&computed_styles, &mut present),
-            snapshot: dom_snapshot,
-            ax_trees,
+            styles: styles_of(&capture.computed_styles, &mut present),
+            snapshot: &capture.dom_snapshot,
             owner: None,
             frame_id: None,
             str_base: 0,
         });
-        for o in oopifs {
+        for o in &capture.oopifs {
             // An out-of-process frame's loader ids come from its own session's frame tree.
             if let Some(tree) = &o.frame_tree {
                 collect_loaders(tree, &mut loaders, 0);
             }
             targets.push(TargetInput {
                 styles: styles_of(&o.computed_styles, &mut present),
-                snapshot: o.dom_snapshot,
-                ax_trees: o.ax_trees,
+                snapshot: &o.dom_snapshot,
                 owner: Some((o.owner_target, o.owner_backend_node_id)),
-                frame_id: Some(o.frame_id),
+                frame_id: Some(&o.frame_id),
                 str_base: 0,
             });
         }
         model.styles_present = present;
-        let mut total_strings = 0usize;
-        for t in &targets {
-            total_strings += t.snapshot.strings.len();
-        }
+        let total_strings: usize = strings.iter().map(Vec::len).sum();
         if total_strings >= NONE as usize {
             return Err(Error::invalid_argument("the capture has too many strings"));
         }
         model.strings.reserve(total_strings + 64);
-        for t in &mut targets {
+        for (t, strings) in targets.iter_mut().zip(strings) {
             t.str_base = model.strings.len() as u32;
-            let strings = std::mem::take(&mut t.snapshot.strings);
             if model.strings.is_empty() {
                 model.strings = strings;
             } else {
@@ -347,7 +372,7 @@ impl Model {
             let owner = model.nodes[root.index()].parent;
             let frame_id = ctx.opt_str(d.frame_id)?.or_else(|| {
                 // An out-of-process frame's snapshot may not name its frame.
-                t.frame_id.as_ref().map(|f| intern(&mut model, f))
+                t.frame_id.map(|f| intern(&mut model, f))
             });
             let loader_id = frame_id
                 .and_then(|f| loaders.get(model.str(f)).cloned())
@@ -387,30 +412,32 @@ impl Model {
                 .map(|n| (model.docs[n.doc.index()].target, n.backend_node_id)),
         );
         *model.by_backend_mut() = by_backend;
-        for u in uncaptured_frames {
+        for u in &capture.uncaptured_frames {
             if let Some(node) =
                 model.node_by_target_backend_id(u.owner_target, u.owner_backend_node_id)
             {
-                model.uncaptured_frames.push((node, u.reason));
+                model.uncaptured_frames.push((node, u.reason.clone()));
             }
         }
 
-        // The snapshots are fully read: free them before the AX trees are, so the two large
-        // inputs are not both held next to the whole model.
-        drop(scratch);
-        for t in &mut targets {
-            t.snapshot.documents = Vec::new();
-        }
-
-        // Accessibility.
-        for (ti, t) in targets.iter_mut().enumerate() {
-            let trees = std::mem::take(&mut t.ax_trees);
-            for tree in trees {
-                add_ax_tree(&mut model, ti as u32, tree);
-            }
-        }
         Ok(model)
     }
+}
+
+/// The accessibility trees of every target of `capture`, moved out of it, with their target.
+fn take_ax_trees(capture: &mut Capture) -> Vec<(u32, AxTreeCapture)> {
+    let mut out: Vec<(u32, AxTreeCapture)> = std::mem::take(&mut capture.ax_trees)
+        .into_iter()
+        .map(|t| (0, t))
+        .collect();
+    for (k, o) in capture.oopifs.iter_mut().enumerate() {
+        out.extend(
+            std::mem::take(&mut o.ax_trees)
+                .into_iter()
+                .map(|t| (k as u32 + 1, t)),
+        );
+    }
+    out
 }
 
 fn finite(v: f64) -> f64 {
