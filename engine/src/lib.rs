@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod error;
 pub mod identity;
 pub mod model;
+mod parallel;
 pub mod render;
 pub mod session;
 pub mod snapshot;

@@ -141,13 +141,19 @@ pub fn analyze_capture(
         .ax_scope
         .check(options.expand, options.verbose)?;
     let model = captured.into_model()?;
-    let analysis = analyze(
-        &model,
-        &AnalysisOptions {
-            expand: options.expand,
+    // Uids depend on the model alone, not on the analysis.
+    let (uids, analysis) = crate::parallel::join(
+        model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES,
+        || assign_uids(&model, table, page_target),
+        || {
+            analyze(
+                &model,
+                &AnalysisOptions {
+                    expand: options.expand,
+                },
+            )
         },
     );
-    let uids = assign_uids(&model, table, page_target);
     Ok(Snapshot {
         output: String::new(),
         model,

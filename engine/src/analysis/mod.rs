@@ -212,10 +212,16 @@ pub fn analyze(model: &Model, options: &AnalysisOptions) -> Analysis {
     let geometry = Geometry::new(model);
     let viewport = geometry.viewport;
     let mut nodes = vec![NodeFacts::default(); model.nodes.len()];
-    visibility::compute(model, &geometry, options.expand, &mut nodes);
-    let hit_tester = HitTester::new(model, &geometry);
-    interactivity::compute(model, &mut nodes);
-    scroll::compute(model, &geometry, &mut nodes);
+    // The hit tester reads only the model and its geometry, not the facts.
+    let (hit_tester, ()) = crate::parallel::join(
+        model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES,
+        || HitTester::new(model, &geometry),
+        || {
+            visibility::compute(model, &geometry, options.expand, &mut nodes);
+            interactivity::compute(model, &mut nodes);
+            scroll::compute(model, &geometry, &mut nodes);
+        },
+    );
     click::compute(model, &geometry, &hit_tester, &mut nodes);
     Analysis {
         viewport,

@@ -77,14 +77,18 @@ impl Model {
         for o in &mut capture.oopifs {
             strings.push(std::mem::take(&mut o.dom_snapshot.strings));
         }
-        let mut model = Model::build_dom(&capture, strings, limits)?;
-        // The snapshots are fully read: free them before the AX trees are read, so the two
-        // large inputs are not both held next to the whole model.
         let trees = take_ax_trees(&mut capture);
+        let ax_nodes: usize = trees.iter().map(|(_, t)| t.nodes.len()).sum();
+        // The two parts share nothing until they are linked.
+        let (ax, model) = crate::parallel::join(
+            ax_nodes >= crate::parallel::LARGE_PAGE_NODES,
+            move || AxPart::read(trees),
+            || Model::build_dom(&capture, strings, limits),
+        );
+        let mut model = model?;
+        // The snapshots are fully read: freed before the trees are linked.
         drop(capture);
-        for (target, tree) in trees {
-            add_ax_tree(&mut model, target, tree);
-        }
+        ax.link(&mut model);
         Ok(model)
     }
 
@@ -104,9 +108,7 @@ impl Model {
     /// Links the accessibility trees of `capture` (moved out of it) into a model built from its
     /// DOM snapshots by [`Model::from_dom_snapshots`].
     pub fn add_ax_trees(&mut self, capture: &mut Capture) {
-        for (target, tree) in take_ax_trees(capture) {
-            add_ax_tree(self, target, tree);
-        }
+        AxPart::read(take_ax_trees(capture)).link(self);
     }
 
     /// Everything but the accessibility trees. `strings[k]` is the string table of target `k`
@@ -924,23 +926,43 @@ fn ax_prop_name(name: &AXPropertyName) -> Option<AxProp> {
 }
 
 /// Interns short, repetitive strings (roles, tokens, property names) added by the AX tree.
+/// The accessibility trees of a capture in the model's own shapes, read without the DOM part
+/// (string, node, property and child ids count from 0 here), so that on a large page this runs
+/// while the DOM part is built; [`AxPart::link`] then appends it to the model and ties each
+/// node to its DOM node.
+#[derive(Default)]
+struct AxPart {
+    strings: Vec<String>,
+    nodes: Vec<AxNode>,
+    props: Vec<AxProperty>,
+    children: Vec<AxId>,
+    roots: Vec<AxId>,
+    /// Per tree, its renderer target and the range of `nodes` it filled.
+    trees: Vec<(u32, std::ops::Range<usize>)>,
+}
+
 struct Interner {
     map: FxHashMap<String, StrId>,
 }
 
 impl Interner {
-    fn get(&mut self, model: &mut Model, s: &str) -> StrId {
+    fn get(&mut self, strings: &mut Vec<String>, s: &str) -> StrId {
         if let Some(&id) = self.map.get(s) {
             return id;
         }
-        let id = push_string(model, s.to_string());
+        let id = push_to(strings, s.to_string());
         self.map.insert(s.to_string(), id);
         id
     }
 }
 
+fn push_to(strings: &mut Vec<String>, s: String) -> StrId {
+    strings.push(s);
+    StrId(strings.len() as u32 - 1)
+}
+
 fn ax_value(
-    model: &mut Model,
+    strings: &mut Vec<String>,
     interner: &mut Interner,
     v: AxValueRecord,
     intern_it: bool,
@@ -965,9 +987,9 @@ fn ax_value(
         ) => AxValue::Other,
         (_, AxScalar::Str(s)) => {
             if intern_it {
-                AxValue::Str(interner.get(model, &s))
+                AxValue::Str(interner.get(strings, &s))
             } else {
-                AxValue::Str(push_string(model, s))
+                AxValue::Str(push_to(strings, s))
             }
         }
         _ => AxValue::Other,
@@ -975,18 +997,18 @@ fn ax_value(
 }
 
 fn ax_string(
-    model: &mut Model,
+    strings: &mut Vec<String>,
     interner: &mut Interner,
     v: Option<AxValueRecord>,
     intern_it: bool,
 ) -> Option<StrId> {
     match v?.value {
         AxScalar::Str(s) => Some(if intern_it {
-            interner.get(model, &s)
+            interner.get(strings, &s)
         } else {
-            push_string(model, s)
+            push_to(strings, s)
         }),
-        AxScalar::Number(n) => Some(push_string(model, n.to_string())),
+        AxScalar::Number(n) => Some(push_to(strings, n.to_string())),
         _ => None,
     }
 }
@@ -1065,95 +1087,164 @@ impl AxKeyIndex {
     }
 }
 
-fn add_ax_tree(model: &mut Model, target: u32, tree: AxTreeCapture) {
-    let AxTreeCapture { frame_id, nodes } = tree;
-    let mut interner = Interner {
-        map: FxHashMap::default(),
-    };
-    let frame = Some(interner.get(model, &frame_id));
-    let base = model.ax_nodes.len() as u32;
-    // Room for everything this tree adds: its nodes, their properties and children, and about
-    // one string per node (its name).
-    let (mut nprops, mut nchildren) = (0usize, 0usize);
-    for n in &nodes {
-        nprops += n.properties.len();
-        nchildren += n.child_ids.len();
-    }
-    model.ax_nodes.reserve(nodes.len());
-    model.ax_props.reserve(nprops);
-    model.ax_children.reserve(nchildren);
-    model.strings.reserve(nodes.len());
-    // Every id is known before any node is linked, so parents and children resolve in one pass.
-    let mut ids = AxKeyIndex::new(&nodes);
-    for (k, n) in nodes.iter().enumerate() {
-        ids.insert(&n.node_id, AxId(base + k as u32));
-    }
-    for (k, n) in nodes.into_iter().enumerate() {
-        let idx = base as usize + k;
-        let id = AxId(idx as u32);
-        let role = ax_string(model, &mut interner, n.role, true);
-        let name =
-            ax_string(model, &mut interner, n.name, false).filter(|s| !model.str(*s).is_empty());
-        let description = ax_string(model, &mut interner, n.description.map(|d| *d), false)
-            .filter(|s| !model.str(*s).is_empty());
-        let value = n.value.map(|v| ax_value(model, &mut interner, *v, false));
-        let props_start = model.ax_props.len() as u32;
-        for p in n.properties {
-            let name = match ax_prop_name(&p.name) {
-                Some(name) => name,
-                None => AxProp::Other(interner.get(model, p.name.as_str())),
-            };
-            let value = ax_value(model, &mut interner, p.value, true);
-            model.ax_props.push(AxProperty { name, value });
+impl AxPart {
+    /// Reads `trees` (each with its renderer target), in order.
+    fn read(trees: Vec<(u32, AxTreeCapture)>) -> AxPart {
+        let mut part = AxPart::default();
+        for (target, tree) in trees {
+            part.read_tree(target, tree);
         }
-        let props_end = model.ax_props.len() as u32;
-        let node = n
-            .backend_dom_node_id
-            .and_then(|b| model.node_by_target_backend_id(target, b));
-        let frame_id = n
-            .frame_id
-            .as_deref()
-            .map(|f| interner.get(model, f))
-            .or(frame);
-        let parent = n.parent_id.as_ref().and_then(|p| ids.get(p));
-        let children_start = model.ax_children.len() as u32;
-        for c in &n.child_ids {
-            if let Some(cid) = ids.get(c) {
-                if cid != id {
-                    model.ax_children.push(cid);
+        part
+    }
+
+    fn read_tree(&mut self, target: u32, tree: AxTreeCapture) {
+        let AxTreeCapture { frame_id, nodes } = tree;
+        let mut interner = Interner {
+            map: FxHashMap::default(),
+        };
+        let strings = &mut self.strings;
+        let frame = Some(interner.get(strings, &frame_id));
+        let base = self.nodes.len();
+        let (mut nprops, mut nchildren) = (0usize, 0usize);
+        for n in &nodes {
+            nprops += n.properties.len();
+            nchildren += n.child_ids.len();
+        }
+        self.nodes.reserve(nodes.len());
+        self.props.reserve(nprops);
+        self.children.reserve(nchildren);
+        strings.reserve(nodes.len());
+        let mut ids = AxKeyIndex::new(&nodes);
+        for (k, n) in nodes.iter().enumerate() {
+            ids.insert(&n.node_id, AxId((base + k) as u32));
+        }
+        for (k, n) in nodes.into_iter().enumerate() {
+            let id = AxId((base + k) as u32);
+            let role = ax_string(strings, &mut interner, n.role, true);
+            let name = ax_string(strings, &mut interner, n.name, false)
+                .filter(|s| !strings[s.index()].is_empty());
+            let description = ax_string(strings, &mut interner, n.description.map(|d| *d), false)
+                .filter(|s| !strings[s.index()].is_empty());
+            let value = n.value.map(|v| ax_value(strings, &mut interner, *v, false));
+            let props_start = self.props.len() as u32;
+            for p in n.properties {
+                let name = match ax_prop_name(&p.name) {
+                    Some(name) => name,
+                    None => AxProp::Other(interner.get(strings, p.name.as_str())),
+                };
+                let value = ax_value(strings, &mut interner, p.value, true);
+                self.props.push(AxProperty { name, value });
+            }
+            let props_end = self.props.len() as u32;
+            let frame_id = n
+                .frame_id
+                .as_deref()
+                .map(|f| interner.get(strings, f))
+                .or(frame);
+            let parent = n.parent_id.as_ref().and_then(|p| ids.get(p));
+            let children_start = self.children.len() as u32;
+            for c in &n.child_ids {
+                if let Some(cid) = ids.get(c) {
+                    if cid != id {
+                        self.children.push(cid);
+                    }
+                }
+            }
+            let children_end = self.children.len() as u32;
+            if parent.is_none() {
+                self.roots.push(id);
+            }
+            self.nodes.push(AxNode {
+                ax_node_id: n.node_id,
+                ignored: n.ignored,
+                role,
+                name,
+                description,
+                value,
+                props_start,
+                props_end,
+                parent,
+                children_start,
+                children_end,
+                // Tied to the DOM in `link`.
+                node: None,
+                backend_dom_node_id: n.backend_dom_node_id,
+                frame_id,
+            });
+        }
+        self.trees.push((target, base..self.nodes.len()));
+    }
+
+    /// Appends the trees to `model` (whose DOM part is built), moving every id past what the
+    /// model holds, and ties each accessibility node to its DOM node.
+    fn link(self, model: &mut Model) {
+        let AxPart {
+            strings,
+            mut nodes,
+            mut props,
+            mut children,
+            roots,
+            trees,
+        } = self;
+        let s0 = model.strings.len() as u32;
+        let a0 = model.ax_nodes.len() as u32;
+        let (p0, c0) = (model.ax_props.len() as u32, model.ax_children.len() as u32);
+        let str_id = |s: StrId| StrId(s.0 + s0);
+        let ax_id = |a: AxId| AxId(a.0 + a0);
+        let value = |v: AxValue| match v {
+            AxValue::Str(s) => AxValue::Str(str_id(s)),
+            other => other,
+        };
+        model.strings.extend(strings);
+        for p in &mut props {
+            if let AxProp::Other(s) = p.name {
+                p.name = AxProp::Other(str_id(s));
+            }
+            p.value = value(p.value);
+        }
+        for c in &mut children {
+            *c = ax_id(*c);
+        }
+        for (target, range) in trees {
+            for k in range {
+                let n = &mut nodes[k];
+                n.role = n.role.map(str_id);
+                n.name = n.name.map(str_id);
+                n.description = n.description.map(str_id);
+                n.value = n.value.map(value);
+                n.frame_id = n.frame_id.map(str_id);
+                n.parent = n.parent.map(ax_id);
+                n.props_start += p0;
+                n.props_end += p0;
+                n.children_start += c0;
+                n.children_end += c0;
+                n.node = n
+                    .backend_dom_node_id
+                    .and_then(|b| model.node_by_target_backend_id(target, b));
+                let (Some(dom), ignored) = (n.node, n.ignored) else {
+                    continue;
+                };
+                // A DOM node named by several accessibility nodes keeps the first one exposed
+                // to assistive technology (else the first one).
+                let replace = match model.nodes[dom.index()].ax {
+                    None => true,
+                    Some(prev) => {
+                        let prev_ignored = match prev.0.checked_sub(a0) {
+                            Some(local) => nodes.get(local as usize).is_some_and(|n| n.ignored),
+                            None => model.ax_nodes.get(prev.index()).is_some_and(|n| n.ignored),
+                        };
+                        prev_ignored && !ignored
+                    }
+                };
+                if replace {
+                    model.nodes[dom.index()].ax = Some(AxId(k as u32 + a0));
                 }
             }
         }
-        let children_end = model.ax_children.len() as u32;
-        if parent.is_none() {
-            model.ax_roots.push(id);
-        }
-        model.ax_nodes.push(AxNode {
-            ax_node_id: n.node_id,
-            ignored: n.ignored,
-            role,
-            name,
-            description,
-            value,
-            props_start,
-            props_end,
-            parent,
-            children_start,
-            children_end,
-            node,
-            backend_dom_node_id: n.backend_dom_node_id,
-            frame_id,
-        });
-        if let Some(dom) = node {
-            let dn = &model.nodes[dom.index()];
-            let replace = match dn.ax {
-                None => true,
-                Some(prev) => model.ax_nodes[prev.index()].ignored && !n.ignored,
-            };
-            if replace {
-                model.nodes[dom.index()].ax = Some(id);
-            }
-        }
+        model.ax_nodes.extend(nodes);
+        model.ax_props.extend(props);
+        model.ax_children.extend(children);
+        model.ax_roots.extend(roots.into_iter().map(ax_id));
     }
 }
 
