@@ -226,7 +226,15 @@ impl Capture {
     }
 
     fn from_json(json: &[u8]) -> Result<Capture> {
-        Capture::from_json_with(json, SPLIT_PARSE_MIN)
+        // On one core the second thread could only take turns with the first.
+        let parallel = json.len() >= SPLIT_PARSE_MIN
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let split_min = if parallel {
+            SPLIT_PARSE_MIN
+        } else {
+            usize::MAX
+        };
+        Capture::from_json_with(json, split_min)
     }
 
     /// [`Capture::from_json`], parsing a file of at least `split_min` bytes on two threads.
