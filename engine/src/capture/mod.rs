@@ -155,8 +155,11 @@ pub struct Capture {
     /// `Page.getLayoutMetrics()`.
     pub layout_metrics: GetLayoutMetricsReturns,
     /// `DOMSnapshot.captureSnapshot()` of the page's own target.
+    // Parsed apart from the other fields in a large file (see `parse_split`): a serde attribute
+    // changing how it reads must be matched there.
     pub dom_snapshot: DomSnapshot,
     /// `Accessibility.getFullAXTree()` per frame of the page's own target.
+    // Parsed apart too, like `dom_snapshot`.
     #[serde(default)]
     pub ax_trees: Vec<AxTreeCapture>,
     /// Out-of-process iframes.
@@ -284,6 +287,19 @@ impl Capture {
     }
 
     fn from_json(json: &[u8]) -> Result<Capture> {
+        // On one core the second thread could only take turns with the first.
+        let parallel = json.len() >= SPLIT_PARSE_MIN
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let split_min = if parallel {
+            SPLIT_PARSE_MIN
+        } else {
+            usize::MAX
+        };
+        Capture::from_json_with(json, split_min)
+    }
+
+    /// [`Capture::from_json`], parsing a file of at least `split_min` bytes on two threads.
+    fn from_json_with(json: &[u8], split_min: usize) -> Result<Capture> {
         // Chromium sends lone UTF-16 surrogates (from page text) as `\ud800` escapes, which a
         // strict JSON decoder rejects; they become U+FFFD instead of failing the whole capture.
         let mut owned;
@@ -300,7 +316,10 @@ impl Capture {
         // tenth of the parse on a large page); a file that is not UTF-8 takes the slice path,
         // which reports where.
         let parsed: std::result::Result<Capture, _> = match std::str::from_utf8(json) {
-            Ok(text) => serde_json::from_str(text),
+            Ok(text) => match (text.len() >= split_min).then(|| parse_split(text)) {
+                Some(Some(capture)) => Ok(capture),
+                _ => serde_json::from_str(text),
+            },
             Err(_) => serde_json::from_slice(json),
         };
         let format = match &parsed {
@@ -336,8 +355,131 @@ impl Capture {
     }
 }
 
-/// Whether a `\uD...` escape (a possible surrogate) occurs: only the backslashes are looked at,
-/// found with a vectorised search, because this runs over every byte of every capture.
+/// Below this size a capture is parsed in one piece: a second thread costs more than it saves.
+const SPLIT_PARSE_MIN: usize = 1 << 20;
+
+/// How far into the file `domSnapshot` may start for [`parse_split`] to look for it: the keys
+/// written before it are small, and finding that it is a top-level key reads every byte before it.
+const SPLIT_PREFIX_MAX: usize = 1 << 20;
+
+/// Parses a capture as three pieces, two of them at once: the `domSnapshot` value and the
+/// `axTrees` value (together nearly all of a large file, and about equally long to parse), then
+/// the file with those two values replaced by small stand-ins, as a whole [`Capture`], so every
+/// rule of the one-piece parse (defaults, unknown keys ignored, a key given twice refused) still
+/// holds for the rest. The two values are deserialised as the `Capture` fields they fill would be.
+///
+/// `None` when the file is not laid out as [`Capture::to_writer`] writes it (`axTrees` right
+/// after `domSnapshot`, both top-level keys) or when any piece fails to parse: the caller then
+/// parses the file in one piece, which gives the answer, or the error, it always gave.
+fn parse_split(text: &str) -> Option<Capture> {
+    const DOM_KEY: &[u8] = b"\"domSnapshot\"";
+    const AX_KEY: &[u8] = b"\"axTrees\"";
+    const DOM_STAND_IN: &str = r#"{"documents":[],"strings":[]}"#;
+    let bytes = text.as_bytes();
+    let (dom_key, dom_at) = memchr::memmem::find_iter(bytes, DOM_KEY)
+        .find_map(|at| Some((at, value_after_key(bytes, at + DOM_KEY.len())?)))?;
+    // It must be a key of the top-level object: had a nested one its value replaced, the
+    // top-level one, read with the rest, would then be overwritten by it.
+    if dom_key > SPLIT_PREFIX_MAX || !at_top_level(&bytes[..dom_key]) {
+        return None;
+    }
+    // The value of `domSnapshot` is then taken to be all up to the `,` before the next
+    // `"axTrees":`. Parsing it whole proves that: had another key come between them, or this
+    // `"axTrees"` been a key within `domSnapshot`, the slice would not be one JSON value.
+    let (comma, ax_at) = memchr::memmem::find_iter(&bytes[dom_at..], AX_KEY).find_map(|at| {
+        let at = dom_at + at;
+        let comma = (at - trailing_whitespace(&bytes[dom_at..at])).checked_sub(1)?;
+        let value = value_after_key(bytes, at + AX_KEY.len())?;
+        (comma > dom_at && bytes[comma] == b',').then_some((comma, value))
+    })?;
+    let dom_text = text.get(dom_at..comma)?;
+    let ax_text = text.get(ax_at..)?;
+
+    let (dom_snapshot, ax_trees, ax_end) = std::thread::scope(|s| {
+        let ax = std::thread::Builder::new()
+            .spawn_scoped(s, || {
+                let mut values =
+                    serde_json::Deserializer::from_str(ax_text).into_iter::<Vec<AxTreeCapture>>();
+                let trees = values.next()?.ok()?;
+                Some((trees, ax_at + values.byte_offset()))
+            })
+            .ok()?;
+        let dom = serde_json::from_str::<DomSnapshot>(dom_text);
+        // A parse that panicked is given up like one that failed (after the other ends).
+        let (trees, ax_end) = ax.join().ok().flatten()?;
+        Some((dom.ok()?, trees, ax_end))
+    })?;
+
+    let (head, between, tail) = (
+        text.get(..dom_at)?,
+        text.get(comma..ax_at)?,
+        text.get(ax_end..)?,
+    );
+    let mut rest =
+        String::with_capacity(head.len() + DOM_STAND_IN.len() + between.len() + 2 + tail.len());
+    rest.push_str(head);
+    rest.push_str(DOM_STAND_IN);
+    rest.push_str(between);
+    rest.push_str("[]");
+    rest.push_str(tail);
+    let mut capture: Capture = serde_json::from_str(&rest).ok()?;
+    capture.dom_snapshot = dom_snapshot;
+    capture.ax_trees = ax_trees;
+    Some(capture)
+}
+
+/// Where the value of a key starts, `at` being just past the key's closing quote: after the
+/// `:` and any whitespace. `None` when no `:` follows (the string is not a key).
+fn value_after_key(bytes: &[u8], at: usize) -> Option<usize> {
+    let colon = at + leading_whitespace(bytes.get(at..)?);
+    (bytes.get(colon) == Some(&b':')).then(|| colon + 1 + leading_whitespace(&bytes[colon + 1..]))
+}
+
+fn is_json_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn leading_whitespace(bytes: &[u8]) -> usize {
+    bytes.iter().take_while(|&&b| is_json_whitespace(b)).count()
+}
+
+fn trailing_whitespace(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .rev()
+        .take_while(|&&b| is_json_whitespace(b))
+        .count()
+}
+
+/// Whether the start of a JSON text leaves the reader directly inside the outermost object or
+/// array and outside any string: the next token is then one of its keys or values.
+fn at_top_level(prefix: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in prefix {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            _ => {}
+        }
+    }
+    !in_string && depth == 1
+}
+
 /// Room for the decompressed JSON: the size the gzip trailer records (exact for a file written
 /// in one piece, as captures are), so the buffer is not grown by doubling to up to twice the
 /// JSON's size, which would be the largest allocation of a snapshot read from a file. A trailer
@@ -356,6 +498,8 @@ fn gunzipped_size_hint(gz: &[u8]) -> usize {
     }
 }
 
+/// Whether a `\uD...` escape (a possible surrogate) occurs: only the backslashes are looked at,
+/// found with a vectorised search, because this runs over every byte of every capture.
 fn has_surrogate_escape(json: &[u8]) -> bool {
     memchr::memchr_iter(b'\\', json).any(|i| {
         matches!(json.get(i + 1), Some(b'u' | b'U')) && matches!(json.get(i + 2), Some(b'd' | b'D'))
@@ -499,5 +643,236 @@ mod tests {
         let e = Capture::from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidArgument);
         assert!(e.message().contains("gzip"), "{}", e.message());
+    }
+
+    fn fixture_json(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/captures")
+            .join(name);
+        let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut json = Vec::new();
+        flate2::read::MultiGzDecoder::new(&gz[..])
+            .read_to_end(&mut json)
+            .unwrap();
+        json
+    }
+
+    /// Parses `json` on two threads and in one piece, asserts that both give the same capture or
+    /// the same error, and returns the capture.
+    fn parse_both_ways(json: &[u8]) -> Result<serde_json::Value> {
+        let split = Capture::from_json_with(json, 0);
+        let single = Capture::from_json_with(json, usize::MAX);
+        match (split, single) {
+            (Ok(split), Ok(single)) => {
+                let split = serde_json::to_value(split).unwrap();
+                assert!(
+                    split == serde_json::to_value(single).unwrap(),
+                    "the parses differ"
+                );
+                Ok(split)
+            }
+            (Err(split), Err(single)) => {
+                assert_eq!(split.message(), single.message());
+                Err(split)
+            }
+            (split, single) => panic!(
+                "split: {:?}, single: {:?}",
+                split.map(|_| "a capture"),
+                single.map(|_| "a capture")
+            ),
+        }
+    }
+
+    /// A recorded capture with every optional section added; its oopif's `domSnapshot` and
+    /// `axTrees` differ from the page's, so taking one for the other shows.
+    fn full_capture() -> Capture {
+        let mut c = Capture::from_json(&fixture_json("sign-in.json.gz")).unwrap();
+        let mut oopif_trees = c.ax_trees.clone();
+        oopif_trees.truncate(1);
+        oopif_trees[0].frame_id = "F2".into();
+        oopif_trees[0].nodes.truncate(2);
+        c.oopifs.push(OopifCapture {
+            target_id: Some("T2".into()),
+            frame_id: "F2".into(),
+            owner_target: 0,
+            owner_backend_node_id: 7,
+            computed_styles: c.computed_styles.clone(),
+            dom_snapshot: DomSnapshot {
+                documents: Vec::new(),
+                strings: vec!["oopif".into()],
+            },
+            ax_trees: oopif_trees,
+            frame_tree: c.frame_tree.clone(),
+        });
+        c.uncaptured_frames.push(UncapturedFrame {
+            owner_target: 1,
+            owner_backend_node_id: 9,
+            reason: "the frame did not answer in time".into(),
+        });
+        c.consistent = false;
+        c.ax_scope = serde_json::from_str(r#"{"kind":"viewport","expand":300}"#).unwrap();
+        c
+    }
+
+    /// The top-level members of a capture, each as its key and its value's JSON, in field order.
+    fn members(c: &Capture) -> Vec<(String, String)> {
+        let text = serde_json::to_string(c).unwrap();
+        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+        let mut keyed: Vec<(usize, String, String)> = map
+            .into_iter()
+            .map(|(k, v)| {
+                let at = text.find(&format!("\"{k}\":")).unwrap();
+                (at, k, v.to_string())
+            })
+            .collect();
+        keyed.sort();
+        keyed.into_iter().map(|(_, k, v)| (k, v)).collect()
+    }
+
+    fn object(members: &[(String, String)]) -> String {
+        let inner: Vec<String> = members
+            .iter()
+            .map(|(k, v)| format!("\"{k}\":{v}"))
+            .collect();
+        format!("{{{}}}", inner.join(","))
+    }
+
+    fn with(members: &[(String, String)], key: &str, value: &str) -> Vec<(String, String)> {
+        members
+            .iter()
+            .map(|(k, v)| (k.clone(), if k == key { value.into() } else { v.clone() }))
+            .collect()
+    }
+
+    fn position(members: &[(String, String)], key: &str) -> usize {
+        members.iter().position(|(k, _)| k == key).unwrap()
+    }
+
+    #[test]
+    fn split_parse_reads_every_recorded_capture_as_one_parse_does() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/captures");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".json.gz"))
+            .collect();
+        names.sort();
+        assert!(names.len() > 10, "{names:?}");
+        for name in names {
+            let json = fixture_json(&name);
+            let text = std::str::from_utf8(&json).unwrap();
+            assert!(parse_split(text).is_some(), "{name} is not split");
+            parse_both_ways(&json).unwrap_or_else(|e| panic!("{name}: {}", e.message()));
+        }
+    }
+
+    #[test]
+    fn split_parse_reads_every_section_as_written() {
+        let c = full_capture();
+        let json = serde_json::to_string(&c).unwrap();
+        for key in ["oopifs", "uncapturedFrames", "consistent", "axScope"] {
+            assert!(json.contains(&format!("\"{key}\":")), "{key}");
+        }
+        assert!(parse_split(&json).is_some());
+        let v = parse_both_ways(json.as_bytes()).unwrap();
+        assert_eq!(v, serde_json::to_value(&c).unwrap());
+        // Pretty-printed: whitespace around every key and value.
+        let pretty = serde_json::to_string_pretty(&c).unwrap();
+        assert!(parse_split(&pretty).is_some());
+        assert_eq!(parse_both_ways(pretty.as_bytes()).unwrap(), v);
+    }
+
+    #[test]
+    fn split_parse_of_odd_files_matches_one_parse() {
+        let c = full_capture();
+        let m = members(&c);
+        let ax = position(&m, "axTrees");
+        let dom = position(&m, "domSnapshot");
+        assert_eq!(ax, dom + 1);
+        // (what, file, parses, parsed on two threads)
+        let mut cases: Vec<(&str, String, bool, bool)> = Vec::new();
+        cases.push(("as written", object(&m), true, true));
+        // `axTrees` before `domSnapshot`: the first key so named after `domSnapshot` is then the
+        // oopif's.
+        let mut m2 = m.clone();
+        m2.swap(ax, dom);
+        cases.push(("axTrees first", object(&m2), true, false));
+        // `"axTrees":` within strings, one of them between the two keys.
+        let quoted = r#""x\",\"axTrees\":[],\"domSnapshot\":{}""#;
+        let mut m2 = with(&with(&m, "url", quoted), "title", quoted);
+        let title = m2.remove(position(&m2, "title"));
+        m2.insert(position(&m2, "axTrees"), title);
+        cases.push(("keys in strings", object(&m2), true, false));
+        let strings = r#"{"documents":[],"strings":["axTrees","\"axTrees\":","domSnapshot"]}"#;
+        let m2 = with(&m, "domSnapshot", strings);
+        cases.push(("key names as strings", object(&m2), true, true));
+        // Keys of those names nested ahead of the top-level ones.
+        let frame_tree = m[position(&m, "frameTree")].1.replacen(
+            '{',
+            &format!(r#"{{"domSnapshot":{strings},"axTrees":[{{"frameId":"X","nodes":[]}}],"#),
+            1,
+        );
+        let m2 = with(&m, "frameTree", &frame_tree);
+        cases.push(("keys nested in frameTree", object(&m2), true, false));
+        let nested = r#"{"documents":[],"strings":[],"extra":{"n":1,"axTrees":[]}}"#;
+        let m2 = with(&m, "domSnapshot", nested);
+        cases.push(("axTrees nested in domSnapshot", object(&m2), true, false));
+        // Unknown keys.
+        let mut m2 = m.clone();
+        m2.insert(ax + 1, ("extra".into(), r#"{"axTrees":[1]}"#.into()));
+        cases.push(("unknown key after axTrees", object(&m2), true, true));
+        let mut m2 = m.clone();
+        m2.insert(ax, ("extra".into(), "1".into()));
+        cases.push(("unknown key between", object(&m2), true, false));
+        // Keys given twice.
+        for key in ["axTrees", "domSnapshot", "url"] {
+            let mut m2 = m.clone();
+            m2.push((key.into(), m[position(&m, key)].1.clone()));
+            cases.push(("a key twice", object(&m2), false, false));
+        }
+        // A newer format, a lone surrogate, garbage after the object.
+        cases.push((
+            "newer format",
+            object(&with(&m, "format", "2")),
+            false,
+            true,
+        ));
+        let surrogate = r#"{"documents":[],"strings":["a\ud800b"]}"#;
+        let m2 = with(&m, "domSnapshot", surrogate);
+        cases.push(("lone surrogate", object(&m2), true, true));
+        cases.push(("trailing garbage", object(&m) + " ]", false, false));
+        // Cut short: in the keys before `domSnapshot`, in it, in `axTrees`, after it.
+        let json = object(&m);
+        for cut in [
+            100,
+            json.len() / 4,
+            json.len() / 2,
+            json.len() - 200,
+            json.len() - 1,
+        ] {
+            let cut = (cut..json.len())
+                .find(|&i| json.is_char_boundary(i))
+                .unwrap();
+            cases.push(("cut short", json[..cut].to_string(), false, false));
+        }
+
+        let real = serde_json::to_value(&c).unwrap();
+        for (what, json, parses, splits) in cases {
+            let mut text = json.clone().into_bytes();
+            replace_lone_surrogates(&mut text);
+            let text = String::from_utf8(text).unwrap();
+            assert_eq!(parse_split(&text).is_some(), splits, "{what}");
+            let parsed = parse_both_ways(json.as_bytes());
+            assert_eq!(parsed.is_ok(), parses, "{what}: {:?}", parsed.err());
+            if matches!(
+                what,
+                "as written" | "axTrees first" | "unknown key after axTrees"
+            ) {
+                assert!(parsed.unwrap() == real, "{what}");
+            }
+        }
+        let mut bad = object(&m).into_bytes();
+        bad[object(&m).find(r#""url":""#).unwrap() + 7] = 0xff;
+        assert!(parse_both_ways(&bad).is_err(), "not UTF-8");
     }
 }
