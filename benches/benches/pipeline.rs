@@ -16,7 +16,9 @@
 //!   `uids_warm`: the same with the table warm (every later snapshot of the page);
 //! - `render_a11y`, `render_dom`, `render_json`: `render` in each mode / format;
 //! - `process`: `snapshot::process` on a typed capture (what a live snapshot adds to the CDP calls);
-//! - `whole_from_gz`: `snapshot::render_capture` from the file's bytes to the text.
+//! - `whole_from_json`, `whole_from_gz`: `snapshot::render_capture` from the plain JSON / the
+//!   gzip'd file's bytes to the text: parse + merge + analysis + uids + render, and what each
+//!   leaves to free (the figure compared with the time Chromium takes to produce the capture).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -143,6 +145,11 @@ fn stages(c: &mut Criterion, name: &str, p: &Prepared) {
             },
             BatchSize::LargeInput,
         )
+    });
+    group.bench_function("whole_from_json", |b| {
+        b.iter(|| {
+            render_capture(black_box(&p.json), &SnapshotOptions::default()).expect("renders")
+        })
     });
     group.bench_function("whole_from_gz", |b| {
         b.iter(|| render_capture(black_box(&p.gz), &SnapshotOptions::default()).expect("renders"))

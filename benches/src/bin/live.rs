@@ -38,11 +38,12 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope, DomSnapshot, FullAxTree};
+use pagesight::capture::{capture_page_for, AxScope, Capture, DomSnapshot, FullAxTree};
+use pagesight::cdp::page::FrameTree;
 use pagesight::identity::UidTable;
 use pagesight::render::Mode;
-use pagesight::snapshot::{process, SnapshotOptions};
-use pagesight_benches::floor::{floor, snapshot_params, ViewPlan};
+use pagesight::snapshot::{process, render_capture, SnapshotOptions};
+use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
     dom_node_count, fixtures_dir, median, mib, ms, page_url, usage, with_browser,
 };
@@ -154,6 +155,9 @@ struct PageFigures {
     cpu: [Duration; 3],
     parse_snapshot_mbps: f64,
     parse_ax_mbps: f64,
+    /// The whole offline pipeline (`snapshot::render_capture`, a11y, `--expand all`) on a
+    /// capture file made of the `floor all` replies: Chromium's own bytes to the text.
+    offline_whole: Duration,
     /// `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree` each sent alone.
     snapshot_alone: Duration,
     /// The same without `includeDOMRects`.
@@ -225,6 +229,7 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let dom_nodes = dom_node_count(warm.capture());
+    let warm_meta = Some(warm.capture().clone());
     let plan = ViewPlan::of(warm.capture()).map_err(|e| format!("{name}: {e}"))?;
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
@@ -246,6 +251,11 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
     let mut snapshot_alone = Vec::new();
     let mut snapshot_bare = Vec::new();
     let mut ax_alone = Vec::new();
+    let mut offline_whole = Vec::new();
+    let whole_options = SnapshotOptions {
+        expand: Expand::All,
+        ..SnapshotOptions::default()
+    };
 
     for _ in 0..runs {
         // (a) the floor
@@ -276,7 +286,17 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         parse_ax.push(t.elapsed());
         ax_len = replies.ax[0].len();
         std::hint::black_box(parsed.nodes.len());
+        drop(parsed);
+
+        // the offline pipeline on those very bytes, as a capture file would hold them
+        let file = capture_file(warm_meta.as_ref(), &replies)
+            .ok_or_else(|| format!("{name}: the floor's replies do not make a capture"))?;
         drop(replies);
+        let t = Instant::now();
+        let text = render_capture(&file, &whole_options)
+            .map_err(|e| format!("{name}: the floor's replies do not render: {e}"))?;
+        offline_whole.push(t.elapsed());
+        std::hint::black_box(text.len());
 
         // the two heavy calls, each alone
         let conn = page.connection();
@@ -350,9 +370,59 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         cpu: cpu_t.each_ref().map(|t| median(t)),
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
+        offline_whole: median(&offline_whole),
         snapshot_alone: median(&snapshot_alone),
         snapshot_bare: median(&snapshot_bare),
         ax_alone: median(&ax_alone),
+    })
+}
+
+/// A capture file (plain JSON) holding the floor's raw `captureSnapshot` and `getFullAXTree`
+/// replies, with the page's metadata (URL, metrics, frame tree) from `meta`.
+fn capture_file(meta: Option<&Capture>, replies: &FloorReplies) -> Option<Vec<u8>> {
+    let mut meta = meta?.clone();
+    meta.dom_snapshot = DomSnapshot::default();
+    meta.ax_trees.clear();
+    meta.oopifs.clear();
+    meta.uncaptured_frames.clear();
+    meta.ax_scope = AxScope::Full;
+    // The floor asks for the main frame's tree, then each child frame's, in pre-order.
+    fn frames(tree: &FrameTree, out: &mut Vec<String>) {
+        out.push(tree.frame.id.clone());
+        for child in tree.child_frames.iter().flatten() {
+            frames(child, out);
+        }
+    }
+    let mut ids = Vec::new();
+    frames(meta.frame_tree.as_ref()?, &mut ids);
+    if ids.len() != replies.ax.len() {
+        return None;
+    }
+    let trees: Vec<String> = ids
+        .iter()
+        .zip(&replies.ax)
+        .map(|(id, raw)| {
+            // `{"nodes":[…]}` becomes `{"frameId":"…","nodes":[…]}`.
+            let body = raw.as_str().strip_prefix('{')?;
+            Some(format!(
+                "{{\"frameId\":{},{body}",
+                serde_json::to_string(id).ok()?
+            ))
+        })
+        .collect::<Option<_>>()?;
+    let text = serde_json::to_string(&meta).ok()?;
+    let (no_dom, no_ax) = (
+        r#""domSnapshot":{"documents":[],"strings":[]}"#,
+        r#""axTrees":[]"#,
+    );
+    (text.matches(no_dom).count() == 1 && text.matches(no_ax).count() == 1).then(|| {
+        text.replacen(
+            no_dom,
+            &format!(r#""domSnapshot":{}"#, replies.snapshot.as_str()),
+            1,
+        )
+        .replacen(no_ax, &format!(r#""axTrees":[{}]"#, trees.join(",")), 1)
+        .into_bytes()
     })
 }
 
@@ -419,6 +489,22 @@ fn print_table(figures: &[PageFigures]) {
             ms(f.ax_alone),
             f.parse_snapshot_mbps,
             f.parse_ax_mbps
+        );
+    }
+    println!();
+    println!("The engine's offline work on a whole capture against the time Chromium took to");
+    println!("produce it, same runs: floor all = captureSnapshot + getFullAXTree (+ the rects);");
+    println!("offline = parse + merge + analysis + uids + render (a11y, --expand all) of a");
+    println!("capture file made of exactly those replies (`snapshot::render_capture`); medians:");
+    println!("| page | floor all ms | offline ms | offline / floor all |");
+    println!("|---|---:|---:|---:|");
+    for f in figures {
+        println!(
+            "| {} | {} | {} | {} |",
+            f.name,
+            ms(f.floor_all),
+            ms(f.offline_whole),
+            ratio(f.offline_whole, f.floor_all)
         );
     }
 }
