@@ -147,9 +147,7 @@ fn stages(c: &mut Criterion, name: &str, p: &Prepared) {
         )
     });
     group.bench_function("whole_from_json", |b| {
-        b.iter(|| {
-            render_capture(black_box(&p.json), &SnapshotOptions::default()).expect("renders")
-        })
+        b.iter(|| render_capture(black_box(&p.json), &SnapshotOptions::default()).expect("renders"))
     });
     group.bench_function("whole_from_gz", |b| {
         b.iter(|| render_capture(black_box(&p.gz), &SnapshotOptions::default()).expect("renders"))

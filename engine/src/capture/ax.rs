@@ -31,7 +31,11 @@ use crate::cdp::accessibility::{
 };
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
+use std::borrow::Cow;
 use std::fmt;
+
+use crate::error::Result;
+use crate::transport::RawJson;
 
 /// `Accessibility.getFullAXTree` with the same parameters as the generated
 /// [`GetFullAXTreeParams`], answered as a lean [`FullAxTree`].
@@ -86,6 +90,46 @@ pub struct FullAxTree {
     /// The tree's nodes, as Chromium lists them.
     #[serde(deserialize_with = "shrunk")]
     pub nodes: Vec<AxNodeRecord>,
+}
+
+impl FullAxTree {
+    /// Reads a `getFullAXTree` reply. A large one in the shape Chromium writes
+    /// (`{"nodes":[{"nodeId":…},…]}`) is cut in two between nodes and the halves are read on
+    /// two threads: on a long page this reply is read after Chromium's last answer, so its
+    /// parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or halves that
+    /// do not read, are read the usual way.
+    pub fn from_reply(raw: &RawJson) -> Result<FullAxTree> {
+        let text = raw.as_str();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if text.len() >= SPLIT_BYTES && cores > 1 {
+            if let Some(nodes) = read_in_halves(text) {
+                return Ok(FullAxTree { nodes });
+            }
+        }
+        raw.parse(<GetFullAxTree as crate::cdp::Command>::METHOD)
+    }
+}
+
+/// From how many bytes a reply is read in two halves.
+const SPLIT_BYTES: usize = 1 << 20;
+
+/// The nodes of `{"nodes":[…]}`, read as two lists cut at a node boundary near the middle.
+/// `},{"nodeId":` holds unescaped quotes, so it is never inside a string; a cut at a deeper
+/// level than the list (a key of that name nested in a node) leaves a half unbalanced, which
+/// then fails to read.
+fn read_in_halves(text: &str) -> Option<Vec<AxNodeRecord>> {
+    let list = text.strip_prefix("{\"nodes\":[")?.strip_suffix("]}")?;
+    const CUT: &[u8] = b"},{\"nodeId\":";
+    let at = list.len() / 2 + memchr::memmem::find(list.as_bytes().get(list.len() / 2..)?, CUT)?;
+    // Both ends are ASCII, so both are character boundaries.
+    let first = format!("[{}]", list.get(..at + 1)?);
+    let second = format!("[{}]", list.get(at + 2..)?);
+    let read = |half: &str| serde_json::from_str::<Vec<AxNodeRecord>>(half).ok();
+    let (a, b) = crate::parallel::join(true, || read(&first), || read(&second));
+    let mut nodes = a?;
+    nodes.extend(b?);
+    nodes.shrink_to_fit();
+    Some(nodes)
 }
 
 /// Deserialises a list and gives back the room its growth left unused (a list grown one node
@@ -192,8 +236,9 @@ pub enum AxScalar {
     Bool(bool),
     /// A number, as JSON spelled it (integer or not).
     Number(serde_json::Number),
-    /// A string.
-    Str(String),
+    /// A string. Chromium's role names are borrowed from a table rather than allocated per node
+    /// (every node has a role, and a long page has tens of thousands of nodes).
+    Str(Cow<'static, str>),
 }
 
 impl AxScalar {
@@ -246,11 +291,17 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<AxScalar, E> {
-        Ok(AxScalar::Str(v.to_owned()))
+        Ok(AxScalar::Str(match known_role(v) {
+            Some(role) => Cow::Borrowed(role),
+            None => Cow::Owned(v.to_owned()),
+        }))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<AxScalar, E> {
-        Ok(AxScalar::Str(v))
+        Ok(AxScalar::Str(match known_role(&v) {
+            Some(role) => Cow::Borrowed(role),
+            None => Cow::Owned(v),
+        }))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<AxScalar, E> {
@@ -395,8 +446,227 @@ where
     Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
 }
 
+/// The role names Chromium sends (ARIA roles, DPUB and graphics roles, and its internal ones),
+/// as static strings; `None` for anything else. Every accessible name passes through here too,
+/// so a string longer than any role is turned away before the search.
+fn known_role(s: &str) -> Option<&'static str> {
+    if s.len() > LONGEST_ROLE {
+        return None;
+    }
+    ROLES.binary_search(&s).ok().map(|i| ROLES[i])
+}
+
+const LONGEST_ROLE: usize = 20;
+
+/// Sorted (byte order), for the binary search.
+const ROLES: &[&str] = &[
+    "Abbr",
+    "Audio",
+    "Canvas",
+    "Caption",
+    "DescriptionList",
+    "Details",
+    "DisclosureTriangle",
+    "Embed",
+    "FigureCaption",
+    "Iframe",
+    "IframePresentational",
+    "Ignored",
+    "InlineTextBox",
+    "LabelText",
+    "LayoutTable",
+    "LayoutTableCell",
+    "LayoutTableRow",
+    "Legend",
+    "LineBreak",
+    "ListMarker",
+    "Pre",
+    "RootWebArea",
+    "Ruby",
+    "RubyAnnotation",
+    "SectionFooter",
+    "SectionHeader",
+    "StaticText",
+    "Summary",
+    "SvgRoot",
+    "Unknown",
+    "Video",
+    "alert",
+    "alertdialog",
+    "application",
+    "article",
+    "banner",
+    "blockquote",
+    "button",
+    "caption",
+    "cell",
+    "checkbox",
+    "code",
+    "columnheader",
+    "combobox",
+    "complementary",
+    "contentinfo",
+    "definition",
+    "deletion",
+    "dialog",
+    "directory",
+    "doc-abstract",
+    "doc-acknowledgments",
+    "doc-afterword",
+    "doc-appendix",
+    "doc-backlink",
+    "doc-biblioentry",
+    "doc-bibliography",
+    "doc-biblioref",
+    "doc-chapter",
+    "doc-colophon",
+    "doc-conclusion",
+    "doc-cover",
+    "doc-credit",
+    "doc-credits",
+    "doc-dedication",
+    "doc-endnote",
+    "doc-endnotes",
+    "doc-epigraph",
+    "doc-epilogue",
+    "doc-errata",
+    "doc-example",
+    "doc-footnote",
+    "doc-foreword",
+    "doc-glossary",
+    "doc-glossref",
+    "doc-index",
+    "doc-introduction",
+    "doc-noteref",
+    "doc-notice",
+    "doc-pagebreak",
+    "doc-pagefooter",
+    "doc-pageheader",
+    "doc-pagelist",
+    "doc-part",
+    "doc-preface",
+    "doc-prologue",
+    "doc-pullquote",
+    "doc-qna",
+    "doc-subtitle",
+    "doc-tip",
+    "doc-toc",
+    "document",
+    "emphasis",
+    "feed",
+    "figure",
+    "form",
+    "generic",
+    "graphics-document",
+    "graphics-object",
+    "graphics-symbol",
+    "grid",
+    "gridcell",
+    "group",
+    "heading",
+    "image",
+    "img",
+    "insertion",
+    "link",
+    "list",
+    "listbox",
+    "listitem",
+    "log",
+    "main",
+    "mark",
+    "marquee",
+    "math",
+    "menu",
+    "menubar",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "meter",
+    "navigation",
+    "none",
+    "note",
+    "option",
+    "paragraph",
+    "presentation",
+    "progressbar",
+    "radio",
+    "region",
+    "row",
+    "rowgroup",
+    "rowheader",
+    "scrollbar",
+    "search",
+    "searchbox",
+    "section",
+    "separator",
+    "slider",
+    "spinbutton",
+    "status",
+    "strong",
+    "subscript",
+    "superscript",
+    "switch",
+    "tab",
+    "table",
+    "tablist",
+    "tabpanel",
+    "term",
+    "textbox",
+    "time",
+    "timer",
+    "toolbar",
+    "tooltip",
+    "tree",
+    "treegrid",
+    "treeitem",
+];
+
 #[cfg(test)]
 mod tests {
+    use super::{known_role, LONGEST_ROLE, ROLES};
+
+    #[test]
+    fn a_large_reply_reads_the_same_in_halves() {
+        use super::{read_in_halves, FullAxTree, SPLIT_BYTES};
+        let node = |i: usize| {
+            format!(
+                r#"{{"nodeId":"{i}","ignored":false,"role":{{"type":"role","value":"link"}},"name":{{"type":"computedString","value":"n{i} \"q\" {{}}, ","sources":[{{"type":"contents","value":{{"type":"computedString","value":"x"}}}}]}},"properties":[],"childIds":["{}"],"backendDOMNodeId":{i}}}"#,
+                i + 1
+            )
+        };
+        let count = SPLIT_BYTES / 150;
+        let nodes: Vec<String> = (0..count).map(node).collect();
+        let text = format!(r#"{{"nodes":[{}]}}"#, nodes.join(","));
+        let whole: FullAxTree = serde_json::from_str(&text).unwrap();
+        let halves = read_in_halves(&text).expect("cut in two");
+        assert_eq!(halves, whole.nodes);
+        assert_eq!(halves.len(), count);
+        // Not the usual shape: not cut.
+        assert!(read_in_halves(&format!(r#"{{"x":1,"nodes":[{}]}}"#, nodes.join(","))).is_none());
+        // A cut that falls inside a node (a nested key of that name) reads as nothing.
+        let filler = "f".repeat(SPLIT_BYTES);
+        let nested = format!(
+            r#"{{"nodes":[{{"nodeId":"x","name":{{"type":"computedString","value":"{filler}"}},"value":{{"type":"x","value":[{{}},{{"nodeId":1}}]}}}},{}]}}"#,
+            nodes[0]
+        );
+        assert!(serde_json::from_str::<FullAxTree>(&nested).is_ok());
+        assert!(read_in_halves(&nested).is_none());
+    }
+
+    #[test]
+    fn role_table_is_sorted_and_found() {
+        assert!(
+            ROLES.windows(2).all(|w| w[0] < w[1]),
+            "ROLES must stay sorted"
+        );
+        assert_eq!(ROLES.iter().map(|r| r.len()).max(), Some(LONGEST_ROLE));
+        for r in ROLES {
+            assert_eq!(known_role(r), Some(*r));
+        }
+        assert_eq!(known_role("Static"), None);
+        assert_eq!(known_role("a name that is not a role at all"), None);
+    }
+
     use super::*;
     use crate::cdp::accessibility::AXNode;
     use crate::cdp::Command;

@@ -45,7 +45,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ax::{AxNodeKey, AxNodeRecord, GetFullAxTree, GetPartialAxTree};
+use super::ax::{AxNodeKey, AxNodeRecord, FullAxTree, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
 use super::box_rects::{boxes_needing_rects, read_rects, write_rects, RectBox, View};
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
@@ -498,15 +498,22 @@ async fn full_trees(
     frames: &[String],
     timeout: Option<Duration>,
 ) -> Result<Vec<AxTreeCapture>> {
+    // Sent raw and read with `FullAxTree::from_reply`, which reads a large tree on two threads.
     let send = |frame_id: Option<String>| async move {
-        let params = GetFullAxTree {
+        let params = serde_json::to_value(GetFullAxTree {
             depth: None,
             frame_id,
+        })
+        .map_err(|e| Error::invalid_argument(format!("cannot encode the AX tree request: {e}")))?;
+        let method = <GetFullAxTree as crate::cdp::Command>::METHOD;
+        let raw = match timeout {
+            Some(t) => {
+                conn.send_raw_with_timeout(method, session, &params, t)
+                    .await?
+            }
+            None => conn.send_raw(method, session, &params).await?,
         };
-        match timeout {
-            Some(t) => conn.send_with_timeout(session, &params, t).await,
-            None => conn.send(session, &params).await,
-        }
+        FullAxTree::from_reply(&raw)
     };
     let main = send(None);
     let children = join_all(

@@ -969,7 +969,7 @@ fn ax_value(
 ) -> AxValue {
     let AxValueRecord { type_, value } = v;
     match (type_, value) {
-        (AXValueType::Tristate, AxScalar::Str(s)) => match s.as_str() {
+        (AXValueType::Tristate, AxScalar::Str(s)) => match s.as_ref() {
             "true" => AxValue::Bool(true),
             "false" => AxValue::Bool(false),
             "mixed" => AxValue::Mixed,
@@ -989,7 +989,7 @@ fn ax_value(
             if intern_it {
                 AxValue::Str(interner.get(strings, &s))
             } else {
-                AxValue::Str(push_to(strings, s))
+                AxValue::Str(push_to(strings, s.into_owned()))
             }
         }
         _ => AxValue::Other,
@@ -1006,7 +1006,7 @@ fn ax_string(
         AxScalar::Str(s) => Some(if intern_it {
             interner.get(strings, &s)
         } else {
-            push_to(strings, s)
+            push_to(strings, s.into_owned())
         }),
         AxScalar::Number(n) => Some(push_to(strings, n.to_string())),
         _ => None,

@@ -122,7 +122,14 @@ impl std::fmt::Debug for RawJson {
 /// Parses `bytes` as `T`. A command without return values replies `{}`; bindings may model that
 /// as `()`, which serde reads from `null`, so `{}` is retried as `null` before giving up.
 pub(crate) fn parse_tolerant<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T> {
-    match serde_json::from_slice::<T>(bytes) {
+    // UTF-8 is checked once over the whole value rather than string by string (a large reply
+    // holds hundreds of thousands of strings); text that is not UTF-8 takes the slice path,
+    // which reports where.
+    let parsed = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str::<T>(text),
+        Err(_) => serde_json::from_slice::<T>(bytes),
+    };
+    match parsed {
         Ok(value) => Ok(value),
         Err(first) => {
             // Chromium sends unpaired UTF-16 surrogates in page text as `\ud800` escapes, which
