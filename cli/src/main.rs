@@ -48,6 +48,7 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    pagesight::keep_freed_memory();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -12,6 +12,7 @@ mod command;
 pub mod doctor;
 pub mod error;
 pub mod identity;
+mod memory;
 pub mod model;
 mod parallel;
 pub mod render;
@@ -20,4 +21,5 @@ pub mod snapshot;
 pub mod transport;
 
 pub use error::{Error, ErrorCode, Result};
+pub use memory::keep_freed_memory;
 pub use pagesight_cdp as cdp;

@@ -237,6 +237,7 @@ async fn run(a: Args) -> Result<(), String> {
 }
 
 fn main() {
+    pagesight::keep_freed_memory();
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
