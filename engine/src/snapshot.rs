@@ -4,7 +4,7 @@
 //! (`snapshot --from-capture`) and the benchmarks' recorded pages, so what is tested offline is
 //! exactly what runs live.
 
-use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand};
+use crate::analysis::{analyze_view, Analysis, AnalysisOptions, Expand};
 use crate::capture::{Capture, Captured};
 use crate::error::{Error, Result};
 use crate::identity::{assign_uids, UidAssignment, UidTable};
@@ -140,17 +140,18 @@ pub fn analyze_capture(
         .capture()
         .ax_scope
         .check(options.expand, options.verbose)?;
-    let model = captured.into_model()?;
+    let (model, view) = captured.into_model_and_view()?;
     // Uids depend on the model alone, not on the analysis.
     let (uids, analysis) = crate::parallel::join(
         model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES,
         || assign_uids(&model, table, page_target),
         || {
-            analyze(
+            analyze_view(
                 &model,
                 &AnalysisOptions {
                     expand: options.expand,
                 },
+                view,
             )
         },
     );

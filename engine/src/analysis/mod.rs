@@ -207,17 +207,59 @@ impl Analysis {
     }
 }
 
+/// The first two steps of an analysis, geometry and visibility, for one view. They read only
+/// the DOM part of a model, so a live snapshot that computes them to decide which
+/// accessibility nodes to ask for hands them on to [`analyze_view`] instead of computing them
+/// again once the answers are in.
+#[derive(Debug, Clone)]
+pub struct ViewFacts {
+    /// The view they were computed for.
+    pub expand: Expand,
+    pub geometry: Geometry,
+    /// Per node, with only the visibility facts filled in.
+    pub nodes: Vec<NodeFacts>,
+}
+
+impl ViewFacts {
+    /// Geometry and visibility of `model` seen with `expand`.
+    pub fn new(model: &Model, expand: Expand) -> ViewFacts {
+        let geometry = Geometry::new(model);
+        let mut nodes = vec![NodeFacts::default(); model.nodes.len()];
+        visibility::compute(model, &geometry, expand, &mut nodes);
+        ViewFacts {
+            expand,
+            geometry,
+            nodes,
+        }
+    }
+}
+
 /// Analyses a model: geometry, visibility, hit-testing, interactivity, click points, scrolling.
 pub fn analyze(model: &Model, options: &AnalysisOptions) -> Analysis {
-    let geometry = Geometry::new(model);
+    analyze_view(model, options, None)
+}
+
+/// [`analyze`], taking geometry and visibility from `view` when it was computed for this view
+/// of this model's DOM (anything else is computed afresh).
+pub fn analyze_view(model: &Model, options: &AnalysisOptions, view: Option<ViewFacts>) -> Analysis {
+    let view = view.filter(|v| v.expand == options.expand && v.nodes.len() == model.nodes.len());
+    let (geometry, mut nodes, fresh) = match view {
+        Some(v) => (v.geometry, v.nodes, false),
+        None => (
+            Geometry::new(model),
+            vec![NodeFacts::default(); model.nodes.len()],
+            true,
+        ),
+    };
     let viewport = geometry.viewport;
-    let mut nodes = vec![NodeFacts::default(); model.nodes.len()];
     // The hit tester reads only the model and its geometry, not the facts.
     let (hit_tester, ()) = crate::parallel::join(
         model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES,
         || HitTester::new(model, &geometry),
         || {
-            visibility::compute(model, &geometry, options.expand, &mut nodes);
+            if fresh {
+                visibility::compute(model, &geometry, options.expand, &mut nodes);
+            }
             interactivity::compute(model, &mut nodes);
             scroll::compute(model, &geometry, &mut nodes);
         },

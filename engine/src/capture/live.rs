@@ -50,7 +50,7 @@ use super::ax_partial;
 use super::box_rects::{boxes_needing_rects, read_rects, write_rects, RectBox, View};
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::scope::{fetch_set, AxFetch, AxScope};
-use crate::analysis::Expand;
+use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
@@ -295,9 +295,11 @@ async fn capture_once(
         };
         // The model of the DOM decides what to ask for, and is kept: the snapshot's pipeline
         // adds the answers to it rather than building it again.
+        // So are its geometry and visibility, which the analysis would compute again.
         let model = Model::from_dom_snapshots(&capture)?;
-        let sets = fetch_set(&model, expand, 1 + capture.oopifs.len());
-        dom_model = Some(model);
+        let view = ViewFacts::new(&model, expand);
+        let sets = fetch_set(&model, &view, 1 + capture.oopifs.len());
+        dom_model = Some((model, view));
         let conn = page.connection();
         let wanted: usize = sets.iter().map(Vec::len).sum();
         if !fetch.node_by_node(wanted, dom_nodes(&capture)) {

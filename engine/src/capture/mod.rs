@@ -23,6 +23,7 @@
 //! asked for, because every requested style costs Chromium time on every layout box (about 12 ms
 //! per style on a 36k-node page).
 
+use crate::analysis::ViewFacts;
 use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
 use crate::model::Model;
 use crate::{Error, Result};
@@ -183,12 +184,13 @@ pub struct Capture {
 #[derive(Debug, Clone)]
 pub struct Captured {
     capture: Capture,
-    dom_model: Option<Model>,
+    /// The model of the DOM snapshots, and its geometry and visibility for the view.
+    dom_model: Option<(Model, ViewFacts)>,
 }
 
 impl Captured {
-    /// `dom_model` must be `Model::from_dom_snapshots(&capture)`.
-    pub(crate) fn new(capture: Capture, dom_model: Option<Model>) -> Captured {
+    /// `dom_model` must be `Model::from_dom_snapshots(&capture)` and its `ViewFacts`.
+    pub(crate) fn new(capture: Capture, dom_model: Option<(Model, ViewFacts)>) -> Captured {
         Captured { capture, dom_model }
     }
 
@@ -204,20 +206,26 @@ impl Captured {
 
     /// The model of the whole capture, accessibility trees included.
     pub fn into_model(self) -> Result<Model> {
+        self.into_model_and_view().map(|(model, _)| model)
+    }
+
+    /// [`Captured::into_model`], with the geometry and visibility computed while capturing
+    /// (for [`crate::analysis::analyze_view`]), when there are any.
+    pub fn into_model_and_view(self) -> Result<(Model, Option<ViewFacts>)> {
         let Captured {
             mut capture,
             dom_model,
         } = self;
         match dom_model {
-            None => Model::from_capture(capture),
-            Some(mut model) => {
+            None => Ok((Model::from_capture(capture)?, None)),
+            Some((mut model, view)) => {
                 // Read already: freed before the accessibility trees are linked.
                 capture.dom_snapshot = DomSnapshot::default();
                 for o in &mut capture.oopifs {
                     o.dom_snapshot = DomSnapshot::default();
                 }
                 model.add_ax_trees(&mut capture);
-                Ok(model)
+                Ok((model, Some(view)))
             }
         }
     }

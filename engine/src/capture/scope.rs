@@ -19,8 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::geometry::Geometry;
-use crate::analysis::{visibility, Expand, NodeFacts};
+use crate::analysis::{Expand, ViewFacts};
 use crate::cdp::page::GetLayoutMetricsReturns;
 use crate::error::{Error, Result};
 use crate::model::{Model, NodeKind};
@@ -153,16 +152,15 @@ const PARTIAL_COST: usize = 8;
 /// Pure. `capture` needs no accessibility trees (any it has are ignored).
 pub fn ax_fetch_set(capture: &Capture, expand: Expand) -> Result<Vec<Vec<i64>>> {
     let model = Model::from_dom_snapshots(capture)?;
-    Ok(fetch_set(&model, expand, 1 + capture.oopifs.len()))
+    let view = ViewFacts::new(&model, expand);
+    Ok(fetch_set(&model, &view, 1 + capture.oopifs.len()))
 }
 
 /// [`ax_fetch_set`] on the model of a capture's DOM snapshots ([`Model::from_dom_snapshots`])
-/// with `targets` renderer targets.
-pub(crate) fn fetch_set(model: &Model, expand: Expand, targets: usize) -> Vec<Vec<i64>> {
-    let geometry = Geometry::new(model);
+/// seen as `view` says, with `targets` renderer targets.
+pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<Vec<i64>> {
     let n = model.nodes.len();
-    let mut facts = vec![NodeFacts::default(); n];
-    visibility::compute(model, &geometry, expand, &mut facts);
+    let facts = &view.nodes;
     let mut wanted = vec![false; n];
     for (i, node) in model.nodes.iter().enumerate() {
         let shown = match node.kind {
