@@ -26,6 +26,7 @@
 use crate::analysis::ViewFacts;
 use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
 use crate::model::Model;
+use crate::transport::envelope::{has_surrogate_escape, repair_lone_surrogates};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -313,7 +314,7 @@ impl Capture {
         let mut owned;
         let json = if has_surrogate_escape(json) {
             owned = json.to_vec();
-            replace_lone_surrogates(&mut owned);
+            repair_lone_surrogates(&mut owned);
             &owned[..]
         } else {
             json
@@ -506,60 +507,6 @@ fn gunzipped_size_hint(gz: &[u8]) -> usize {
     }
 }
 
-/// Whether a `\uD...` escape (a possible surrogate) occurs: only the backslashes are looked at,
-/// found with a vectorised search, because this runs over every byte of every capture.
-fn has_surrogate_escape(json: &[u8]) -> bool {
-    memchr::memchr_iter(b'\\', json).any(|i| {
-        matches!(json.get(i + 1), Some(b'u' | b'U')) && matches!(json.get(i + 2), Some(b'd' | b'D'))
-    })
-}
-
-fn hex4(b: &[u8]) -> Option<u32> {
-    if b.len() < 4 {
-        return None;
-    }
-    let s = std::str::from_utf8(&b[..4]).ok()?;
-    u32::from_str_radix(s, 16).ok()
-}
-
-/// Rewrites `\uXXXX` escapes of unpaired surrogates as `\ufffd` (same length, in place).
-pub(crate) fn replace_lone_surrogates(json: &mut [u8]) {
-    let mut i = 0;
-    let n = json.len();
-    while i < n {
-        if json[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if i + 1 >= n {
-            break;
-        }
-        if json[i + 1] != b'u' {
-            // Any other escape: skip the escaped character (this also handles `\\`).
-            i += 2;
-            continue;
-        }
-        let Some(cp) = hex4(&json[i + 2..]) else {
-            i += 2;
-            continue;
-        };
-        if (0xD800..0xDC00).contains(&cp) {
-            let next_low = i + 12 <= n
-                && json[i + 6] == b'\\'
-                && json[i + 7] == b'u'
-                && hex4(&json[i + 8..]).is_some_and(|c| (0xDC00..0xE000).contains(&c));
-            if next_low {
-                i += 12;
-                continue;
-            }
-            json[i + 2..i + 6].copy_from_slice(b"fffd");
-        } else if (0xDC00..0xE000).contains(&cp) {
-            json[i + 2..i + 6].copy_from_slice(b"fffd");
-        }
-        i += 6;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -583,7 +530,7 @@ mod tests {
     fn lone_surrogates_become_replacement_characters() {
         let mut j =
             br#"["a\ud800b", "\udc00", "\ud83d\ude00", "\\ud800", "\ud800\u0041"]"#.to_vec();
-        replace_lone_surrogates(&mut j);
+        repair_lone_surrogates(&mut j);
         let v: Vec<String> = serde_json::from_slice(&j).unwrap();
         assert_eq!(v[0], "a\u{fffd}b");
         assert_eq!(v[1], "\u{fffd}");
@@ -867,7 +814,7 @@ mod tests {
         let real = serde_json::to_value(&c).unwrap();
         for (what, json, parses, splits) in cases {
             let mut text = json.clone().into_bytes();
-            replace_lone_surrogates(&mut text);
+            repair_lone_surrogates(&mut text);
             let text = String::from_utf8(text).unwrap();
             assert_eq!(parse_split(&text).is_some(), splits, "{what}");
             let parsed = parse_both_ways(json.as_bytes());

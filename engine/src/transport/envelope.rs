@@ -160,51 +160,70 @@ pub(crate) fn parse_tolerant<T: DeserializeOwned>(bytes: &[u8], what: &str) -> R
 /// JSON text with every unpaired surrogate escape (`\\uD800`–`\\uDFFF` not forming a pair)
 /// replaced by `\\uFFFD`; `None` when there is none.
 pub(crate) fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
+    if !has_surrogate_escape(bytes) {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    repair_lone_surrogates(&mut out).then_some(out)
+}
+
+/// Whether a `\uD...` escape (a possible surrogate) occurs: only the backslashes are looked at,
+/// found with a vectorised search, because this runs over every byte of every capture.
+pub(crate) fn has_surrogate_escape(json: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', json).any(|i| {
+        matches!(json.get(i + 1), Some(b'u' | b'U')) && matches!(json.get(i + 2), Some(b'd' | b'D'))
+    })
+}
+
+/// Rewrites, in place, the `\uXXXX` escapes of unpaired surrogates as `\ufffd` (same length);
+/// whether there was any.
+pub(crate) fn repair_lone_surrogates(json: &mut [u8]) -> bool {
     fn hex4(b: &[u8]) -> Option<u32> {
         let s = std::str::from_utf8(b.get(..4)?).ok()?;
         u32::from_str_radix(s, 16).ok()
     }
-    fn escape_at(bytes: &[u8], i: usize) -> Option<u32> {
-        if bytes.get(i) == Some(&b'\\') && bytes.get(i + 1) == Some(&b'u') {
-            hex4(&bytes[i + 2..])
-        } else {
-            None
-        }
-    }
-    let mut out: Option<Vec<u8>> = None;
-    let mut copied = 0;
+    let mut repaired = false;
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
+    let n = json.len();
+    while i < n {
+        if json[i] != b'\\' {
             i += 1;
             continue;
         }
-        let Some(unit) = escape_at(bytes, i) else {
-            i += 2; // any other escape, including an escaped backslash, is two bytes
+        if i + 1 >= n {
+            break;
+        }
+        if json[i + 1] != b'u' {
+            // Any other escape: skip the escaped character (this also handles `\\`).
+            i += 2;
+            continue;
+        }
+        let Some(cp) = hex4(&json[i + 2..]) else {
+            i += 2;
             continue;
         };
-        let lone = match unit {
-            0xD800..=0xDBFF => match escape_at(bytes, i + 6) {
-                Some(0xDC00..=0xDFFF) => {
+        let lone = match cp {
+            0xD800..=0xDBFF => {
+                let next_low = i + 12 <= n
+                    && json[i + 6] == b'\\'
+                    && json[i + 7] == b'u'
+                    && hex4(&json[i + 8..]).is_some_and(|c| (0xDC00..0xE000).contains(&c));
+                if next_low {
                     i += 12;
                     continue;
                 }
-                _ => true,
-            },
+                true
+            }
             0xDC00..=0xDFFF => true,
             _ => false,
         };
         if lone {
-            let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
-            buf.extend_from_slice(&bytes[copied..i]);
-            buf.extend_from_slice(b"\\uFFFD");
-            copied = i + 6;
+            json[i + 2..i + 6].copy_from_slice(b"fffd");
+            repaired = true;
         }
         i += 6;
     }
-    let mut buf = out?;
-    buf.extend_from_slice(&bytes[copied..]);
-    Some(buf)
+    repaired
 }
 
 /// The error object of a failed command, as Chromium sends it.
