@@ -5,26 +5,44 @@
 //! hit tester and the per-node facts; the uids and the analysis). On a small page a thread
 //! costs more than it saves, so callers say when the page is large enough.
 
-/// Runs `a` and `b`, on two threads when `parallel` (else one after the other, `a` first), and
-/// returns both results. A panic in either is passed on as it would be without threads.
+/// Runs `a` and `b`, on two threads when `parallel` and the machine has two cores (else one
+/// after the other, `a` first), and returns both results. A panic in either is passed on as it
+/// would be without threads; a thread that cannot be started leaves `a` to this one.
 pub(crate) fn join<A, B, RA, RB>(parallel: bool, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB,
     RA: Send,
 {
-    if !parallel {
+    if !parallel || !two_cores() {
         let ra = a();
         return (ra, b());
     }
+    // Where `a` waits to be taken by whichever thread runs it.
+    let slot = std::sync::Mutex::new(Some(a));
+    let take = || slot.lock().ok().and_then(|mut a| a.take());
     std::thread::scope(|scope| {
-        let a = scope.spawn(a);
+        let spawned = std::thread::Builder::new().spawn_scoped(scope, || take().map(|a| a()));
         let rb = b();
-        let ra = a
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let ra = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        };
+        let ra = match ra {
+            Some(ra) => ra,
+            None => take().expect("the first part is run by exactly one thread")(),
+        };
         (ra, rb)
     })
+}
+
+/// Whether two threads can run at once here (on one core a second thread only takes turns with
+/// the first, and costs its start).
+pub(crate) fn two_cores() -> bool {
+    static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
 /// From how many DOM nodes a page is large enough for [`join`] to pay.

@@ -100,8 +100,7 @@ impl FullAxTree {
     /// do not read, are read the usual way.
     pub fn from_reply(raw: &RawJson) -> Result<FullAxTree> {
         let text = raw.as_str();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if text.len() >= SPLIT_BYTES && cores > 1 {
+        if text.len() >= SPLIT_BYTES && crate::parallel::two_cores() {
             if let Some(nodes) = read_in_halves(text) {
                 return Ok(FullAxTree { nodes });
             }

@@ -297,8 +297,7 @@ impl Capture {
 
     fn from_json(json: &[u8]) -> Result<Capture> {
         // On one core the second thread could only take turns with the first.
-        let parallel = json.len() >= SPLIT_PARSE_MIN
-            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let parallel = json.len() >= SPLIT_PARSE_MIN && crate::parallel::two_cores();
         let split_min = if parallel {
             SPLIT_PARSE_MIN
         } else {
@@ -404,20 +403,17 @@ fn parse_split(text: &str) -> Option<Capture> {
     let dom_text = text.get(dom_at..comma)?;
     let ax_text = text.get(ax_at..)?;
 
-    let (dom_snapshot, ax_trees, ax_end) = std::thread::scope(|s| {
-        let ax = std::thread::Builder::new()
-            .spawn_scoped(s, || {
-                let mut values =
-                    serde_json::Deserializer::from_str(ax_text).into_iter::<Vec<AxTreeCapture>>();
-                let trees = values.next()?.ok()?;
-                Some((trees, ax_at + values.byte_offset()))
-            })
-            .ok()?;
-        let dom = serde_json::from_str::<DomSnapshot>(dom_text);
-        // A parse that panicked is given up like one that failed (after the other ends).
-        let (trees, ax_end) = ax.join().ok().flatten()?;
-        Some((dom.ok()?, trees, ax_end))
-    })?;
+    let (ax, dom) = crate::parallel::join(
+        true,
+        || {
+            let mut values =
+                serde_json::Deserializer::from_str(ax_text).into_iter::<Vec<AxTreeCapture>>();
+            let trees = values.next()?.ok()?;
+            Some((trees, ax_at + values.byte_offset()))
+        },
+        || serde_json::from_str::<DomSnapshot>(dom_text).ok(),
+    );
+    let ((ax_trees, ax_end), dom_snapshot) = (ax?, dom?);
 
     let (head, between, tail) = (
         text.get(..dom_at)?,
