@@ -159,45 +159,50 @@ pub fn boxes_needing_rects(
 /// Writes the values read for `boxes` into `snapshot` as `clientRects` and `scrollRects`
 /// (`[]` for every other box of a document that has any). Pure.
 pub fn write_rects(snapshot: &mut DomSnapshot, boxes: &[RectBox], values: &[[f64; 8]]) {
-    // Per document, the rectangles of its boxes: those it has already, then those read.
-    let mut per_doc: Vec<Option<Vec<Option<[f64; 8]>>>> = vec![None; snapshot.documents.len()];
+    // Per document, the boxes read, in layout order; the rows are then written in one pass.
+    let mut per_doc: Vec<Vec<(usize, &[f64; 8])>> = vec![Vec::new(); snapshot.documents.len()];
     for (b, v) in boxes.iter().zip(values) {
-        let Some(doc) = snapshot.documents.get(b.doc) else {
-            continue;
-        };
-        let n = doc.layout.node_index.len();
-        if b.layout >= n {
+        if let Some(read) = per_doc.get_mut(b.doc) {
+            read.push((b.layout, v));
+        }
+    }
+    for (doc, mut read) in snapshot.documents.iter_mut().zip(per_doc) {
+        if read.is_empty() {
             continue;
         }
-        let rows = per_doc[b.doc].get_or_insert_with(|| {
-            let had = |r: &Option<Ragged<f64>>, k: usize| {
-                r.as_ref()
-                    .filter(|r| r.len() == n)
-                    .and_then(|r| r.get(k))
-                    .filter(|row| row.len() == 4)
-                    .map(|row| [row[0], row[1], row[2], row[3]])
-            };
-            (0..n)
-                .map(|k| {
-                    match (
-                        had(&doc.layout.client_rects, k),
-                        had(&doc.layout.scroll_rects, k),
-                    ) {
-                        (Some(c), Some(s)) => {
-                            Some([c[0], c[1], c[2], c[3], s[0], s[1], s[2], s[3]])
-                        }
-                        _ => None,
-                    }
-                })
-                .collect()
-        });
-        rows[b.layout] = Some(*v);
-    }
-    for (doc, rows) in snapshot.documents.iter_mut().zip(per_doc) {
-        let Some(rows) = rows else { continue };
+        read.sort_by_key(|&(layout, _)| layout);
+        let n = doc.layout.node_index.len();
+        // Rows a document already has (all of them or none) are kept where nothing was read.
+        let had = |r: &Option<Ragged<f64>>, k: usize| {
+            r.as_ref()
+                .filter(|r| r.len() == n)
+                .and_then(|r| r.get(k))
+                .filter(|row| row.len() == 4)
+                .map(|row| [row[0], row[1], row[2], row[3]])
+        };
         let (mut client, mut scroll) = (Ragged::new(), Ragged::new());
-        for row in &rows {
-            match row {
+        let mut next = read.iter().peekable();
+        for k in 0..n {
+            let mut value = None;
+            while let Some(&&(layout, v)) = next.peek() {
+                if layout > k {
+                    break;
+                }
+                if layout == k {
+                    value = Some(*v);
+                }
+                next.next();
+            }
+            let value = value.or_else(|| {
+                match (
+                    had(&doc.layout.client_rects, k),
+                    had(&doc.layout.scroll_rects, k),
+                ) {
+                    (Some(c), Some(s)) => Some([c[0], c[1], c[2], c[3], s[0], s[1], s[2], s[3]]),
+                    _ => None,
+                }
+            });
+            match value {
                 Some(v) => {
                     client.push(&v[..4]);
                     scroll.push(&v[4..]);
