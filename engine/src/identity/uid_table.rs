@@ -98,8 +98,9 @@ pub struct UidTable {
     /// Snapshot that first saw each document.
     document_first: Vec<u32>,
     nodes: FxHashMap<(DocKey, i64), Entry>,
-    /// Reverse map for resolving; holds exactly the uids of the newest snapshot.
-    by_uid: FxHashMap<Uid, (DocKey, Option<i64>)>,
+    /// The newest snapshot's uids of nodes without a backendNodeId (few: they are not in
+    /// `nodes`).
+    unkeyed: Vec<(Uid, DocKey)>,
 }
 
 impl UidTable {
@@ -126,7 +127,7 @@ impl UidTable {
     pub fn begin(&mut self) -> SnapshotUids<'_> {
         self.snapshot += 1;
         self.minted.push(0);
-        self.by_uid.clear();
+        self.unkeyed.clear();
         SnapshotUids { table: self }
     }
 
@@ -150,8 +151,8 @@ impl UidTable {
                 ),
             ));
         }
-        match self.by_uid.get(&parsed) {
-            Some(&(doc, backend)) => Ok(ResolvedUid {
+        match self.find(parsed) {
+            Some((doc, backend)) => Ok(ResolvedUid {
                 uid: parsed,
                 document: &self.documents[doc.0 as usize],
                 backend_node_id: backend,
@@ -168,9 +169,27 @@ impl UidTable {
     /// Marks the uid's node as gone (e.g. `DOM.resolveNode` failed for it), so later calls fail
     /// fast with `STALE_UID`.
     pub fn forget(&mut self, uid: Uid) {
-        if let Some((doc, Some(backend))) = self.by_uid.remove(&uid) {
-            self.nodes.remove(&(doc, backend));
+        match self.find(uid) {
+            Some((doc, Some(backend))) => {
+                self.nodes.remove(&(doc, backend));
+            }
+            Some((_, None)) => self.unkeyed.retain(|&(u, _)| u != uid),
+            None => {}
         }
+    }
+
+    /// The node a uid of the newest snapshot stands for. A scan, not a second map: a snapshot
+    /// gives every node its uid, while an agent resolves one uid per action, so keeping a
+    /// reverse map up to date would cost every snapshot a random write per node (at 300k nodes,
+    /// more than the lookups themselves) to save each action well under a millisecond.
+    fn find(&self, uid: Uid) -> Option<(DocKey, Option<i64>)> {
+        if let Some(&(_, doc)) = self.unkeyed.iter().find(|(u, _)| *u == uid) {
+            return Some((doc, None));
+        }
+        self.nodes
+            .iter()
+            .find(|(_, e)| e.uid == uid)
+            .map(|(&(doc, backend), _)| (doc, Some(backend)))
     }
 
     fn mint(&mut self) -> Uid {
@@ -201,7 +220,6 @@ impl SnapshotUids<'_> {
     pub fn reserve(&mut self, nodes: usize) {
         let t = &mut *self.table;
         t.nodes.reserve(nodes.saturating_sub(t.nodes.len()));
-        t.by_uid.reserve(nodes.saturating_sub(t.by_uid.len()));
     }
 
     /// Interns a document for this snapshot. Call once per document of the snapshot.
@@ -229,7 +247,7 @@ impl SnapshotUids<'_> {
         let Some(backend) = backend_node_id else {
             // No identity to key on: unique in this snapshot, never reused.
             let uid = self.table.mint();
-            self.table.by_uid.insert(uid, (doc, None));
+            self.table.unkeyed.push((uid, doc));
             return (uid, false);
         };
         let (uid, minted) = match self.table.nodes.get_mut(&(doc, backend)) {
@@ -249,7 +267,6 @@ impl SnapshotUids<'_> {
                 (uid, true)
             }
         };
-        self.table.by_uid.insert(uid, (doc, Some(backend)));
         let is_new = minted && self.table.document_first[doc.0 as usize] < current;
         (uid, is_new)
     }
