@@ -40,7 +40,7 @@ pub struct Geometry {
 /// `clientWidth/Height` (scrollbars excluded). Without DOM rects, the border box.
 pub fn padding_box(model: &Model, node: NodeId) -> Option<Rect> {
     let l = model.layout_of(node)?;
-    Some(match l.client_rect {
+    Some(match model.client_rect(l) {
         Some(c) if c.width > 0.0 || c.height > 0.0 => {
             Rect::new(l.bounds.x + c.x, l.bounds.y + c.y, c.width, c.height)
         }
@@ -57,7 +57,7 @@ pub fn iframe_content_box(model: &Model, owner: NodeId, child: DocId) -> Option<
     let mut pad_x = 0.0;
     let mut pad_y = 0.0;
     if let Some(root) = model.document_element(child) {
-        if let Some(c) = model.layout_of(root).and_then(|l| l.client_rect) {
+        if let Some(c) = model.layout_of(root).and_then(|l| model.client_rect(l)) {
             let scrollbar = |extra: f64| if extra >= 14.5 { extra - 15.0 } else { extra };
             // The child's root client size excludes its own scrollbars.
             let doc = model.doc(child);

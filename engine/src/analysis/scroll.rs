@@ -23,7 +23,7 @@ pub fn compute(model: &Model, geometry: &Geometry, facts: &mut [NodeFacts]) {
         {
             continue;
         }
-        let (Some(s), Some(c)) = (l.scroll_rect, l.client_rect) else {
+        let (Some(s), Some(c)) = (model.scroll_rect(l), model.client_rect(l)) else {
             continue;
         };
         let info = ScrollInfo {
@@ -47,7 +47,7 @@ pub fn compute(model: &Model, geometry: &Geometry, facts: &mut [NodeFacts]) {
             match model
                 .document_element(crate::model::DocId(d as u32))
                 .and_then(|e| model.layout_of(e))
-                .and_then(|l| l.client_rect)
+                .and_then(|l| model.client_rect(l))
             {
                 Some(c) => (c.width, c.height),
                 None => continue,

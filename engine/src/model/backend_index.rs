@@ -29,11 +29,14 @@ pub(crate) struct BackendIndex {
 impl BackendIndex {
     /// Indexes `(target, backendNodeId)` pairs given in node order; when two nodes share a pair,
     /// the first one is kept.
-    pub(crate) fn build(pairs: impl Iterator<Item = (u32, i64)> + Clone) -> BackendIndex {
+    pub(crate) fn build(pairs: impl Iterator<Item = (u32, i64)>) -> BackendIndex {
+        // Read once: the pairs come from the model's nodes, each a large record, and the three
+        // passes below would otherwise stream all of them through memory three times.
+        let pairs: Vec<(u32, i64)> = pairs.collect();
         // Per target: how many nodes, then the largest id that fits a table a few times that
         // size (ids past it go to the hash map).
         let mut counts: Vec<usize> = Vec::new();
-        for (target, _) in pairs.clone() {
+        for &(target, _) in &pairs {
             let t = target as usize;
             if counts.len() <= t {
                 counts.resize(t + 1, 0);
@@ -45,7 +48,7 @@ impl BackendIndex {
             .map(|&c| c.saturating_mul(4).saturating_add(64) as i64)
             .collect();
         let mut lens = vec![0usize; counts.len()];
-        for (target, id) in pairs.clone() {
+        for &(target, id) in &pairs {
             let t = target as usize;
             if (0..limits[t]).contains(&id) {
                 lens[t] = lens[t].max(id as usize + 1);
@@ -58,7 +61,7 @@ impl BackendIndex {
                 sparse: FxHashMap::default(),
             })
             .collect();
-        for (i, (target, id)) in pairs.enumerate() {
+        for (i, (target, id)) in pairs.into_iter().enumerate() {
             let t = &mut targets[target as usize];
             match slot(&t.dense, id) {
                 Some(s) => {

@@ -7,8 +7,9 @@
 
 use super::style::{StyleField, StylesPresent};
 use super::{
-    Attr, AxId, AxNode, AxProp, AxProperty, AxValue, DocId, Document, LayoutBox, LayoutId, Model,
-    Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
+    Attr, AxId, AxNode, AxProp, AxProperty, AxValue, BoxRects, DocId, Document, LayoutBox,
+    LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
+    NO_BOX_RECTS,
 };
 use crate::capture::{
     AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture, DocumentRecord, DomSnapshot,
@@ -397,6 +398,7 @@ impl Model {
             fill_layout(
                 &mut raw_layouts,
                 &mut raw_text_boxes,
+                &mut model.box_rects,
                 s,
                 d,
                 &t.styles,
@@ -741,6 +743,7 @@ fn rect_of(v: Option<&[f64]>) -> Option<Rect> {
 fn fill_layout(
     layouts: &mut Vec<LayoutBox>,
     text_boxes: &mut Vec<TextBox>,
+    box_rects: &mut Vec<BoxRects>,
     s: &DocScratch,
     d: &DocumentRecord,
     styles: &[StyleField],
@@ -782,6 +785,16 @@ fn fill_layout(
             Some(&t) => ctx.opt_str(t)?,
             None => None,
         };
+        let found = BoxRects {
+            client: rect_of(l.client_rects.as_ref().and_then(|r| r.get(k))),
+            scroll: rect_of(l.scroll_rects.as_ref().and_then(|r| r.get(k))),
+        };
+        let rects = if found == BoxRects::default() {
+            NO_BOX_RECTS
+        } else {
+            box_rects.push(found);
+            box_rects.len() as u32 - 1
+        };
         layouts.push(LayoutBox {
             node: NodeId(node as u32),
             bounds,
@@ -793,9 +806,7 @@ fn fill_layout(
             stacking_context: stacking[k],
             style,
             text,
-            offset_rect: rect_of(l.offset_rects.as_ref().and_then(|r| r.get(k))),
-            client_rect: rect_of(l.client_rects.as_ref().and_then(|r| r.get(k))),
-            scroll_rect: rect_of(l.scroll_rects.as_ref().and_then(|r| r.get(k))),
+            rects,
             text_boxes_start: 0,
             text_boxes_end: 0,
             next_for_node: None,
@@ -1027,18 +1038,42 @@ struct AxKeyIndex {
 }
 
 impl AxKeyIndex {
-    fn new(nodes: &[crate::capture::AxNodeRecord]) -> AxKeyIndex {
+    /// The index of one tree's nodes, numbered from `base`, and how many properties and child
+    /// ids the nodes hold. One pass over the records: a long page's run to tens of megabytes, so
+    /// each pass costs about as much as building the index itself (at 300k nodes, a pass to
+    /// size the tables, one to fill them and one to count took two thirds of reading the tree).
+    fn build(nodes: &[crate::capture::AxNodeRecord], base: usize) -> (AxKeyIndex, usize, usize) {
         // Each table holds at most a few times the tree's size, so a hostile id cannot make it
         // large.
         let limit = nodes.len().saturating_mul(4).max(64) as i64;
         let (mut up_len, mut down_top, mut down_bottom) = (0i64, i64::MIN, 0i64);
-        for n in nodes {
-            if let AxNodeKey::Int(i) = n.node_id {
-                if (0..limit).contains(&i) {
-                    up_len = up_len.max(i + 1);
-                } else if i < 0 {
-                    down_top = down_top.max(i);
-                    down_bottom = down_bottom.min(i);
+        let (mut nprops, mut nchildren) = (0usize, 0usize);
+        let mut index = AxKeyIndex {
+            up: Vec::new(),
+            down: Vec::new(),
+            down_top: i64::MIN,
+            sparse: FxHashMap::default(),
+        };
+        // The numeric ids, in order (`None`: not a number, indexed at once).
+        let mut ints: Vec<Option<i64>> = Vec::with_capacity(nodes.len());
+        for (k, n) in nodes.iter().enumerate() {
+            nprops += n.properties.len();
+            nchildren += n.child_ids.len();
+            match n.node_id {
+                AxNodeKey::Int(i) => {
+                    if (0..limit).contains(&i) {
+                        up_len = up_len.max(i + 1);
+                    } else if i < 0 {
+                        down_top = down_top.max(i);
+                        down_bottom = down_bottom.min(i);
+                    }
+                    ints.push(Some(i));
+                }
+                AxNodeKey::Text(_) => {
+                    index
+                        .sparse
+                        .insert(n.node_id.clone(), AxId((base + k) as u32));
+                    ints.push(None);
                 }
             }
         }
@@ -1050,12 +1085,15 @@ impl AxKeyIndex {
                 .saturating_add(1)
                 .min(limit)
         };
-        AxKeyIndex {
-            up: vec![NONE; up_len as usize],
-            down: vec![NONE; down_len as usize],
-            down_top,
-            sparse: FxHashMap::default(),
+        index.up = vec![NONE; up_len as usize];
+        index.down = vec![NONE; down_len as usize];
+        index.down_top = down_top;
+        for (k, i) in ints.into_iter().enumerate() {
+            if let Some(i) = i {
+                index.insert(&AxNodeKey::Int(i), AxId((base + k) as u32));
+            }
         }
+        (index, nprops, nchildren)
     }
 
     fn slot(&mut self, key: &AxNodeKey) -> Option<&mut u32> {
@@ -1105,19 +1143,11 @@ impl AxPart {
         let strings = &mut self.strings;
         let frame = Some(interner.get(strings, &frame_id));
         let base = self.nodes.len();
-        let (mut nprops, mut nchildren) = (0usize, 0usize);
-        for n in &nodes {
-            nprops += n.properties.len();
-            nchildren += n.child_ids.len();
-        }
+        let (mut ids, nprops, nchildren) = AxKeyIndex::build(&nodes, base);
         self.nodes.reserve(nodes.len());
         self.props.reserve(nprops);
         self.children.reserve(nchildren);
         strings.reserve(nodes.len());
-        let mut ids = AxKeyIndex::new(&nodes);
-        for (k, n) in nodes.iter().enumerate() {
-            ids.insert(&n.node_id, AxId((base + k) as u32));
-        }
         for (k, n) in nodes.into_iter().enumerate() {
             let id = AxId((base + k) as u32);
             let role = ax_string(strings, &mut interner, n.role, true);
@@ -1241,10 +1271,20 @@ impl AxPart {
                 }
             }
         }
-        model.ax_nodes.extend(nodes);
-        model.ax_props.extend(props);
-        model.ax_children.extend(children);
+        append(&mut model.ax_nodes, nodes);
+        append(&mut model.ax_props, props);
+        append(&mut model.ax_children, children);
         model.ax_roots.extend(roots.into_iter().map(ax_id));
+    }
+}
+
+/// Appends `more` to `to`, taking `more` itself when `to` is empty (as it is when a model gets
+/// its accessibility trees): a long page's lists run to tens of megabytes, not worth a copy.
+fn append<T>(to: &mut Vec<T>, mut more: Vec<T>) {
+    if to.is_empty() {
+        std::mem::swap(to, &mut more);
+    } else {
+        to.append(&mut more);
     }
 }
 
@@ -1268,12 +1308,14 @@ mod ax_key_index_tests {
             .iter()
             .map(|id| serde_json::from_str(&format!(r#"{{"nodeId":"{id}"}}"#)).unwrap())
             .collect();
-        let mut index = AxKeyIndex::new(&nodes);
-        for (k, n) in nodes.iter().enumerate() {
-            index.insert(&n.node_id, AxId(k as u32));
-        }
+        let (mut index, nprops, nchildren) = AxKeyIndex::build(&nodes, 10);
+        assert_eq!((nprops, nchildren), (0, 0));
         for (k, id) in ids.iter().enumerate() {
-            assert_eq!(index.get(&AxNodeKey::new(id)), Some(AxId(k as u32)), "{id}");
+            assert_eq!(
+                index.get(&AxNodeKey::new(id)),
+                Some(AxId(k as u32 + 10)),
+                "{id}"
+            );
         }
         for missing in ["1", "-1000000002", "-1000000000", "y", "-6", "64"] {
             assert_eq!(index.get(&AxNodeKey::new(missing)), None, "{missing}");

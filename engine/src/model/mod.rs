@@ -309,6 +309,23 @@ pub struct Attr {
     pub value: StrId,
 }
 
+/// [`LayoutBox::rects`] of a box without client or scroll rectangles.
+pub const NO_BOX_RECTS: u32 = u32::MAX;
+
+/// The client and scroll rectangles of one layout box, when DOM rects were captured for it.
+///
+/// Kept apart from [`LayoutBox`]: few boxes have them in a live snapshot (only those geometry
+/// needs are read), and a long page's boxes are streamed through memory by every stage, so each
+/// box is better without eighty bytes that are mostly empty.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BoxRects {
+    /// `clientRects` (`clientLeft/Top/Width/Height`: the padding box, without scrollbars,
+    /// relative to the border box).
+    pub client: Option<Rect>,
+    /// `scrollRects` (`scrollLeft/Top/Width/Height`).
+    pub scroll: Option<Rect>,
+}
+
 /// One layout box (an entry of the snapshot's `layout` table).
 #[derive(Debug, Clone)]
 pub struct LayoutBox {
@@ -324,13 +341,9 @@ pub struct LayoutBox {
     pub style: Style,
     /// `text` of the box: the rendered text of text boxes and pseudo-element text.
     pub text: Option<StrId>,
-    /// `offsetRects` (`offsetLeft/Top/Width/Height`), when DOM rects were captured.
-    pub offset_rect: Option<Rect>,
-    /// `clientRects` (`clientLeft/Top/Width/Height`: the padding box, without scrollbars,
-    /// relative to the border box), when DOM rects were captured.
-    pub client_rect: Option<Rect>,
-    /// `scrollRects` (`scrollLeft/Top/Width/Height`), when DOM rects were captured.
-    pub scroll_rect: Option<Rect>,
+    /// Its client and scroll rectangles in [`Model::box_rects`], or [`NO_BOX_RECTS`]; read them
+    /// with [`Model::client_rect`] and [`Model::scroll_rect`].
+    pub rects: u32,
     /// The box's text fragments: `Model::text_boxes[text_boxes_start..text_boxes_end]`.
     pub text_boxes_start: u32,
     pub text_boxes_end: u32,
@@ -522,6 +535,8 @@ pub struct Model {
     pub layouts: Vec<LayoutBox>,
     /// Text fragments of all layout boxes.
     pub text_boxes: Vec<TextBox>,
+    /// Client and scroll rectangles of the layout boxes that have them (see [`BoxRects`]).
+    pub box_rects: Vec<BoxRects>,
     /// Documents; 0 is the top-level document.
     pub docs: Vec<Document>,
     /// Accessibility nodes.
@@ -555,6 +570,18 @@ impl Model {
             .get(id.index())
             .map(String::as_str)
             .unwrap_or("")
+    }
+
+    /// The client rectangle of a box (`clientLeft/Top/Width/Height`), when captured.
+    #[inline]
+    pub fn client_rect(&self, layout: &LayoutBox) -> Option<Rect> {
+        self.box_rects.get(layout.rects as usize)?.client
+    }
+
+    /// The scroll rectangle of a box (`scrollLeft/Top/Width/Height`), when captured.
+    #[inline]
+    pub fn scroll_rect(&self, layout: &LayoutBox) -> Option<Rect> {
+        self.box_rects.get(layout.rects as usize)?.scroll
     }
 
     /// The string of an optional id.

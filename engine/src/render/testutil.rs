@@ -262,9 +262,7 @@ impl Builder {
                 ..Style::default()
             },
             text: None,
-            offset_rect: None,
-            client_rect: None,
-            scroll_rect: None,
+            rects: crate::model::NO_BOX_RECTS,
             text_boxes_start: 0,
             text_boxes_end: 0,
             next_for_node: None,
