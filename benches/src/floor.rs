@@ -8,7 +8,9 @@
 
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
-use pagesight::capture::box_rects::{boxes_needing_rects, read_rects, RectBox, View};
+use pagesight::capture::box_rects::{
+    boxes_needing_rects, create_world, resolve_boxes, RectBox, View, Worlds,
+};
 use pagesight::capture::{ax_fetch_set, AxFetch, Capture, COMPUTED_STYLES};
 use pagesight::transport::RawJson;
 use std::time::Duration;
@@ -73,83 +75,98 @@ impl ViewPlan {
     }
 }
 
-/// The engine's capture calls, sent bare; replies stay raw (the box rectangles are read with
-/// the engine's own `box_rects::read_rects`: a few small replies). The default view's calls
-/// (`plan`), or with `whole` the whole page's, as `--expand all` asks.
+/// The engine's capture calls, sent bare and written in the engine's order; replies stay raw
+/// (the box rectangles are read with the engine's own `box_rects`: a few small replies). The
+/// default view's calls (`plan`), or with `whole` the whole page's, as `--expand all` asks.
 pub async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorReplies, String> {
     let view = Some(plan).filter(|v| !whole && !v.whole_page);
     let conn = page.connection();
     let session = Some(page.session_id());
+    let timeout = conn.command_timeout();
+    let rects_timeout = Duration::from_secs(10);
     let empty = serde_json::json!({});
     let err = |what: &str, e: pagesight::Error| format!("{what}: {e}");
-    let tree = conn.send_raw("Page.getFrameTree", session, &empty);
-    let metrics = conn.send_raw("Page.getLayoutMetrics", session, &empty);
+    let ax_method = "Accessibility.getFullAXTree";
+    let full_trees = |frames: &[String]| {
+        let main = conn.send_raw_now(ax_method, session, &empty, timeout);
+        let children: Vec<_> = frames
+            .iter()
+            .map(|f| {
+                let params = serde_json::json!({ "frameId": f });
+                conn.send_raw_now(ax_method, session, &params, timeout)
+            })
+            .collect();
+        async move { tokio::join!(main, futures_util::future::join_all(children)) }
+    };
+    let tree = conn.send_raw_now("Page.getFrameTree", session, &empty, timeout);
+    let metrics = conn.send_raw_now("Page.getLayoutMetrics", session, &empty, timeout);
     let (tree, metrics) = tokio::join!(tree, metrics);
     let tree = tree.map_err(|e| err("Page.getFrameTree", e))?;
     let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
-    let frames = child_frames(&tree);
+    let (main_frame, frames) = frame_ids(&tree);
     let full = view.is_none();
+    // Together: the main frame's isolated world, the snapshot, (whole page) the full trees.
+    let world = create_world(conn, session, &main_frame, rects_timeout);
     let snapshot_params = snapshot_params(false);
-    let snapshot = conn.send_raw("DOMSnapshot.captureSnapshot", session, &snapshot_params);
-    let ax_main = async {
-        if full {
-            Some(
-                conn.send_raw("Accessibility.getFullAXTree", session, &empty)
-                    .await,
-            )
+    let snapshot = conn.send_raw_now(
+        "DOMSnapshot.captureSnapshot",
+        session,
+        &snapshot_params,
+        timeout,
+    );
+    let trees = full.then(|| full_trees(&frames));
+    let (snapshot, world) = tokio::join!(snapshot, world);
+    let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
+    let worlds: Worlds = world.ok().map(|id| (main_frame, id)).into_iter().collect();
+    let boxes = match view {
+        Some(plan) => &plan.boxes,
+        None => &plan.all_boxes,
+    };
+    let resolved = resolve_boxes(conn, session, boxes, &worlds, rects_timeout)
+        .await
+        .map_err(|e| err("resolving boxes", e))?;
+    let values = resolved.read(conn, session, rects_timeout);
+    let (ax_main, children, after) = if let Some(plan) = view {
+        values.await.map_err(|e| err("reading box rectangles", e))?;
+        // The view's accessibility nodes (or the full trees), then the frame tree again.
+        let (ax_main, children, after) = if plan.node_by_node {
+            let nodes: Vec<_> = plan
+                .ids
+                .iter()
+                .map(|id| {
+                    let params =
+                        serde_json::json!({ "backendNodeId": id, "fetchRelatives": false });
+                    conn.send_raw_now("Accessibility.getPartialAXTree", session, &params, timeout)
+                })
+                .collect();
+            let after = conn.send_raw_now("Page.getFrameTree", session, &empty, timeout);
+            let (nodes, after) = tokio::join!(futures_util::future::join_all(nodes), after);
+            (None, nodes, after)
         } else {
-            None
+            let trees = full_trees(&frames);
+            let after = conn.send_raw_now("Page.getFrameTree", session, &empty, timeout);
+            let ((main, others), after) = tokio::join!(trees, after);
+            let main = main.map_err(|e| err(ax_method, e))?;
+            (Some(main), others, after)
+        };
+        (ax_main, children, after)
+    } else {
+        // The rectangles are the last data asked for: the frame tree again goes behind them.
+        let after = conn.send_raw_now("Page.getFrameTree", session, &empty, timeout);
+        let trees = async {
+            match trees {
+                Some(trees) => Some(trees.await),
+                None => None,
+            }
+        };
+        let (trees, values, after) = tokio::join!(trees, values, after);
+        values.map_err(|e| err("reading box rectangles", e))?;
+        match trees {
+            Some((main, others)) => (Some(main.map_err(|e| err(ax_method, e))?), others, after),
+            None => (None, Vec::new(), after),
         }
     };
-    let children = futures_util::future::join_all(frames.iter().filter(|_| full).map(|f| {
-        let params = serde_json::json!({ "frameId": f });
-        async move {
-            conn.send_raw("Accessibility.getFullAXTree", session, &params)
-                .await
-        }
-    }));
-    let (snapshot, ax_main, mut children) = tokio::join!(snapshot, ax_main, children);
-    let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
-    let mut ax_main = ax_main
-        .transpose()
-        .map_err(|e| err("Accessibility.getFullAXTree", e))?;
-    if full {
-        read_rects(conn, session, &plan.all_boxes, Duration::from_secs(10))
-            .await
-            .map_err(|e| err("reading box rectangles", e))?;
-    }
-    if let Some(plan) = view {
-        read_rects(conn, session, &plan.boxes, Duration::from_secs(10))
-            .await
-            .map_err(|e| err("reading box rectangles", e))?;
-        if plan.node_by_node {
-            // The view's nodes' accessibility nodes, all asked at once.
-            children = futures_util::future::join_all(plan.ids.iter().map(|id| {
-                let params = serde_json::json!({ "backendNodeId": id, "fetchRelatives": false });
-                async move {
-                    conn.send_raw("Accessibility.getPartialAXTree", session, &params)
-                        .await
-                }
-            }))
-            .await;
-        } else {
-            let main = conn.send_raw("Accessibility.getFullAXTree", session, &empty);
-            let others = futures_util::future::join_all(frames.iter().map(|f| {
-                let params = serde_json::json!({ "frameId": f });
-                async move {
-                    conn.send_raw("Accessibility.getFullAXTree", session, &params)
-                        .await
-                }
-            }));
-            let (main, others) = tokio::join!(main, others);
-            ax_main = Some(main.map_err(|e| err("Accessibility.getFullAXTree", e))?);
-            children = others;
-        }
-    }
-    let after = conn
-        .send_raw("Page.getFrameTree", session, &empty)
-        .await
-        .map_err(|e| err("Page.getFrameTree", e))?;
+    let after = after.map_err(|e| err("Page.getFrameTree", e))?;
     let mut bytes = tree.len() + metrics.len() + snapshot.len() + after.len();
     let mut ax = Vec::new();
     for reply in ax_main.into_iter().chain(children.into_iter().flatten()) {
@@ -161,6 +178,21 @@ pub async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorRep
         ax,
         bytes,
     })
+}
+
+/// The main frame id and the child frame ids (in pre-order) of a raw `Page.getFrameTree`
+/// reply.
+fn frame_ids(tree: &RawJson) -> (String, Vec<String>) {
+    let main = tree
+        .to_value()
+        .ok()
+        .and_then(|v| {
+            v.pointer("/frameTree/frame/id")
+                .and_then(|id| id.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    (main, child_frames(tree))
 }
 
 /// Child frame ids of a raw `Page.getFrameTree` reply, in pre-order.

@@ -2,20 +2,22 @@
 //!
 //! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
 //! hits all alike):
-//! - **floor**: the CDP calls the engine's capture makes for the default view, kept in step
-//!   with `capture/live.rs` (what to ask for is taken once per page from one capture; the page
-//!   does not change between runs): `Page.getFrameTree` and `Page.getLayoutMetrics`, then
-//!   `DOMSnapshot.captureSnapshot` with the engine's styles, paint order and no DOM rects, then
-//!   the client and scroll rectangles of the boxes geometry needs (`capture::box_rects`: an
-//!   isolated world per frame, `DOM.resolveNode` per box, one `Runtime.callFunctionOn`), then
-//!   at once `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the
-//!   view's fetch set (`capture::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame
-//!   when the view holds a large share of the page's nodes (`AxFetch::node_by_node`) — then
-//!   `Page.getFrameTree` again; a page at most three views large is taken whole, as below
-//!   (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time Chromium
-//!   needs to produce a capture;
-//! - **floor all**: `captureSnapshot` and `Accessibility.getFullAXTree` per frame sent together,
-//!   then the rectangles of every box geometry needs, as `--expand all` and `verbose` ask;
+//! - **floor**: the CDP calls the engine's capture makes for the default view, in its order,
+//!   kept in step with `capture/live.rs` (what to ask for is taken once per page from one
+//!   capture; the page does not change between runs): `Page.getFrameTree` and
+//!   `Page.getLayoutMetrics`, then the main frame's isolated world and
+//!   `DOMSnapshot.captureSnapshot` (the engine's styles, paint order, no DOM rects) written
+//!   together, then the client and scroll rectangles of the boxes geometry needs (`capture::box_rects`:
+//!   `DOM.resolveNode` per box, one `Runtime.callFunctionOn`), then at once
+//!   `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the view's fetch
+//!   set (`capture::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame when the view
+//!   holds a large share of the page's nodes (`AxFetch::node_by_node`) — with
+//!   `Page.getFrameTree` again behind them; a page at most three views large is taken whole,
+//!   as below (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time
+//!   Chromium needs to produce a capture;
+//! - **floor all**: the world, `captureSnapshot` and `Accessibility.getFullAXTree` per frame
+//!   written together, then the rectangles of every box geometry needs with
+//!   `Page.getFrameTree` again behind them, as `--expand all` and `verbose` ask;
 //! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
 //!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
 //!   a session; the offline `process` part is timed alone too, and the process's CPU time (all

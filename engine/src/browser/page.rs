@@ -4,6 +4,7 @@
 //! page's session, so a `Page` is just (connection, session, target) plus the two operations
 //! every front end needs in the same way — navigate-and-wait-for-load and close.
 
+use std::future::Future;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -124,6 +125,19 @@ impl Page {
     /// Sends a typed command on the page's session (the connection's default timeout).
     pub async fn send<C: Command>(&self, params: &C) -> Result<C::Response> {
         self.connection.send(Some(&self.session_id), params).await
+    }
+
+    /// [`Connection::send_now`] on the page's session (the connection's default timeout): the
+    /// command is written now, the reply awaited later.
+    pub fn send_now<'a, C: Command>(
+        &'a self,
+        params: &C,
+    ) -> impl Future<Output = Result<C::Response>> + Send + use<'a, C> {
+        self.connection.send_now(
+            Some(&self.session_id),
+            params,
+            self.connection.command_timeout(),
+        )
     }
 
     /// Subscribes to a typed event of the page's session.

@@ -28,9 +28,20 @@
 //! see the call or change what the getters answer. This is the one place perception runs
 //! JavaScript; it reads, never writes. Should any step fail (scripts disabled for the frame,
 //! a node gone), the capture takes the snapshot again with `includeDOMRects` instead.
+//!
+//! Three steps, each waiting for the one before: the world, a handle per box
+//! (`DOM.resolveNode`), the call. Chromium keeps one world of a name per frame and document and
+//! answers the same context when asked again, so a capture asks for its frame's world
+//! ([`create_world`]) together with the snapshot, before it knows the boxes (a few tenths of a ms
+//! of Chromium's time when no box turns out to need it), and the reading creates only the
+//! worlds it was not given ([`resolve_boxes`]). The call and the release of the handles are
+//! written at once and only the call is waited for ([`Resolved::read`]), so the caller can
+//! write what must be answered after them (the capture's check that nothing navigated) without
+//! a round trip of its own.
 
 use futures_util::future::join_all;
 use rustc_hash::FxHashMap;
+use std::future::Future;
 use std::time::Duration;
 
 use super::dom::{DomSnapshot, Ragged};
@@ -218,32 +229,68 @@ pub fn write_rects(snapshot: &mut DomSnapshot, boxes: &[RectBox], values: &[[f64
     }
 }
 
-/// Reads the client and scroll rectangles of `boxes` from one renderer (see the module docs):
-/// an isolated world per frame, a handle per box, one call per frame; all of each step sent at
-/// once. Fails when any box cannot be read.
-pub async fn read_rects(
+/// Execution contexts of the isolated world, by frame id: those a reader already has.
+pub type Worlds = FxHashMap<String, i64>;
+
+/// Creates (or finds: Chromium keeps one world of a name per frame and document, and answers
+/// the same context again) the isolated world the values are read in, in the frame
+/// `frame_id` of one renderer. Written now, so it can ride along with other requests; the
+/// context comes with the reply.
+pub fn create_world<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    frame_id: &str,
+    timeout: Duration,
+) -> impl Future<Output = Result<i64>> + Send + use<'a> {
+    let params = CreateIsolatedWorldParams {
+        world_name: Some(WORLD.to_string()),
+        ..CreateIsolatedWorldParams::new(frame_id.to_string())
+    };
+    let reply = conn.send_now(session, &params, timeout);
+    async move { Ok(reply.await?.execution_context_id) }
+}
+
+/// The boxes of one read, resolved to handles in their frames' isolated worlds.
+#[derive(Debug)]
+pub struct Resolved {
+    /// Per frame, the boxes' indexes and their handles.
+    frames: Vec<(Vec<usize>, Vec<String>)>,
+    count: usize,
+}
+
+/// Resolves `boxes` of one renderer to handles in their frames' isolated worlds: a world is
+/// created for each frame `worlds` has no context for, then a handle is asked for each box,
+/// all of each step sent at once. Fails when a world or a box cannot be had.
+pub async fn resolve_boxes(
     conn: &Connection,
     session: Option<&SessionId>,
     boxes: &[RectBox],
+    worlds: &Worlds,
     timeout: Duration,
-) -> Result<Vec<[f64; 8]>> {
-    if boxes.is_empty() {
-        return Ok(Vec::new());
-    }
+) -> Result<Resolved> {
     let mut frames: Vec<&str> = boxes.iter().map(|b| b.frame_id.as_str()).collect();
     frames.sort_unstable();
     frames.dedup();
-    let worlds = join_all(frames.iter().map(|f| {
-        let params = CreateIsolatedWorldParams {
-            world_name: Some(WORLD.to_string()),
-            ..CreateIsolatedWorldParams::new(f.to_string())
-        };
-        async move { conn.send_with_timeout(session, &params, timeout).await }
-    }))
-    .await;
     let mut context: FxHashMap<&str, i64> = FxHashMap::default();
-    for (f, w) in frames.iter().zip(worlds) {
-        context.insert(f, w?.execution_context_id);
+    let missing: Vec<&str> = frames
+        .iter()
+        .copied()
+        .filter(|f| match worlds.get(*f) {
+            Some(&id) => {
+                context.insert(f, id);
+                false
+            }
+            None => true,
+        })
+        .collect();
+    let created = join_all(
+        missing
+            .iter()
+            .map(|f| create_world(conn, session, f, timeout)),
+    )
+    .await;
+    for (f, id) in missing.iter().zip(created) {
+        context.insert(f, id?);
     }
     let handles = join_all(boxes.iter().map(|b| {
         let params = ResolveNodeParams {
@@ -252,67 +299,118 @@ pub async fn read_rects(
             execution_context_id: context.get(b.frame_id.as_str()).copied(),
             ..Default::default()
         };
-        async move { conn.send_with_timeout(session, &params, timeout).await }
+        conn.send_now(session, &params, timeout)
     }))
     .await;
-    let mut objects: Vec<String> = Vec::with_capacity(boxes.len());
+    let mut objects: Vec<Option<String>> = Vec::with_capacity(boxes.len());
     for h in handles {
         match h?.object.object_id {
-            Some(id) => objects.push(id),
+            Some(id) => objects.push(Some(id)),
             None => return Err(Error::protocol("a box to measure has no handle")),
         }
     }
-    // One call per frame, its boxes as arguments.
-    let calls = join_all(frames.iter().map(|f| {
-        let mine: Vec<usize> = (0..boxes.len())
-            .filter(|&i| boxes[i].frame_id == *f)
+    let frames = frames
+        .iter()
+        .map(|f| {
+            let mine: Vec<usize> = (0..boxes.len())
+                .filter(|&i| boxes[i].frame_id == *f)
+                .collect();
+            let handles = mine
+                .iter()
+                .filter_map(|&i| objects.get_mut(i).and_then(Option::take))
+                .collect();
+            (mine, handles)
+        })
+        .collect();
+    Ok(Resolved {
+        frames,
+        count: boxes.len(),
+    })
+}
+
+impl Resolved {
+    /// Reads the values: one call per frame, its boxes as arguments, then the release of the
+    /// handles. Written now (the release behind the calls, so it cannot free a handle they
+    /// still use), so whatever is written next is answered after them.
+    pub fn read<'a>(
+        self,
+        conn: &'a Connection,
+        session: Option<&SessionId>,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Vec<[f64; 8]>>> + Send + use<'a> {
+        let Resolved { frames, count } = self;
+        let calls: Vec<_> = frames
+            .into_iter()
+            .map(|(mine, handles)| {
+                let params = CallFunctionOnParams {
+                    object_id: handles.first().cloned(),
+                    arguments: Some(
+                        handles
+                            .into_iter()
+                            .map(|h| CallArgument {
+                                object_id: Some(h),
+                                ..CallArgument::default()
+                            })
+                            .collect(),
+                    ),
+                    silent: Some(true),
+                    return_by_value: Some(true),
+                    ..CallFunctionOnParams::new(READ.to_string())
+                };
+                (mine, conn.send_now(session, &params, timeout))
+            })
             .collect();
-        let params = CallFunctionOnParams {
-            object_id: mine.first().map(|&i| objects[i].clone()),
-            arguments: Some(
-                mine.iter()
-                    .map(|&i| CallArgument {
-                        object_id: Some(objects[i].clone()),
-                        ..CallArgument::default()
-                    })
-                    .collect(),
-            ),
-            silent: Some(true),
-            return_by_value: Some(true),
-            ..CallFunctionOnParams::new(READ.to_string())
-        };
+        if count > 0 {
+            let params = ReleaseObjectGroupParams {
+                object_group: GROUP.to_string(),
+            };
+            // Written, its reply not awaited: nothing needs it (a release that fails leaves
+            // handles the next read's release frees), and waiting would hold the values back.
+            drop(conn.send_now(session, &params, timeout));
+        }
         async move {
-            (
-                mine,
-                conn.send_with_timeout(session, &params, timeout).await,
-            )
-        }
-    }));
-    let release_params = ReleaseObjectGroupParams {
-        object_group: GROUP.to_string(),
-    };
-    let release = conn.send_with_timeout(session, &release_params, timeout);
-    // The release is queued behind the calls, so it cannot free a handle they still use.
-    let (calls, _) = tokio::join!(calls, release);
-    let mut values = vec![[0.0; 8]; boxes.len()];
-    for (mine, reply) in calls {
-        let reply = reply?;
-        if reply.exception_details.is_some() {
-            return Err(Error::protocol("reading box geometry failed in the frame"));
-        }
-        let rows = reply.result.value.unwrap_or_default();
-        let rows = rows.as_array().map_or(&[][..], |r| &r[..]);
-        if rows.len() != mine.len() {
-            return Err(Error::protocol("box geometry came back incomplete"));
-        }
-        for (&i, row) in mine.iter().zip(rows) {
-            let row = row.as_array().map_or(&[][..], |r| &r[..]);
-            for (slot, v) in values[i].iter_mut().zip(row) {
-                *slot = v.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0);
+            let (mine, replies): (Vec<_>, Vec<_>) = calls.into_iter().unzip();
+            let replies = join_all(replies).await;
+            let mut values = vec![[0.0; 8]; count];
+            for (mine, reply) in mine.iter().zip(replies) {
+                let reply = reply?;
+                if reply.exception_details.is_some() {
+                    return Err(Error::protocol("reading box geometry failed in the frame"));
+                }
+                let rows = reply.result.value.unwrap_or_default();
+                let rows = rows.as_array().map_or(&[][..], |r| &r[..]);
+                if rows.len() != mine.len() {
+                    return Err(Error::protocol("box geometry came back incomplete"));
+                }
+                for (&i, row) in mine.iter().zip(rows) {
+                    let row = row.as_array().map_or(&[][..], |r| &r[..]);
+                    if let Some(slots) = values.get_mut(i) {
+                        for (slot, v) in slots.iter_mut().zip(row) {
+                            *slot = v.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0);
+                        }
+                    }
+                }
             }
+            Ok(values)
         }
     }
-    Ok(values)
+}
+
+/// Reads the client and scroll rectangles of `boxes` from one renderer (see the module docs):
+/// [`resolve_boxes`] (the worlds `worlds` lacks, then a handle per box), then
+/// [`Resolved::read`]. Fails when any box cannot be read.
+pub async fn read_rects(
+    conn: &Connection,
+    session: Option<&SessionId>,
+    boxes: &[RectBox],
+    worlds: &Worlds,
+    timeout: Duration,
+) -> Result<Vec<[f64; 8]>> {
+    if boxes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let resolved = resolve_boxes(conn, session, boxes, worlds, timeout).await?;
+    resolved.read(conn, session, timeout).await
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! largest part of that on a long page. How much of it is asked for is the capture's
 //! [`AxScope`]:
 //! - **full** (`--expand all`, `verbose`, and recorded captures): `Accessibility.getFullAXTree`
-//!   per frame, sent together with the snapshot so their round trips overlap. A recorded capture
+//!   per frame, written right behind the snapshot so their round trips overlap. A recorded capture
 //!   ([`capture_page`]) asks for every DOM rectangle (`includeDOMRects`); a live snapshot reads
 //!   those of the boxes geometry needs on their own, which costs Chromium far less (see
 //!   [`super::box_rects`]);
@@ -20,6 +20,21 @@
 //!   large, decided from `Page.getLayoutMetrics` read with the first frame tree; a view holding
 //!   a large share of the nodes), the whole page or the full trees are taken instead.
 //!
+//! Round trips: Chromium answers the calls of one session in the order it receives them, so a
+//! call that must be answered after another need not wait for that reply, only be written after
+//! it ([`Connection::send_now`]); what waits a round trip is a call that needs an answer. So
+//! once the metrics are in, the isolated world the boxes' rectangles are read in (see
+//! [`super::box_rects`]), the snapshot and the full trees are written together; the boxes are
+//! resolved as soon as the snapshot is in, their values read once resolved, and the frame trees
+//! read again are written behind each renderer's last data request. A page taken whole costs
+//! four round trips (metrics, snapshot, handles, values) where it took six, one more when a
+//! child frame in the same renderer has boxes to read (its world is created then: a hidden frame
+//! would never need one); a viewport scope adds one, the view's accessibility nodes, asked for
+//! once the rectangles are in, with the check riding along. The snapshot waits for the metrics
+//! although it asks the same whatever they say: the full trees must follow it at once (a page
+//! taken whole is decided from the metrics), or a page changing every few milliseconds would
+//! change between the two.
+//!
 //! Out-of-process iframes (see [`crate::browser::FrameTarget`]) are other renderers: each is
 //! captured over its own session at the same time as the page, and its owner `<iframe>` is found
 //! with `DOM.getFrameOwner` on the session that holds it. A frame that cannot be captured (it
@@ -27,7 +42,10 @@
 //!
 //! A snapshot must never mix two states of a page. Page scripts run between any two CDP calls,
 //! so every attempt checks, after the heavy calls:
-//! - the frame tree is read again: a frame whose loader id changed loaded a new document;
+//! - the frame tree is read again, written once every data request of the capture is written and
+//!   so answered after each renderer's last one (a renderer asked for more afterwards — a
+//!   snapshot taken again, more accessibility parents — is read again once that is answered): a
+//!   frame whose loader id changed loaded a new document;
 //! - `Page.frameNavigated` / `DOM.documentUpdated` arrived meanwhile (subscribed before);
 //! - the main frame has a document at all (mid-navigation or in a redirect chain it may not);
 //! - the DOM snapshot and the accessibility tree describe the same DOM ([`mixes_states`]): the
@@ -40,14 +58,17 @@
 //! reload on timers), the last attempt is returned with `consistent: false` rather than failing
 //! the whole page for one frame.
 
+use std::future::Future;
 use std::time::Duration;
 
-use futures_util::future::join_all;
+use futures_util::future::{join_all, BoxFuture, FutureExt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::ax::{AxNodeKey, AxNodeRecord, FullAxTree, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
-use super::box_rects::{boxes_needing_rects, read_rects, write_rects, RectBox, View};
+use super::box_rects::{
+    boxes_needing_rects, create_world, resolve_boxes, write_rects, RectBox, View, Worlds,
+};
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
@@ -56,6 +77,7 @@ use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerPara
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
 use crate::cdp::page::{
     FrameNavigatedEvent, FrameTree, GetFrameTreeParams, GetLayoutMetricsParams,
+    GetLayoutMetricsReturns,
 };
 use crate::cdp::Event;
 use crate::error::{Error, ErrorCode, Result};
@@ -112,7 +134,10 @@ async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> R
             tokio::time::sleep(Duration::from_millis(50 * attempt as u64)).await;
         }
         let last = attempt + 1 == MAX_ATTEMPTS;
-        match capture_once(page, last, scope, fetch, rects).await {
+        // On the heap: an attempt keeps many requests in flight at once, and its state would
+        // otherwise sit inside every caller's future (on the stack of a thread blocking on one).
+        let once = Box::pin(capture_once(page, last, scope, fetch, rects));
+        match once.await {
             Ok(Attempt::Done(capture)) => return Ok(*capture),
             Ok(Attempt::Changed(what)) => last_change = what,
             Err(e) if is_missing_document(&e) => last_change = e.message().to_string(),
@@ -169,6 +194,9 @@ async fn capture_once(
         Some(page.session_id()),
         &[FrameNavigatedEvent::METHOD, DocumentUpdatedEvent::METHOD],
     );
+    let conn = page.connection();
+    let session = Some(page.session_id());
+    let dom_rects = rects == Rects::Every;
     // `DOM.documentUpdated` is only sent once the DOM agent has a document; asking for its root
     // (depth 0) is cheap and rides along with the frame tree.
     let document_root = GetDocumentParams {
@@ -190,40 +218,57 @@ async fn capture_once(
     collect_frames(&before, &mut frames, 0);
     let main_frame = before.frame.id.clone();
     let full = scope.is_full();
-
-    let dom_rects = rects == Rects::Every;
-    let snapshot_params = snapshot_params(dom_rects);
-    let snapshot = page.send(&snapshot_params);
-    // The full trees ride along with the snapshot; a viewport scope asks once the snapshot says
-    // what is in view.
-    let ax_full = async {
-        if full {
-            Some(full_trees(page.connection(), Some(page.session_id()), &frames, None).await)
-        } else {
-            None
-        }
+    // The part of the page whose boxes' rectangles are read: the view grown by this, or all.
+    let rects_view = match scope {
+        AxScope::Viewport { expand } => Some(expand),
+        AxScope::Full => None,
     };
+
+    // Written together, in this order, and answered in it: the isolated world the boxes'
+    // rectangles are read in (its reply is in when the snapshot's is, so the boxes can be
+    // resolved at once), the snapshot, and the full trees right behind the snapshot (the less
+    // time between the two, the less the page's scripts can change in between); a viewport
+    // scope asks for accessibility nodes once the snapshot says what is in view.
+    let world = (!dom_rects).then(|| create_world(conn, session, &main_frame, FRAME_TIMEOUT));
+    let snapshot = page.send_now(&snapshot_params(dom_rects));
+    let ax_full = full.then(|| full_trees(conn, session, &frames, None));
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
-    let (snapshot, ax_full, parts) = tokio::join!(snapshot, ax_full, parts);
-    let snapshot = snapshot?;
-    match snapshot.documents.first() {
-        None => return Ok(Attempt::Changed("the page has no document yet".into())),
-        Some(doc) => {
-            let frame = usize::try_from(doc.frame_id)
-                .ok()
-                .and_then(|i| snapshot.strings.get(i));
-            if frame.is_some_and(|f| *f != main_frame) {
-                return Ok(Attempt::Changed(
-                    "the page's document belongs to another frame".into(),
-                ));
+    // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
+    let main = async {
+        let world = async {
+            match world {
+                Some(world) => world.await.ok(),
+                None => None,
             }
+        };
+        let (snapshot, world) = tokio::join!(snapshot, world);
+        let snapshot = snapshot?;
+        if let Some(why) = not_the_page(&snapshot, &main_frame) {
+            return Ok(Err(why));
         }
-    }
+        let reading = if dom_rects {
+            Reading::Nothing
+        } else {
+            let boxes = page_boxes(&snapshot, &metrics, rects_view);
+            let worlds: Worlds = world
+                .map(|id| (main_frame.clone(), id))
+                .into_iter()
+                .collect();
+            start_reading(conn, session, boxes, &worlds, conn.command_timeout()).await
+        };
+        Ok(Ok((snapshot, reading)))
+    };
+    let (main, parts) = tokio::join!(main, parts);
+    let (snapshot, main_reading) = match main? {
+        Ok(main) => main,
+        Err(why) => return Ok(Attempt::Changed(why)),
+    };
 
     // The out-of-process frames, numbered in the order they are kept so owners come first.
     let mut consistent = true;
     let mut kept: Vec<(SessionId, OopifCapture)> = Vec::new();
+    let mut readings = Vec::new();
     let mut uncaptured = Vec::new();
     for (target, outcome) in targets.iter().zip(parts) {
         let owner_target = if target.parent_session == *page.session_id() {
@@ -250,27 +295,24 @@ async fn capture_once(
                     });
                 }
             }
-            FrameOutcome::Captured(mut capture) => {
+            FrameOutcome::Captured(mut capture, reading) => {
                 capture.owner_target = owner_target;
                 kept.push((target.session_id.clone(), *capture));
+                readings.push(reading);
             }
         }
     }
 
-    let ax_trees = match ax_full {
-        Some(trees) => trees?,
-        None => Vec::new(),
-    };
     let mut capture = Capture {
         format: FORMAT_VERSION,
         url: before.frame.url.clone(),
         title: document_title(&snapshot),
         target_id: Some(page.target_id().to_string()),
-        computed_styles: COMPUTED_STYLES.iter().map(|s| s.to_string()).collect(),
+        computed_styles: computed_styles(),
         frame_tree: None,
         layout_metrics: metrics,
         dom_snapshot: snapshot,
-        ax_trees,
+        ax_trees: Vec::new(),
         oopifs: Vec::new(),
         uncaptured_frames: uncaptured,
         consistent: true,
@@ -279,89 +321,109 @@ async fn capture_once(
     let sessions: Vec<SessionId> = kept.iter().map(|(s, _)| s.clone()).collect();
     capture.oopifs = kept.into_iter().map(|(_, c)| c).collect();
 
-    if !dom_rects {
-        let view = match scope {
-            AxScope::Viewport { expand } => Some(expand),
-            AxScope::Full => None,
-        };
-        add_box_rects(page, &sessions, &mut capture, view).await?;
-    }
+    // The frame trees read again (see the module docs) are written behind the last data request
+    // of each renderer: Chromium answers them after it, so they see any navigation that happened
+    // while the data was taken. A renderer asked for more after its check (its snapshot taken
+    // again, more accessibility parents) is checked again once that is answered.
     let mut dom_model = None;
-    if let AxScope::Viewport { expand } = scope {
-        let expand = if expand > 0.0 {
-            Expand::Pixels(expand)
-        } else {
-            Expand::Viewport
-        };
-        // The model of the DOM decides what to ask for, and is kept: the snapshot's pipeline
-        // adds the answers to it rather than building it again.
-        // So are its geometry and visibility, which the analysis would compute again.
-        let model = Model::from_dom_snapshots(&capture)?;
-        let view = ViewFacts::new(&model, expand);
-        let sets = fetch_set(&model, &view, 1 + capture.oopifs.len());
-        dom_model = Some((model, view));
-        let conn = page.connection();
-        let wanted: usize = sets.iter().map(Vec::len).sum();
-        if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
-            // The view holds much of the page: the full trees cost Chromium less. The capture
-            // keeps its viewport scope (its box rectangles cover the view only).
-            let main = full_trees(conn, Some(page.session_id()), &frames, None);
-            let others = join_all(sessions.iter().zip(&capture.oopifs).map(|(s, o)| {
-                let mut frames = Vec::new();
-                if let Some(tree) = &o.frame_tree {
-                    collect_frames(tree, &mut frames, 0);
+    let (checks, late) = match scope {
+        AxScope::Full => {
+            // The full trees were asked for with the snapshots; the rectangles come last.
+            let checks = write_checks(page, &sessions);
+            let ax = async {
+                match ax_full {
+                    Some(trees) => trees.await,
+                    None => Ok(Vec::new()),
                 }
-                async move { full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT)).await }
-            }));
-            let (main, others) = tokio::join!(main, others);
-            capture.ax_trees = main?;
-            for (o, trees) in capture.oopifs.iter_mut().zip(others) {
-                match trees {
-                    Ok(trees) => o.ax_trees = trees,
-                    Err(_) => consistent = false,
+            };
+            let reads = finish_readings(page, &sessions, &mut capture, main_reading, readings);
+            let (ax, late, checks) = tokio::join!(ax, reads, checks);
+            capture.ax_trees = ax?;
+            (checks, late?)
+        }
+        AxScope::Viewport { expand } => {
+            finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
+            let expand = if expand > 0.0 {
+                Expand::Pixels(expand)
+            } else {
+                Expand::Viewport
+            };
+            // The model of the DOM decides what to ask for, and is kept: the snapshot's
+            // pipeline adds the answers to it rather than building it again.
+            // So are its geometry and visibility, which the analysis would compute again.
+            let model = Model::from_dom_snapshots(&capture)?;
+            let view = ViewFacts::new(&model, expand);
+            let sets = fetch_set(&model, &view, 1 + capture.oopifs.len());
+            dom_model = Some((model, view));
+            let wanted: usize = sets.iter().map(Vec::len).sum();
+            if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
+                // The view holds much of the page: the full trees cost Chromium less. The
+                // capture keeps its viewport scope (its box rectangles cover the view only).
+                let main = full_trees(conn, session, &frames, None);
+                let others: Vec<_> = sessions
+                    .iter()
+                    .zip(&capture.oopifs)
+                    .map(|(s, o)| {
+                        let mut frames = Vec::new();
+                        if let Some(tree) = &o.frame_tree {
+                            collect_frames(tree, &mut frames, 0);
+                        }
+                        full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT))
+                    })
+                    .collect();
+                let checks = write_checks(page, &sessions);
+                let (main, others, checks) = tokio::join!(main, join_all(others), checks);
+                capture.ax_trees = main?;
+                for (o, trees) in capture.oopifs.iter_mut().zip(others) {
+                    match trees {
+                        Ok(trees) => o.ax_trees = trees,
+                        Err(_) => consistent = false,
+                    }
                 }
-            }
-        } else {
-            let none = Vec::new();
-            let ids = |k: usize| sets.get(k).unwrap_or(&none);
-            let main = partial_trees(conn, Some(page.session_id()), ids(0), None);
-            let others = join_all(
-                sessions
+                (checks, Vec::new())
+            } else {
+                let none = Vec::new();
+                let ids = |k: usize| sets.get(k).unwrap_or(&none);
+                let main = partial_trees(conn, session, ids(0), None);
+                let others: Vec<_> = sessions
                     .iter()
                     .enumerate()
-                    .map(|(k, s)| partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT))),
-            );
-            let (main, others) = tokio::join!(main, others);
-            match main {
-                Ok(trees) => capture.ax_trees = trees,
-                Err(e) if is_missing_node(&e) => return Ok(Attempt::Changed(e.message().into())),
-                Err(e) => return Err(e),
-            }
-            for (o, trees) in capture.oopifs.iter_mut().zip(others) {
-                match trees {
-                    Ok(trees) => o.ax_trees = trees,
-                    Err(e) if is_missing_node(&e) && !last => {
-                        return Ok(Attempt::Changed(format!(
-                            "frame {}: {}",
-                            o.frame_id,
-                            e.message()
-                        )))
+                    .map(|(k, s)| partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT)))
+                    .collect();
+                let checks = write_checks(page, &sessions);
+                let ((main, main_late), others, checks) =
+                    tokio::join!(main, join_all(others), checks);
+                let mut late = vec![main_late];
+                match main {
+                    Ok(trees) => capture.ax_trees = trees,
+                    Err(e) if is_missing_node(&e) => {
+                        return Ok(Attempt::Changed(e.message().into()))
                     }
-                    // The frame answered its snapshot but not its tree: shown without roles,
-                    // flagged as not taken of one state.
-                    Err(_) => consistent = false,
+                    Err(e) => return Err(e),
                 }
+                for (o, (trees, more)) in capture.oopifs.iter_mut().zip(others) {
+                    late.push(more);
+                    match trees {
+                        Ok(trees) => o.ax_trees = trees,
+                        Err(e) if is_missing_node(&e) && !last => {
+                            return Ok(Attempt::Changed(format!(
+                                "frame {}: {}",
+                                o.frame_id,
+                                e.message()
+                            )))
+                        }
+                        // The frame answered its snapshot but not its tree: shown without
+                        // roles, flagged as not taken of one state.
+                        Err(_) => consistent = false,
+                    }
+                }
+                (checks, late)
             }
         }
-    }
+    };
 
-    let after = page.send(&GetFrameTreeParams {});
-    let frames_after = join_all(sessions.iter().map(|s| {
-        page.connection()
-            .send_with_timeout(Some(s), &GetFrameTreeParams {}, FRAME_TIMEOUT)
-    }));
-    let (after, frames_after) = tokio::join!(after, frames_after);
-    let after = after?.frame_tree;
+    let (after, frames_after) = check_again(page, &sessions, checks, &late).await;
+    let after = after?;
     // A change of the page's own document is retried (and finally fails); a change inside a
     // child frame only is tolerated on the last attempt, marked inconsistent.
     let mut child_change = None;
@@ -384,10 +446,10 @@ async fn capture_once(
     }
     for (o, reply) in capture.oopifs.iter_mut().zip(frames_after) {
         let change = match (reply, &o.frame_tree) {
-            (Ok(r), Some(before)) => {
-                let change = document_change(before, &r.frame_tree).map(|(_, c)| c);
-                o.frame_id = r.frame_tree.frame.id.clone();
-                o.frame_tree = Some(r.frame_tree);
+            (Ok(tree), Some(before)) => {
+                let change = document_change(before, &tree).map(|(_, c)| c);
+                o.frame_id = tree.frame.id.clone();
+                o.frame_tree = Some(tree);
                 change
             }
             (Ok(_), None) => None,
@@ -421,6 +483,24 @@ async fn capture_once(
     Ok(Attempt::Done(Box::new(Captured::new(capture, dom_model))))
 }
 
+/// The engine's computed styles, as a capture records them.
+fn computed_styles() -> Vec<String> {
+    COMPUTED_STYLES.iter().map(|s| s.to_string()).collect()
+}
+
+/// Why the page's snapshot cannot be of the page's current document, if it cannot.
+fn not_the_page(snapshot: &DomSnapshot, main_frame: &str) -> Option<String> {
+    let Some(doc) = snapshot.documents.first() else {
+        return Some("the page has no document yet".into());
+    };
+    let frame = usize::try_from(doc.frame_id)
+        .ok()
+        .and_then(|i| snapshot.strings.get(i));
+    frame
+        .is_some_and(|f| f != main_frame)
+        .then(|| "the page's document belongs to another frame".into())
+}
+
 /// How many DOM nodes a capture's snapshots hold.
 fn dom_nodes(capture: &Capture) -> usize {
     capture.dom_snapshot.node_count()
@@ -431,20 +511,15 @@ fn dom_nodes(capture: &Capture) -> usize {
             .sum::<usize>()
 }
 
-/// Fills in the client and scroll rectangles of the boxes geometry needs, in the page's snapshot
-/// (those in the view grown by `expand`; all of them for `None`) and every out-of-process frame's, all renderers at
-/// once (see [`super::box_rects`]). A renderer whose boxes cannot be read is snapshotted again
-/// with every rectangle.
-async fn add_box_rects(
-    page: &Page,
-    sessions: &[SessionId],
-    capture: &mut Capture,
+/// The boxes of the page's own snapshot whose client and scroll rectangles geometry needs
+/// (see [`super::box_rects`]): those in the view grown by `expand`, all of them for `None`.
+fn page_boxes(
+    snapshot: &DomSnapshot,
+    metrics: &GetLayoutMetricsReturns,
     expand: Option<f64>,
-) -> Result<()> {
-    let conn = page.connection();
-    let styles = &capture.computed_styles;
-    let top = capture.dom_snapshot.documents.first();
-    let viewport = &capture.layout_metrics.css_layout_viewport;
+) -> Vec<RectBox> {
+    let top = snapshot.documents.first();
+    let viewport = &metrics.css_layout_viewport;
     let view = expand.map(|expand| View {
         x: top.and_then(|d| d.scroll_offset_x).unwrap_or(0.0),
         y: top.and_then(|d| d.scroll_offset_y).unwrap_or(0.0),
@@ -452,130 +527,268 @@ async fn add_box_rects(
         height: viewport.client_height as f64,
         expand,
     });
-    let page_boxes = boxes_needing_rects(&capture.dom_snapshot, styles, view);
-    let frame_boxes: Vec<Vec<RectBox>> = capture
-        .oopifs
-        .iter()
-        .map(|o| boxes_needing_rects(&o.dom_snapshot, &o.computed_styles, None))
-        .collect();
-    let main = read_rects(conn, Some(page.session_id()), &page_boxes, FRAME_TIMEOUT);
-    let frames = join_all(
-        sessions
-            .iter()
-            .zip(&frame_boxes)
-            .map(|(s, b)| read_rects(conn, Some(s), b, FRAME_TIMEOUT)),
-    );
-    let (main, frames) = tokio::join!(main, frames);
-    match main {
-        Ok(values) => write_rects(&mut capture.dom_snapshot, &page_boxes, &values),
-        Err(_) => capture.dom_snapshot = page.send(&snapshot_params(true)).await?,
+    boxes_needing_rects(snapshot, &computed_styles(), view)
+}
+
+/// The reading of one renderer's box rectangles (see [`super::box_rects`]), its last requests
+/// written.
+enum Reading<'a> {
+    /// Nothing to read: the snapshot has every rectangle, or no box needs one.
+    Nothing,
+    /// The values of these boxes, asked for.
+    Sent(Vec<RectBox>, BoxFuture<'a, Result<Vec<[f64; 8]>>>),
+    /// A box could not be resolved: the snapshot taken again with every rectangle, asked for.
+    Again(BoxFuture<'a, Result<DomSnapshot>>),
+}
+
+/// Starts reading the rectangles of one renderer's `boxes`: resolves them (in the worlds of
+/// `worlds`, or new ones) and writes the reads, or, when that fails, asks for the snapshot
+/// again with every rectangle (`again`: that call's timeout).
+async fn start_reading<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    boxes: Vec<RectBox>,
+    worlds: &Worlds,
+    again: Duration,
+) -> Reading<'a> {
+    if boxes.is_empty() {
+        return Reading::Nothing;
     }
-    for ((o, s), (boxes, values)) in capture
-        .oopifs
-        .iter_mut()
-        .zip(sessions)
-        .zip(frame_boxes.iter().zip(frames))
-    {
-        match values {
-            Ok(values) => write_rects(&mut o.dom_snapshot, boxes, &values),
-            Err(_) => {
-                if let Ok(again) = conn
-                    .send_with_timeout(Some(s), &snapshot_params(true), FRAME_TIMEOUT)
-                    .await
-                {
-                    o.dom_snapshot = again;
-                }
+    match resolve_boxes(conn, session, &boxes, worlds, FRAME_TIMEOUT).await {
+        Ok(resolved) => {
+            let values = resolved.read(conn, session, FRAME_TIMEOUT);
+            Reading::Sent(boxes, values.boxed())
+        }
+        Err(_) => Reading::Again(
+            conn.send_now(session, &snapshot_params(true), again)
+                .boxed(),
+        ),
+    }
+}
+
+/// Waits for one renderer's reading and writes the values into its `snapshot`; when they could
+/// not be read, the snapshot is taken again with every rectangle (`again`: that call's
+/// timeout). Returns whether a request was written after the reads (that snapshot), and the
+/// error of a snapshot taken again.
+async fn finish_reading(
+    reading: Reading<'_>,
+    snapshot: &mut DomSnapshot,
+    conn: &Connection,
+    session: Option<&SessionId>,
+    again: Duration,
+) -> (bool, Result<()>) {
+    let taken = match reading {
+        Reading::Nothing => return (false, Ok(())),
+        Reading::Sent(boxes, values) => match values.await {
+            Ok(values) => {
+                write_rects(snapshot, &boxes, &values);
+                return (false, Ok(()));
             }
+            Err(_) => {
+                let taken = conn
+                    .send_with_timeout(session, &snapshot_params(true), again)
+                    .await;
+                return (true, taken.map(|s| *snapshot = s));
+            }
+        },
+        Reading::Again(taken) => taken.await,
+    };
+    (false, taken.map(|s| *snapshot = s))
+}
+
+/// Finishes the readings of the page (`main`) and of every out-of-process frame kept (in the
+/// order of `sessions`). A frame whose snapshot cannot be taken again keeps the one without
+/// rectangles; the page's failing fails the capture. Returns, per renderer (the page first),
+/// whether a request was written after its reads.
+async fn finish_readings(
+    page: &Page,
+    sessions: &[SessionId],
+    capture: &mut Capture,
+    main: Reading<'_>,
+    frames: Vec<Reading<'_>>,
+) -> Result<Vec<bool>> {
+    let conn = page.connection();
+    let main = finish_reading(
+        main,
+        &mut capture.dom_snapshot,
+        conn,
+        Some(page.session_id()),
+        conn.command_timeout(),
+    );
+    let frames = join_all(
+        capture
+            .oopifs
+            .iter_mut()
+            .zip(sessions)
+            .zip(frames)
+            .map(|((o, s), r)| {
+                finish_reading(r, &mut o.dom_snapshot, conn, Some(s), FRAME_TIMEOUT)
+            }),
+    );
+    let ((main_late, main), frames) = tokio::join!(main, frames);
+    main?;
+    let mut late = vec![main_late];
+    late.extend(frames.into_iter().map(|(late, _)| late));
+    Ok(late)
+}
+
+/// The frame trees read again: the page's, then each out-of-process frame's (in the order of
+/// the sessions).
+type Checks = (Result<FrameTree>, Vec<Result<FrameTree>>);
+
+/// Writes the frame-tree checks of the page and of every out-of-process frame kept now, behind
+/// whatever was written before on each session.
+fn write_checks<'a>(
+    page: &'a Page,
+    sessions: &[SessionId],
+) -> impl Future<Output = Checks> + Send + use<'a> {
+    let conn = page.connection();
+    let main = page.send_now(&GetFrameTreeParams {});
+    let frames: Vec<_> = sessions
+        .iter()
+        .map(|s| conn.send_now(Some(s), &GetFrameTreeParams {}, FRAME_TIMEOUT))
+        .collect();
+    async move {
+        let (main, frames) = tokio::join!(main, join_all(frames));
+        (
+            main.map(|r| r.frame_tree),
+            frames
+                .into_iter()
+                .map(|r| r.map(|r| r.frame_tree))
+                .collect(),
+        )
+    }
+}
+
+/// `checks`, with those of the renderers asked for more after them (`late`: the page first)
+/// read again.
+async fn check_again(page: &Page, sessions: &[SessionId], checks: Checks, late: &[bool]) -> Checks {
+    let (mut main, mut frames) = checks;
+    let is_late = |k: usize| late.get(k).copied().unwrap_or(false);
+    if !late.iter().any(|&l| l) {
+        return (main, frames);
+    }
+    let conn = page.connection();
+    let main_again = async {
+        if is_late(0) {
+            Some(
+                page.send(&GetFrameTreeParams {})
+                    .await
+                    .map(|r| r.frame_tree),
+            )
+        } else {
+            None
+        }
+    };
+    let frames_again = join_all(sessions.iter().enumerate().map(|(k, s)| async move {
+        if is_late(k + 1) {
+            let reply = conn
+                .send_with_timeout(Some(s), &GetFrameTreeParams {}, FRAME_TIMEOUT)
+                .await;
+            Some(reply.map(|r| r.frame_tree))
+        } else {
+            None
+        }
+    }));
+    let (main_again, frames_again) = tokio::join!(main_again, frames_again);
+    if let Some(again) = main_again {
+        main = again;
+    }
+    for (check, again) in frames.iter_mut().zip(frames_again) {
+        if let Some(again) = again {
+            *check = again;
         }
     }
-    Ok(())
+    (main, frames)
 }
 
 /// `Accessibility.getFullAXTree` of every frame of one renderer: the root frame's tree, then
 /// each child frame's (frames in other processes answer with an error and are left out: they
-/// are captured over their own sessions).
-async fn full_trees(
-    conn: &Connection,
+/// are captured over their own sessions). Written now.
+fn full_trees<'a>(
+    conn: &'a Connection,
     session: Option<&SessionId>,
     frames: &[String],
     timeout: Option<Duration>,
-) -> Result<Vec<AxTreeCapture>> {
+) -> impl Future<Output = Result<Vec<AxTreeCapture>>> + Send + use<'a> {
+    let timeout = timeout.unwrap_or(conn.command_timeout());
     // Sent raw and read with `FullAxTree::from_reply`, which reads a large tree on two threads.
-    let send = |frame_id: Option<String>| async move {
+    let send = |frame_id: Option<String>| {
         let params = serde_json::to_value(GetFullAxTree {
             depth: None,
             frame_id,
         })
-        .map_err(|e| Error::invalid_argument(format!("cannot encode the AX tree request: {e}")))?;
+        .map_err(|e| Error::invalid_argument(format!("cannot encode the AX tree request: {e}")));
         let method = <GetFullAxTree as crate::cdp::Command>::METHOD;
-        let raw = match timeout {
-            Some(t) => {
-                conn.send_raw_with_timeout(method, session, &params, t)
-                    .await?
-            }
-            None => conn.send_raw(method, session, &params).await?,
-        };
-        FullAxTree::from_reply(&raw)
+        let reply = params.map(|p| conn.send_raw_now(method, session, &p, timeout));
+        async move { FullAxTree::from_reply(&reply?.await?) }
     };
     let main = send(None);
-    let children = join_all(
-        frames
-            .iter()
-            .skip(1)
-            .map(|f| async move { (f.clone(), send(Some(f.clone())).await) }),
-    );
-    let (main, children) = tokio::join!(main, children);
-    let mut trees = vec![AxTreeCapture {
-        frame_id: frames.first().cloned().unwrap_or_default(),
-        nodes: main?.nodes,
-    }];
-    for (frame_id, reply) in children {
-        if let Ok(reply) = reply {
-            trees.push(AxTreeCapture {
-                frame_id,
-                nodes: reply.nodes,
-            });
+    let children: Vec<_> = frames
+        .iter()
+        .skip(1)
+        .map(|f| (f.clone(), send(Some(f.clone()))))
+        .collect();
+    let main_frame = frames.first().cloned().unwrap_or_default();
+    async move {
+        let (ids, replies): (Vec<String>, Vec<_>) = children.into_iter().unzip();
+        let (main, children) = tokio::join!(main, join_all(replies));
+        let mut trees = vec![AxTreeCapture {
+            frame_id: main_frame,
+            nodes: main?.nodes,
+        }];
+        for (frame_id, reply) in ids.into_iter().zip(children) {
+            if let Ok(reply) = reply {
+                trees.push(AxTreeCapture {
+                    frame_id,
+                    nodes: reply.nodes,
+                });
+            }
         }
+        Ok(trees)
     }
-    Ok(trees)
 }
 
 /// The accessibility trees of one renderer holding the nodes of `ids` and their ancestors:
-/// `Accessibility.getPartialAXTree` for each, all sent at once, then once more for parents
-/// the replies name that were not asked for (`aria-owns`), a bounded number of rounds.
-async fn partial_trees(
-    conn: &Connection,
-    session: Option<&SessionId>,
+/// `Accessibility.getPartialAXTree` for each, all written now, then once more for parents the
+/// replies name that were not asked for (`aria-owns`), a bounded number of rounds. Also says
+/// whether there were more rounds (requests written after this call).
+fn partial_trees<'a>(
+    conn: &'a Connection,
+    session: Option<&'a SessionId>,
     ids: &[i64],
     timeout: Option<Duration>,
-) -> Result<Vec<AxTreeCapture>> {
-    let send = |id: i64| async move {
-        let params = GetPartialAxTree::of(id);
-        match timeout {
-            Some(t) => conn.send_with_timeout(session, &params, t).await,
-            None => conn.send(session, &params).await,
-        }
-    };
-    let mut nodes = Vec::new();
-    for reply in join_all(ids.iter().map(|&id| send(id))).await {
-        // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
-        nodes.extend(reply?.nodes);
-    }
+) -> impl Future<Output = (Result<Vec<AxTreeCapture>>, bool)> + Send + use<'a> {
+    let timeout = timeout.unwrap_or(conn.command_timeout());
+    let send = move |id: i64| conn.send_now(session, &GetPartialAxTree::of(id), timeout);
+    let first: Vec<_> = ids.iter().map(|&id| send(id)).collect();
     let mut asked: FxHashSet<i64> = ids.iter().copied().collect();
-    for _ in 0..PARENT_ROUNDS {
-        let ask: Vec<i64> = ax_partial::missing_parents(&nodes)
-            .into_iter()
-            .filter(|id| asked.insert(*id))
-            .collect();
-        if ask.is_empty() {
-            break;
+    async move {
+        let mut nodes = Vec::new();
+        for reply in join_all(first).await {
+            // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
+            match reply {
+                Ok(reply) => nodes.extend(reply.nodes),
+                Err(e) => return (Err(e), false),
+            }
         }
-        // A parent that is no DOM node cannot be asked for: its children are left out.
-        for reply in join_all(ask.iter().map(|&id| send(id))).await {
-            nodes.extend(reply.map(|r| r.nodes).unwrap_or_default());
+        let mut more = false;
+        for _ in 0..PARENT_ROUNDS {
+            let ask: Vec<i64> = ax_partial::missing_parents(&nodes)
+                .into_iter()
+                .filter(|id| asked.insert(*id))
+                .collect();
+            if ask.is_empty() {
+                break;
+            }
+            more = true;
+            // A parent that is no DOM node cannot be asked for: its children are left out.
+            for reply in join_all(ask.iter().map(|&id| send(id))).await {
+                nodes.extend(reply.map(|r| r.nodes).unwrap_or_default());
+            }
         }
+        (Ok(ax_partial::assemble(nodes)), more)
     }
-    Ok(ax_partial::assemble(nodes))
 }
 
 /// Chromium answers this when a node the snapshot listed is gone.
@@ -584,10 +797,11 @@ fn is_missing_node(e: &Error) -> bool {
 }
 
 /// What capturing one out-of-process iframe gave.
-enum FrameOutcome {
-    /// Its snapshot (and, for a full scope, its trees); `frame_tree` holds the tree read
-    /// before, replaced by the one read after once the page checks it.
-    Captured(Box<OopifCapture>),
+enum FrameOutcome<'a> {
+    /// Its snapshot (and, for a full scope, its trees), the reading of its boxes' rectangles
+    /// started; `frame_tree` holds the tree read before, replaced by the one read after once
+    /// the page checks it.
+    Captured(Box<OopifCapture>, Reading<'a>),
     /// The frame changed documents during the capture.
     Changed(String),
     /// The frame could not be captured; `owner` is its `<iframe>` when that is known.
@@ -597,13 +811,14 @@ enum FrameOutcome {
 }
 
 /// Snapshots one out-of-process iframe over its own session (with its full trees when `full`,
-/// every DOM rectangle when `dom_rects`).
-async fn frame_part(
-    page: &Page,
-    target: &FrameTarget,
+/// every DOM rectangle when `dom_rects`, else the reading of the rectangles its boxes need
+/// started as soon as the snapshot is in).
+async fn frame_part<'a>(
+    page: &'a Page,
+    target: &'a FrameTarget,
     full: bool,
     dom_rects: bool,
-) -> FrameOutcome {
+) -> FrameOutcome<'a> {
     let conn = page.connection();
     let session = Some(&target.session_id);
     let before = match conn
@@ -616,17 +831,40 @@ async fn frame_part(
     let owner_params = GetFrameOwnerParams {
         frame_id: before.frame.id.clone(),
     };
-    let owner = conn.send_with_timeout(Some(&target.parent_session), &owner_params, FRAME_TIMEOUT);
-    let params = snapshot_params(dom_rects);
-    let snapshot = conn.send_with_timeout(session, &params, FRAME_TIMEOUT);
+    let owner = conn.send_now(Some(&target.parent_session), &owner_params, FRAME_TIMEOUT);
+    // Written together, in this order, as for the page (see `capture_once`): the world its boxes
+    // are read in, the snapshot, the trees.
+    let world = (!dom_rects).then(|| create_world(conn, session, &before.frame.id, FRAME_TIMEOUT));
+    let snapshot = conn.send_now(session, &snapshot_params(dom_rects), FRAME_TIMEOUT);
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);
+    let trees = full.then(|| full_trees(conn, session, &frames, Some(FRAME_TIMEOUT)));
     let trees = async {
-        if full {
-            full_trees(conn, session, &frames, Some(FRAME_TIMEOUT)).await
-        } else {
-            Ok(Vec::new())
+        match trees {
+            Some(trees) => trees.await,
+            None => Ok(Vec::new()),
         }
+    };
+    let snapshot = async {
+        let world = async {
+            match world {
+                Some(world) => world.await.ok(),
+                None => None,
+            }
+        };
+        let (snapshot, world) = tokio::join!(snapshot, world);
+        let snapshot = snapshot?;
+        let boxes = if dom_rects {
+            Vec::new()
+        } else {
+            boxes_needing_rects(&snapshot, &computed_styles(), None)
+        };
+        let worlds: Worlds = world
+            .map(|id| (before.frame.id.clone(), id))
+            .into_iter()
+            .collect();
+        let reading = start_reading(conn, session, boxes, &worlds, FRAME_TIMEOUT).await;
+        Ok::<_, Error>((snapshot, reading))
     };
     let (owner, snapshot, trees) = tokio::join!(owner, snapshot, trees);
     let owner = match owner {
@@ -634,26 +872,29 @@ async fn frame_part(
         // The parent does not know the frame (any more): it was removed or navigated away.
         Err(_) => return FrameOutcome::Gone,
     };
-    let (snapshot, ax_trees) = match (snapshot, trees) {
+    let ((snapshot, reading), ax_trees) = match (snapshot, trees) {
         (Ok(s), Ok(a)) => (s, a),
         (Err(e), _) | (_, Err(e)) => return failed(Some(owner), &e),
     };
     if snapshot.documents.is_empty() {
         return FrameOutcome::Changed(format!("frame {} has no document yet", before.frame.id));
     }
-    FrameOutcome::Captured(Box::new(OopifCapture {
-        target_id: Some(target.target_id.clone()),
-        frame_id: before.frame.id.clone(),
-        owner_target: 0,
-        owner_backend_node_id: owner,
-        computed_styles: COMPUTED_STYLES.iter().map(|s| s.to_string()).collect(),
-        dom_snapshot: snapshot,
-        ax_trees,
-        frame_tree: Some(before),
-    }))
+    FrameOutcome::Captured(
+        Box::new(OopifCapture {
+            target_id: Some(target.target_id.clone()),
+            frame_id: before.frame.id.clone(),
+            owner_target: 0,
+            owner_backend_node_id: owner,
+            computed_styles: computed_styles(),
+            dom_snapshot: snapshot,
+            ax_trees,
+            frame_tree: Some(before),
+        }),
+        reading,
+    )
 }
 
-fn failed(owner: Option<i64>, e: &Error) -> FrameOutcome {
+fn failed<'a>(owner: Option<i64>, e: &Error) -> FrameOutcome<'a> {
     match e.code() {
         // The frame's session ended: the frame is gone, not broken.
         ErrorCode::BrowserClosed => FrameOutcome::Gone,

@@ -428,6 +428,14 @@ impl Shared {
     }
 }
 
+/// A command written to the browser, its reply not yet taken.
+struct Sent<'a> {
+    guard: PendingGuard<'a>,
+    reply: oneshot::Receiver<Reply>,
+    deadline: Option<tokio::time::Instant>,
+    timeout: Duration,
+}
+
 /// Removes a pending command if its caller stops waiting (timeout or dropped future).
 struct PendingGuard<'a> {
     shared: &'a Shared,
@@ -566,6 +574,49 @@ impl Connection {
         .await
     }
 
+    /// Writes a typed command now and returns the wait for its reply (`timeout` counts from
+    /// now). Commands are written in the order of these calls, and Chromium answers the
+    /// commands of one session in the order it receives them: what must be asked *after*
+    /// something else (a check that nothing changed while data was read) is written after it
+    /// here, whenever the replies are awaited.
+    pub fn send_now<'a, C: Command>(
+        &'a self,
+        session: Option<&SessionId>,
+        params: &C,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<C::Response>> + Send + use<'a, C> {
+        let sent = self.write(
+            C::METHOD,
+            session,
+            |buf| serde_json::to_writer(buf, params),
+            timeout,
+        );
+        async move { self.reply(sent?, C::METHOD).await?.parse(C::METHOD) }
+    }
+
+    /// [`Connection::send_now`] by name with JSON params; the reply's `result` stays raw.
+    pub fn send_raw_now<'a>(
+        &'a self,
+        method: &'a str,
+        session: Option<&SessionId>,
+        params: &serde_json::Value,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<RawJson>> + Send + use<'a> {
+        let sent = if method.is_empty() {
+            Err(Error::invalid_argument(
+                "a CDP method name is required, e.g. \"Page.reload\"",
+            ))
+        } else {
+            self.write(
+                method,
+                session,
+                |buf| serde_json::to_writer(buf, params),
+                timeout,
+            )
+        };
+        async move { self.reply(sent?, method).await }
+    }
+
     async fn call(
         &self,
         method: &str,
@@ -573,6 +624,18 @@ impl Connection {
         write_params: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
         timeout: Duration,
     ) -> Result<RawJson> {
+        let sent = self.write(method, session, write_params, timeout)?;
+        self.reply(sent, method).await
+    }
+
+    /// Registers a command's reply slot and queues the command for the writer.
+    fn write(
+        &self,
+        method: &str,
+        session: Option<&SessionId>,
+        write_params: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+        timeout: Duration,
+    ) -> Result<Sent<'_>> {
         let shared = &*self.inner.shared;
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let request = encode_request(id, method, session.map(SessionId::as_str), write_params)?;
@@ -595,7 +658,7 @@ impl Connection {
                 },
             );
         }
-        let mut guard = PendingGuard {
+        let guard = PendingGuard {
             shared,
             id,
             armed: true,
@@ -603,7 +666,28 @@ impl Connection {
         if self.inner.outgoing.send(request).is_err() {
             return Err(self.closed_reason());
         }
-        let reply = match tokio::time::timeout(timeout, reply_rx).await {
+        Ok(Sent {
+            guard,
+            reply: reply_rx,
+            // No deadline when it lies beyond what the clock can represent.
+            deadline: tokio::time::Instant::now().checked_add(timeout),
+            timeout,
+        })
+    }
+
+    /// Waits for the reply of a command [`Connection::write`] sent.
+    async fn reply(&self, sent: Sent<'_>, method: &str) -> Result<RawJson> {
+        let Sent {
+            mut guard,
+            reply,
+            deadline,
+            timeout,
+        } = sent;
+        let reply = match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, reply).await,
+            None => Ok(reply.await),
+        };
+        let reply = match reply {
             Err(_) => {
                 return Err(Error::timeout(format_args!(
                     "the reply to {method} ({} ms); the connection is still usable: retry with \

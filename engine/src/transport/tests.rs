@@ -96,6 +96,44 @@ async fn concurrent_commands_are_correlated() {
 }
 
 #[tokio::test]
+async fn send_now_writes_at_the_call_in_call_order() {
+    let (conn, mut out, input) = connection();
+    let timeout = Duration::from_secs(5);
+    let first = conn.send_now(None, &Echo { x: 1 }, timeout);
+    let dropped = conn.send_now(None, &Echo { x: 2 }, timeout);
+    let third = conn.send_raw_now("Test.echo", None, &serde_json::json!({ "x": 3 }), timeout);
+    drop(dropped);
+    // The browser has all three, in order, though no reply is awaited yet.
+    let mut input = BufReader::new(input);
+    let mut requests = Vec::new();
+    for _ in 0..3 {
+        let mut frame = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(2), input.read_until(0, &mut frame));
+        assert!(matches!(read.await, Ok(Ok(n)) if n > 0));
+        frame.pop();
+        let request: serde_json::Value = serde_json::from_slice(&frame).unwrap_or_default();
+        requests.push((request["id"].clone(), request["params"]["x"].as_i64()));
+    }
+    let xs: Vec<Option<i64>> = requests.iter().map(|(_, x)| *x).collect();
+    assert_eq!(xs, [Some(1), Some(2), Some(3)]);
+    // The dropped command's slot is gone; its late reply is discarded.
+    assert_eq!(conn.inner.shared.lock().pending.len(), 2);
+    for (id, x) in requests.iter().rev() {
+        let reply = serde_json::json!({ "id": id, "result": { "x": x } });
+        let mut bytes = serde_json::to_vec(&reply).unwrap_or_default();
+        bytes.push(0);
+        assert!(out.write_all(&bytes).await.is_ok());
+    }
+    let third = third.await.map(|raw| raw.to_value().ok());
+    assert_eq!(
+        third.map_err(|e| e.code()),
+        Ok(Some(serde_json::json!({ "x": 3 })))
+    );
+    assert_eq!(first.await.ok(), Some(EchoReply { x: 1 }));
+    assert!(conn.inner.shared.lock().pending.is_empty());
+}
+
+#[tokio::test]
 async fn framing_survives_split_batched_and_malformed_frames() {
     let (conn, mut out, _input) = connection();
     let mut ticks = conn.subscribe::<Ticked>(None);
