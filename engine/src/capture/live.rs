@@ -166,6 +166,7 @@ fn is_missing_document(e: &Error) -> bool {
             || m.contains("not found")
             || m.contains("Document is not available")
             || m.contains("No document")
+            || m.contains("Frame is detached")
     }
 }
 
@@ -1045,5 +1046,22 @@ fn loaders<'a>(tree: &'a FrameTree, out: &mut Vec<(&'a str, &'a str)>, depth: us
         for child in tree.child_frames.iter().flatten() {
             loaders(child, out, depth + 1);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_gone_mid_capture_is_taken_again_not_reported() {
+        for gone in [
+            "Accessibility.getPartialAXTree failed: Frame is detached",
+            "No frame with given id found",
+            "Document is not available",
+        ] {
+            assert!(is_missing_document(&Error::protocol(gone)), "{gone}");
+        }
+        assert!(!is_missing_document(&Error::protocol("Invalid parameters")));
     }
 }
