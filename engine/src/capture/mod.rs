@@ -403,37 +403,17 @@ fn parse_split(text: &str) -> Option<Capture> {
     let dom_text = text.get(dom_at..comma)?;
     let ax_text = text.get(ax_at..)?;
 
-    // The accessibility trees take longer to read than the DOM snapshot: one thread reads the
-    // first part of their nodes while the other reads the DOM snapshot, then the rest. A byte
-    // of DOM snapshot (numbers, mostly) takes about half as long again to read as a byte of
-    // trees (218 against 329 MB/s on Chromium's own stdtypes replies), so the halves are
-    // weighed that way.
-    let cut = cut_ax_trees(ax_text, (ax_text.len() + dom_text.len() * 3 / 2) / 2);
-    let (head, (dom, rest_of_ax)) = crate::parallel::join(
+    let (ax, dom) = crate::parallel::join(
         true,
-        || match &cut {
-            // Read to its very end: a cut past the trees' own value must not read.
-            Some(cut) => cut.read_head(),
-            None => read_ax_trees(ax_text),
-        },
         || {
-            let dom = serde_json::from_str::<DomSnapshot>(dom_text).ok();
-            let rest = cut.as_ref().map(|cut| read_ax_trees(&cut.tail));
-            (dom, rest)
+            let mut values =
+                serde_json::Deserializer::from_str(ax_text).into_iter::<Vec<AxTreeCapture>>();
+            let trees = values.next()?.ok()?;
+            Some((trees, ax_at + values.byte_offset()))
         },
+        || serde_json::from_str::<DomSnapshot>(dom_text).ok(),
     );
-    let joined = match (&cut, rest_of_ax) {
-        (None, _) => head,
-        (Some(cut), Some(rest)) => join_ax_cut(cut, head, rest),
-        (Some(_), None) => None,
-    };
-    // A cut that did not read (it fell outside the trees' node lists): read them whole.
-    let (ax_trees, ax_len) = match (joined, &cut) {
-        (Some(joined), _) => joined,
-        (None, Some(_)) => read_ax_trees(ax_text)?,
-        (None, None) => return None,
-    };
-    let (ax_end, dom_snapshot) = (ax_at + ax_len, dom?);
+    let ((ax_trees, ax_end), dom_snapshot) = (ax?, dom?);
 
     let (head, between, tail) = (
         text.get(..dom_at)?,
@@ -451,77 +431,6 @@ fn parse_split(text: &str) -> Option<Capture> {
     capture.dom_snapshot = dom_snapshot;
     capture.ax_trees = ax_trees;
     Some(capture)
-}
-
-/// The `axTrees` value of a capture file cut in two between two nodes of one tree, each part
-/// made a list of trees of its own (see [`cut_ax_trees`]).
-struct AxCut {
-    /// The trees up to the cut, the last one closed after its node before the cut.
-    head: String,
-    /// [`AX_TAIL_OPEN`], then the text from the cut on: the cut tree's remaining nodes as a tree
-    /// with a stand-in frame id, then the trees after it, then whatever follows in the file.
-    tail: String,
-    /// Where the tail's own text starts in the `axTrees` value.
-    at: usize,
-}
-
-impl AxCut {
-    /// The trees of the head, read to its very end: a cut past the trees' own value (in what
-    /// follows it in the file) leaves text after them, and so does not read.
-    fn read_head(&self) -> Option<(Vec<AxTreeCapture>, usize)> {
-        let trees = serde_json::from_str::<Vec<AxTreeCapture>>(&self.head).ok()?;
-        Some((trees, self.head.len()))
-    }
-}
-
-/// Opens the tail of a cut: the rest of the cut tree's nodes read as a tree of their own.
-const AX_TAIL_OPEN: &str = r#"[{"frameId":"","nodes":["#;
-
-/// Cuts `ax` (the `axTrees` value and what follows it in the file) before the first node that
-/// starts at or after byte `near`. A node starts with `{"nodeId"`, which holds unescaped quotes
-/// and so is never inside a string. A cut anywhere but between two nodes of one tree's `nodes`
-/// list leaves a part that is not valid JSON, or a tree with its frame id missing or given twice,
-/// and so fails to read: the caller then reads the file in one piece.
-fn cut_ax_trees(ax: &str, near: usize) -> Option<AxCut> {
-    const NODE: &[u8] = b"{\"nodeId\"";
-    let bytes = ax.as_bytes();
-    let at = near + memchr::memmem::find(bytes.get(near..)?, NODE)?;
-    let before = &bytes[..at];
-    let comma = before.len().checked_sub(trailing_whitespace(before) + 1)?;
-    let close = comma.checked_sub(trailing_whitespace(&before[..comma]) + 1)?;
-    if before[comma] != b',' || before[close] != b'}' {
-        return None;
-    }
-    // Both ends are ASCII, so both are character boundaries.
-    let mut head = String::with_capacity(close + 4);
-    head.push_str(ax.get(..=close)?);
-    head.push_str("]}]");
-    let mut tail = String::with_capacity(AX_TAIL_OPEN.len() + ax.len() - at);
-    tail.push_str(AX_TAIL_OPEN);
-    tail.push_str(ax.get(at..)?);
-    Some(AxCut { head, tail, at })
-}
-
-/// The trees of both parts of a cut, as one list, and how many bytes of the `axTrees` value
-/// and what follows they took.
-fn join_ax_cut(
-    cut: &AxCut,
-    head: Option<(Vec<AxTreeCapture>, usize)>,
-    tail: Option<(Vec<AxTreeCapture>, usize)>,
-) -> Option<(Vec<AxTreeCapture>, usize)> {
-    let ((mut trees, _), (tail, tail_len)) = (head?, tail?);
-    let mut tail = tail.into_iter();
-    // The tree that was cut goes on where its head stopped.
-    trees.last_mut()?.nodes.extend(tail.next()?.nodes);
-    trees.extend(tail);
-    Some((trees, cut.at + tail_len.checked_sub(AX_TAIL_OPEN.len())?))
-}
-
-/// Reads the list of trees `text` starts with, and how many bytes it takes.
-fn read_ax_trees(text: &str) -> Option<(Vec<AxTreeCapture>, usize)> {
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<Vec<AxTreeCapture>>();
-    let trees = values.next()?.ok()?;
-    Some((trees, values.byte_offset()))
 }
 
 /// Where the value of a key starts, `at` being just past the key's closing quote: after the
@@ -788,69 +697,6 @@ mod tests {
 
     fn position(members: &[(String, String)], key: &str) -> usize {
         members.iter().position(|(k, _)| k == key).unwrap()
-    }
-
-    /// Compact JSON with a space after every `,` and `:` between tokens, as the recorded
-    /// captures are written.
-    fn spaced(json: &str) -> String {
-        let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
-        for ch in json.chars() {
-            out.push(ch);
-            match ch {
-                _ if escaped => escaped = false,
-                '\\' if in_string => escaped = true,
-                '"' => in_string = !in_string,
-                ',' | ':' if !in_string => out.push(' '),
-                _ => {}
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn ax_trees_cut_anywhere_read_as_the_whole_or_not_at_all() {
-        let c = full_capture();
-        for (what, ax) in [
-            ("compact", serde_json::to_string(&c.ax_trees).unwrap()),
-            (
-                "spaced",
-                spaced(&serde_json::to_string(&c.ax_trees).unwrap()),
-            ),
-        ] {
-            // What follows the value in a file, with nodes of its own to be cut at.
-            let file_rest = format!(
-                ",\"oopifs\":[{{\"axTrees\":{}}}]}}",
-                serde_json::to_string(&c.ax_trees).unwrap()
-            );
-            let text = format!("{ax}{file_rest}");
-            let whole = read_ax_trees(&text).unwrap();
-            assert_eq!(whole.1, ax.len(), "{what}");
-            let mut cuts = 0;
-            // Every place a cut can fall (each node start, whatever `near` leads to it).
-            for near in memchr::memmem::find_iter(text.as_bytes(), b"{\"nodeId\"") {
-                let Some(cut) = cut_ax_trees(&text, near) else {
-                    continue;
-                };
-                let read = join_ax_cut(&cut, cut.read_head(), read_ax_trees(&cut.tail));
-                if let Some(read) = read {
-                    assert_eq!(read.1, whole.1, "{what}: cut at {}", cut.at);
-                    assert_eq!(
-                        serde_json::to_value(&read.0).unwrap(),
-                        serde_json::to_value(&whole.0).unwrap(),
-                        "{what}: cut at {}",
-                        cut.at
-                    );
-                    cuts += 1;
-                } else {
-                    assert!(cut.at > ax.len() || cut.read_head().is_none(), "{what}");
-                }
-            }
-            assert!(cuts > 0, "{what}: no cut read");
-        }
-        // A tree whose frame id follows its nodes cannot be cut (the tail would name it twice).
-        let late = r#"[{"nodes":[{"nodeId":"1"},{"nodeId":"2"}],"frameId":"F"}]"#;
-        let cut = cut_ax_trees(late, late.find("},{").unwrap()).unwrap();
-        assert!(join_ax_cut(&cut, cut.read_head(), read_ax_trees(&cut.tail)).is_none());
     }
 
     #[test]
