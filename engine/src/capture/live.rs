@@ -158,6 +158,22 @@ enum Attempt {
     Changed(String),
 }
 
+/// Waits for a snapshot and for the isolated world asked for with it, if one was: a world that
+/// could not be created is `None`, and the reading of the boxes then asks for it again.
+async fn with_world<S, W, T>(snapshot: S, world: Option<W>) -> (S::Output, Option<T>)
+where
+    S: std::future::Future,
+    W: std::future::Future<Output = Result<T>>,
+{
+    let world = async {
+        match world {
+            Some(world) => world.await.ok(),
+            None => None,
+        }
+    };
+    tokio::join!(snapshot, world)
+}
+
 /// Chromium answers these when a frame has no document yet (mid-navigation, redirects).
 fn is_missing_document(e: &Error) -> bool {
     e.code() == ErrorCode::ProtocolError && {
@@ -237,13 +253,7 @@ async fn capture_once(
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
     // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
     let main = async {
-        let world = async {
-            match world {
-                Some(world) => world.await.ok(),
-                None => None,
-            }
-        };
-        let (snapshot, world) = tokio::join!(snapshot, world);
+        let (snapshot, world) = with_world(snapshot, world).await;
         let snapshot = snapshot?;
         if let Some(why) = not_the_page(&snapshot, &main_frame) {
             return Ok(Err(why));
@@ -847,13 +857,7 @@ async fn frame_part<'a>(
         }
     };
     let snapshot = async {
-        let world = async {
-            match world {
-                Some(world) => world.await.ok(),
-                None => None,
-            }
-        };
-        let (snapshot, world) = tokio::join!(snapshot, world);
+        let (snapshot, world) = with_world(snapshot, world).await;
         let snapshot = snapshot?;
         let boxes = if dom_rects {
             Vec::new()
