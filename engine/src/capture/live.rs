@@ -654,21 +654,22 @@ fn write_checks<'a>(
     sessions: &[SessionId],
 ) -> impl Future<Output = Checks> + Send + use<'a> {
     let conn = page.connection();
-    let main = page.send_now(&GetFrameTreeParams {});
+    let main = frame_tree_now(conn, Some(page.session_id()), conn.command_timeout());
     let frames: Vec<_> = sessions
         .iter()
-        .map(|s| conn.send_now(Some(s), &GetFrameTreeParams {}, FRAME_TIMEOUT))
+        .map(|s| frame_tree_now(conn, Some(s), FRAME_TIMEOUT))
         .collect();
-    async move {
-        let (main, frames) = tokio::join!(main, join_all(frames));
-        (
-            main.map(|r| r.frame_tree),
-            frames
-                .into_iter()
-                .map(|r| r.map(|r| r.frame_tree))
-                .collect(),
-        )
-    }
+    async move { tokio::join!(main, join_all(frames)) }
+}
+
+/// Writes one renderer's frame-tree check now, behind whatever was written before on its session.
+fn frame_tree_now<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    timeout: Duration,
+) -> impl Future<Output = Result<FrameTree>> + Send + use<'a> {
+    let reply = conn.send_now(session, &GetFrameTreeParams {}, timeout);
+    async move { reply.await.map(|r| r.frame_tree) }
 }
 
 /// `checks`, with those of the renderers asked for more after them (`late`: the page first)
@@ -682,21 +683,14 @@ async fn check_again(page: &Page, sessions: &[SessionId], checks: Checks, late: 
     let conn = page.connection();
     let main_again = async {
         if is_late(0) {
-            Some(
-                page.send(&GetFrameTreeParams {})
-                    .await
-                    .map(|r| r.frame_tree),
-            )
+            Some(frame_tree_now(conn, Some(page.session_id()), conn.command_timeout()).await)
         } else {
             None
         }
     };
     let frames_again = join_all(sessions.iter().enumerate().map(|(k, s)| async move {
         if is_late(k + 1) {
-            let reply = conn
-                .send_with_timeout(Some(s), &GetFrameTreeParams {}, FRAME_TIMEOUT)
-                .await;
-            Some(reply.map(|r| r.frame_tree))
+            Some(frame_tree_now(conn, Some(s), FRAME_TIMEOUT).await)
         } else {
             None
         }

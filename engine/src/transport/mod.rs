@@ -530,15 +530,7 @@ impl Connection {
         params: &C,
         timeout: Duration,
     ) -> Result<C::Response> {
-        let raw = self
-            .call(
-                C::METHOD,
-                session,
-                |buf| serde_json::to_writer(buf, params),
-                timeout,
-            )
-            .await?;
-        raw.parse(C::METHOD)
+        self.send_now(session, params, timeout).await
     }
 
     /// Sends any command by name with JSON params; the reply's `result` stays raw.
@@ -560,18 +552,7 @@ impl Connection {
         params: &serde_json::Value,
         timeout: Duration,
     ) -> Result<RawJson> {
-        if method.is_empty() {
-            return Err(Error::invalid_argument(
-                "a CDP method name is required, e.g. \"Page.reload\"",
-            ));
-        }
-        self.call(
-            method,
-            session,
-            |buf| serde_json::to_writer(buf, params),
-            timeout,
-        )
-        .await
+        self.send_raw_now(method, session, params, timeout).await
     }
 
     /// Writes a typed command now and returns the wait for its reply (`timeout` counts from
@@ -615,17 +596,6 @@ impl Connection {
             )
         };
         async move { self.reply(sent?, method).await }
-    }
-
-    async fn call(
-        &self,
-        method: &str,
-        session: Option<&SessionId>,
-        write_params: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
-        timeout: Duration,
-    ) -> Result<RawJson> {
-        let sent = self.write(method, session, write_params, timeout)?;
-        self.reply(sent, method).await
     }
 
     /// Registers a command's reply slot and queues the command for the writer.
