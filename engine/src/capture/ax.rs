@@ -94,14 +94,14 @@ pub struct FullAxTree {
 
 impl FullAxTree {
     /// Reads a `getFullAXTree` reply. A large one in the shape Chromium writes
-    /// (`{"nodes":[{"nodeId":…},…]}`) is cut in two between nodes and the halves are read on
-    /// two threads: on a long page this reply is read after Chromium's last answer, so its
-    /// parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or halves that
-    /// do not read, are read the usual way.
+    /// (`{"nodes":[{"nodeId":…},…]}`) is read on two threads, each from its own place in the
+    /// text (`ax_split`): on a long page this reply is read after Chromium's last answer, so
+    /// its parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or parts
+    /// that do not read, are read the usual way.
     pub fn from_reply(raw: &RawJson) -> Result<FullAxTree> {
         let text = raw.as_str();
         if text.len() >= SPLIT_BYTES && crate::parallel::two_cores() {
-            if let Some(nodes) = read_in_halves(text) {
+            if let Some(nodes) = super::ax_split::read_reply_nodes(text) {
                 return Ok(FullAxTree { nodes });
             }
         }
@@ -109,27 +109,8 @@ impl FullAxTree {
     }
 }
 
-/// From how many bytes a reply is read in two halves.
+/// From how many bytes a reply is read on two threads.
 const SPLIT_BYTES: usize = 1 << 20;
-
-/// The nodes of `{"nodes":[…]}`, read as two lists cut at a node boundary near the middle.
-/// `},{"nodeId":` holds unescaped quotes, so it is never inside a string; a cut at a deeper
-/// level than the list (a key of that name nested in a node) leaves a half unbalanced, which
-/// then fails to read.
-fn read_in_halves(text: &str) -> Option<Vec<AxNodeRecord>> {
-    let list = text.strip_prefix("{\"nodes\":[")?.strip_suffix("]}")?;
-    const CUT: &[u8] = b"},{\"nodeId\":";
-    let at = list.len() / 2 + memchr::memmem::find(list.as_bytes().get(list.len() / 2..)?, CUT)?;
-    // Both ends are ASCII, so both are character boundaries.
-    let first = format!("[{}]", list.get(..at + 1)?);
-    let second = format!("[{}]", list.get(at + 2..)?);
-    let read = |half: &str| serde_json::from_str::<Vec<AxNodeRecord>>(half).ok();
-    let (a, b) = crate::parallel::join(true, || read(&first), || read(&second));
-    let mut nodes = a?;
-    nodes.extend(b?);
-    nodes.shrink_to_fit();
-    Some(nodes)
-}
 
 /// Deserialises a list and gives back the room its growth left unused (a list grown one node
 /// at a time ends up to twice as large as needed; a shrink in place costs no copy).
@@ -446,13 +427,64 @@ where
 }
 
 /// The role names Chromium sends (ARIA roles, DPUB and graphics roles, and its internal ones),
-/// as static strings; `None` for anything else. Every accessible name passes through here too,
-/// so a string longer than any role is turned away before the search.
+/// as static strings; `None` for anything else. Every accessible name passes through here too
+/// (tens of thousands on a long page), so a string longer than any role is turned away at once
+/// and the rest is looked up in a small hash table: one or two comparisons instead of the
+/// eight of a binary search.
 fn known_role(s: &str) -> Option<&'static str> {
-    if s.len() > LONGEST_ROLE {
+    if s.is_empty() || s.len() > LONGEST_ROLE {
         return None;
     }
-    ROLES.binary_search(&s).ok().map(|i| ROLES[i])
+    let table = ROLE_TABLE.get_or_init(RoleTable::new);
+    let bucket = &table.buckets[role_bucket(s.as_bytes())];
+    if bucket.last() == Some(&ROLE_BUCKET_FULL) {
+        return ROLES.binary_search(&s).ok().map(|i| ROLES[i]);
+    }
+    bucket
+        .iter()
+        .take_while(|&&i| i != ROLE_BUCKET_EMPTY)
+        .map(|&i| ROLES[usize::from(i)])
+        .find(|role| *role == s)
+}
+
+/// [`ROLES`] by [`role_bucket`]: up to three indices per bucket, then [`ROLE_BUCKET_EMPTY`];
+/// a bucket that would hold more ends with [`ROLE_BUCKET_FULL`] and is searched the slow way.
+struct RoleTable {
+    buckets: Vec<[u8; 4]>,
+}
+
+const ROLE_BUCKETS: usize = 512;
+const ROLE_BUCKET_EMPTY: u8 = u8::MAX;
+const ROLE_BUCKET_FULL: u8 = u8::MAX - 1;
+
+static ROLE_TABLE: std::sync::OnceLock<RoleTable> = std::sync::OnceLock::new();
+
+impl RoleTable {
+    fn new() -> RoleTable {
+        let mut buckets = vec![[ROLE_BUCKET_EMPTY; 4]; ROLE_BUCKETS];
+        for (i, role) in ROLES.iter().enumerate() {
+            let bucket = &mut buckets[role_bucket(role.as_bytes())];
+            match (
+                bucket.iter().position(|&b| b == ROLE_BUCKET_EMPTY),
+                u8::try_from(i),
+            ) {
+                (Some(free), Ok(i)) if free < 3 => bucket[free] = i,
+                _ => bucket[3] = ROLE_BUCKET_FULL,
+            }
+        }
+        RoleTable { buckets }
+    }
+}
+
+/// Mixes a string's length and its first, middle and last bytes (`bytes` is not empty).
+fn role_bucket(bytes: &[u8]) -> usize {
+    let byte = |i: usize| bytes.get(i).map_or(0, |&b| usize::from(b));
+    let n = bytes.len();
+    let h = n.wrapping_mul(0x9e37_79b9)
+        ^ byte(0).wrapping_mul(0x85eb_ca6b)
+        ^ byte(n / 2).wrapping_mul(0xc2b2_ae35)
+        ^ byte(n.saturating_sub(1)).wrapping_mul(0x27d4_eb2f);
+    (h ^ (h >> 15)) % ROLE_BUCKETS
 }
 
 const LONGEST_ROLE: usize = 20;
@@ -625,8 +657,10 @@ mod tests {
     use super::{known_role, LONGEST_ROLE, ROLES};
 
     #[test]
-    fn a_large_reply_reads_the_same_in_halves() {
-        use super::{read_in_halves, FullAxTree, SPLIT_BYTES};
+    fn a_large_reply_reads_the_same_on_two_threads() {
+        use super::{FullAxTree, SPLIT_BYTES};
+        use crate::transport::RawJson;
+        use tokio_tungstenite::tungstenite::Bytes;
         let node = |i: usize| {
             format!(
                 r#"{{"nodeId":"{i}","ignored":false,"role":{{"type":"role","value":"link"}},"name":{{"type":"computedString","value":"n{i} \"q\" {{}}, ","sources":[{{"type":"contents","value":{{"type":"computedString","value":"x"}}}}]}},"properties":[],"childIds":["{}"],"backendDOMNodeId":{i}}}"#,
@@ -635,21 +669,22 @@ mod tests {
         };
         let count = SPLIT_BYTES / 150;
         let nodes: Vec<String> = (0..count).map(node).collect();
-        let text = format!(r#"{{"nodes":[{}]}}"#, nodes.join(","));
-        let whole: FullAxTree = serde_json::from_str(&text).unwrap();
-        let halves = read_in_halves(&text).expect("cut in two");
-        assert_eq!(halves, whole.nodes);
-        assert_eq!(halves.len(), count);
-        // Not the usual shape: not cut.
-        assert!(read_in_halves(&format!(r#"{{"x":1,"nodes":[{}]}}"#, nodes.join(","))).is_none());
-        // A cut that falls inside a node (a nested key of that name) reads as nothing.
         let filler = "f".repeat(SPLIT_BYTES);
+        // A node whose value nests a `{"nodeId"` right where a cut would fall.
         let nested = format!(
-            r#"{{"nodes":[{{"nodeId":"x","name":{{"type":"computedString","value":"{filler}"}},"value":{{"type":"x","value":[{{}},{{"nodeId":1}}]}}}},{}]}}"#,
-            nodes[0]
+            r#"{{"nodeId":"x","name":{{"type":"computedString","value":"{filler}"}},"value":{{"type":"x","value":[{{}},{{"nodeId":1}}]}}}}"#
         );
-        assert!(serde_json::from_str::<FullAxTree>(&nested).is_ok());
-        assert!(read_in_halves(&nested).is_none());
+        for text in [
+            format!(r#"{{"nodes":[{}]}}"#, nodes.join(",")),
+            format!(r#"{{"x":1,"nodes":[{}], "y" : [2]}}"#, nodes.join(", ")),
+            format!(r#"{{"nodes":[{nested},{}]}}"#, nodes[0]),
+        ] {
+            let whole: FullAxTree = serde_json::from_str(&text).unwrap();
+            let raw = RawJson::new(Bytes::from(text.clone()), 0..text.len());
+            let read = FullAxTree::from_reply(&raw).unwrap();
+            assert_eq!(read.nodes, whole.nodes);
+            assert!(super::super::ax_split::read_reply_nodes(&text).is_some());
+        }
     }
 
     #[test]
@@ -662,6 +697,15 @@ mod tests {
         for r in ROLES {
             assert_eq!(known_role(r), Some(*r));
         }
+        // Few buckets hold more than one role, none more than three.
+        let table = super::RoleTable::new();
+        assert!(table
+            .buckets
+            .iter()
+            .all(|b| b[3] == super::ROLE_BUCKET_EMPTY));
+        assert_eq!(known_role(""), None);
+        assert_eq!(known_role("buttons"), None);
+        assert_eq!(known_role("Button"), None);
         assert_eq!(known_role("Static"), None);
         assert_eq!(known_role("a name that is not a role at all"), None);
     }

@@ -33,6 +33,7 @@ use std::io::{Read, Write};
 
 mod ax;
 pub mod ax_partial;
+mod ax_split;
 pub mod box_rects;
 mod confirm;
 mod dom;
@@ -380,40 +381,27 @@ const SPLIT_PREFIX_MAX: usize = 1 << 20;
 /// after `domSnapshot`, both top-level keys) or when any piece fails to parse: the caller then
 /// parses the file in one piece, which gives the answer, or the error, it always gave.
 fn parse_split(text: &str) -> Option<Capture> {
-    const DOM_KEY: &[u8] = b"\"domSnapshot\"";
-    const AX_KEY: &[u8] = b"\"axTrees\"";
     const DOM_STAND_IN: &str = r#"{"documents":[],"strings":[]}"#;
-    let bytes = text.as_bytes();
-    let (dom_key, dom_at) = memchr::memmem::find_iter(bytes, DOM_KEY)
-        .find_map(|at| Some((at, value_after_key(bytes, at + DOM_KEY.len())?)))?;
-    // It must be a key of the top-level object: had a nested one its value replaced, the
-    // top-level one, read with the rest, would then be overwritten by it.
-    if dom_key > SPLIT_PREFIX_MAX || !at_top_level(&bytes[..dom_key]) {
-        return None;
-    }
-    // The value of `domSnapshot` is then taken to be all up to the `,` before the next
-    // `"axTrees":`. Parsing it whole proves that: had another key come between them, or this
-    // `"axTrees"` been a key within `domSnapshot`, the slice would not be one JSON value.
-    let (comma, ax_at) = memchr::memmem::find_iter(&bytes[dom_at..], AX_KEY).find_map(|at| {
-        let at = dom_at + at;
-        let comma = (at - trailing_whitespace(&bytes[dom_at..at])).checked_sub(1)?;
-        let value = value_after_key(bytes, at + AX_KEY.len())?;
-        (comma > dom_at && bytes[comma] == b',').then_some((comma, value))
-    })?;
+    let (dom_at, comma, ax_at) = split_points(text)?;
     let dom_text = text.get(dom_at..comma)?;
     let ax_text = text.get(ax_at..)?;
 
-    let (ax, dom) = crate::parallel::join(
-        true,
-        || {
+    // The trees take longer to read than the DOM snapshot: this thread reads the DOM snapshot
+    // and then helps with the trees (see `ax_split`).
+    let (ax, dom) = ax_split::read_trees_with(ax_text, || {
+        serde_json::from_str::<DomSnapshot>(dom_text).ok()
+    });
+    let dom_snapshot = dom?;
+    let (ax_trees, ax_len) = match ax {
+        Some(read) => read,
+        None => {
             let mut values =
                 serde_json::Deserializer::from_str(ax_text).into_iter::<Vec<AxTreeCapture>>();
             let trees = values.next()?.ok()?;
-            Some((trees, ax_at + values.byte_offset()))
-        },
-        || serde_json::from_str::<DomSnapshot>(dom_text).ok(),
-    );
-    let ((ax_trees, ax_end), dom_snapshot) = (ax?, dom?);
+            (trees, values.byte_offset())
+        }
+    };
+    let ax_end = ax_at + ax_len;
 
     let (head, between, tail) = (
         text.get(..dom_at)?,
@@ -431,6 +419,32 @@ fn parse_split(text: &str) -> Option<Capture> {
     capture.dom_snapshot = dom_snapshot;
     capture.ax_trees = ax_trees;
     Some(capture)
+}
+
+/// Where a capture file's `domSnapshot` value starts, where the `,` after it is, and where the
+/// `axTrees` value starts, when the file is laid out as [`Capture::to_writer`] writes it (see
+/// [`parse_split`]).
+fn split_points(text: &str) -> Option<(usize, usize, usize)> {
+    const DOM_KEY: &[u8] = b"\"domSnapshot\"";
+    const AX_KEY: &[u8] = b"\"axTrees\"";
+    let bytes = text.as_bytes();
+    let (dom_key, dom_at) = memchr::memmem::find_iter(bytes, DOM_KEY)
+        .find_map(|at| Some((at, value_after_key(bytes, at + DOM_KEY.len())?)))?;
+    // It must be a key of the top-level object: had a nested one its value replaced, the
+    // top-level one, read with the rest, would then be overwritten by it.
+    if dom_key > SPLIT_PREFIX_MAX || !at_top_level(&bytes[..dom_key]) {
+        return None;
+    }
+    // The value of `domSnapshot` is then taken to be all up to the `,` before the next
+    // `"axTrees":`. Parsing it whole proves that: had another key come between them, or this
+    // `"axTrees"` been a key within `domSnapshot`, the slice would not be one JSON value.
+    let (comma, ax_at) = memchr::memmem::find_iter(&bytes[dom_at..], AX_KEY).find_map(|at| {
+        let at = dom_at + at;
+        let comma = (at - trailing_whitespace(&bytes[dom_at..at])).checked_sub(1)?;
+        let value = value_after_key(bytes, at + AX_KEY.len())?;
+        (comma > dom_at && bytes[comma] == b',').then_some((comma, value))
+    })?;
+    Some((dom_at, comma, ax_at))
 }
 
 /// Where the value of a key starts, `at` being just past the key's closing quote: after the
@@ -715,6 +729,33 @@ mod tests {
             assert!(parse_split(text).is_some(), "{name} is not split");
             parse_both_ways(&json).unwrap_or_else(|e| panic!("{name}: {}", e.message()));
         }
+    }
+
+    #[test]
+    fn recorded_trees_read_on_two_threads_as_one_parse_does() {
+        let mut read = 0;
+        for name in [
+            "stdtypes.json.gz",
+            "sign-in.json.gz",
+            "python-tutorial.json.gz",
+        ] {
+            let json = fixture_json(name);
+            let text = std::str::from_utf8(&json).unwrap();
+            let (_, _, ax_at) = split_points(text).unwrap();
+            let ax = &text[ax_at..];
+            let (two, ()) = ax_split::read_trees_with(ax, || ());
+            let (trees, len) = two.unwrap_or_else(|| panic!("{name}: not read on two threads"));
+            let mut values =
+                serde_json::Deserializer::from_str(ax).into_iter::<Vec<AxTreeCapture>>();
+            let whole = values.next().unwrap().unwrap();
+            assert_eq!(len, values.byte_offset(), "{name}");
+            assert_eq!(trees.len(), whole.len(), "{name}");
+            for (a, b) in trees.iter().zip(&whole) {
+                assert_eq!((&a.frame_id, &a.nodes), (&b.frame_id, &b.nodes), "{name}");
+                read += a.nodes.len();
+            }
+        }
+        assert!(read > 30_000, "{read}");
     }
 
     #[test]
