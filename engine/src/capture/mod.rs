@@ -311,20 +311,27 @@ impl Capture {
     fn from_json_with(json: &[u8], split_min: usize) -> Result<Capture> {
         // Chromium sends lone UTF-16 surrogates (from page text) as `\ud800` escapes, which a
         // strict JSON decoder rejects; they become U+FFFD instead of failing the whole capture.
+        // Valid UTF-8 is checked once over the whole file rather than once per string (about a
+        // tenth of the parse on a large page); a file that is not UTF-8 takes the slice path,
+        // which reports where. Both looks at every byte of a large file are bound by memory
+        // reads, so they are made at once. A repair keeps the file valid UTF-8 or not, but
+        // moves it: the copy is checked again.
+        let (text, surrogates) = crate::parallel::join(
+            json.len() >= split_min,
+            || std::str::from_utf8(json),
+            || has_surrogate_escape(json),
+        );
         let mut owned;
-        let json = if has_surrogate_escape(json) {
+        let (json, text) = if surrogates {
             owned = json.to_vec();
             repair_lone_surrogates(&mut owned);
-            &owned[..]
+            (&owned[..], std::str::from_utf8(&owned))
         } else {
-            json
+            (json, text)
         };
         // One parse. A file this build cannot read is then looked at again for its version, so
         // a newer format is reported as such rather than as whatever field it renamed.
-        // Valid UTF-8 is checked once over the whole file rather than once per string (about a
-        // tenth of the parse on a large page); a file that is not UTF-8 takes the slice path,
-        // which reports where.
-        let parsed: std::result::Result<Capture, _> = match std::str::from_utf8(json) {
+        let parsed: std::result::Result<Capture, _> = match text {
             Ok(text) => match (text.len() >= split_min).then(|| parse_split(text)) {
                 Some(Some(capture)) => Ok(capture),
                 _ => serde_json::from_str(text),
