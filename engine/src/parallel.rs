@@ -45,6 +45,22 @@ pub(crate) fn two_cores() -> bool {
     *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
+/// Drops `value` on a thread of its own when `large`, so that whoever waits for the result it
+/// came with does not also wait for it to be freed.
+///
+/// Why: a snapshot of a long page holds hundreds of thousands of small allocations (names,
+/// property and child lists of every accessibility node); freeing them takes milliseconds that
+/// nobody needs to wait for.
+pub(crate) fn drop_aside<T: Send + 'static>(value: T, large: bool) {
+    if !large || !two_cores() {
+        return drop(value);
+    }
+    // Were the thread not started, the closure, and the value with it, is dropped right here.
+    let _ = std::thread::Builder::new()
+        .name("pagesight-drop".into())
+        .spawn(move || drop(value));
+}
+
 /// From how many DOM nodes a page is large enough for [`join`] to pay.
 pub(crate) const LARGE_PAGE_NODES: usize = 4096;
 
@@ -63,6 +79,22 @@ mod tests {
                 },
             );
             assert_eq!((a, b, seen.len()), (4, "b", 1));
+        }
+    }
+
+    #[test]
+    fn a_value_dropped_aside_is_dropped() {
+        struct Flag(std::sync::mpsc::Sender<()>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                let _ = self.0.send(());
+            }
+        }
+        for large in [false, true] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            super::drop_aside(Flag(tx), large);
+            rx.recv_timeout(std::time::Duration::from_secs(10))
+                .expect("dropped");
         }
     }
 

@@ -205,7 +205,8 @@ impl Session {
     pub async fn snapshot_text(&mut self, options: &SnapshotOptions) -> Result<String> {
         let state = self.current_page_mut()?;
         let taken = take_snapshot(&state.page, &mut state.uids, options);
-        state.last = Some(state.act.unless_dialog(taken).await?);
+        let taken = state.act.unless_dialog(taken).await?;
+        Snapshot::replace(&mut state.last, taken);
         state.last_mode = options.mode;
         Ok(state
             .last
@@ -246,7 +247,7 @@ impl Session {
         let taken = take_snapshot(&state.page, &mut state.uids, &options);
         let snapshot = state.act.unless_dialog(taken).await?;
         let after = text(&snapshot);
-        state.last = Some(snapshot);
+        Snapshot::replace(&mut state.last, snapshot);
         Ok(crate::render::diff::diff(&before, &after))
     }
 

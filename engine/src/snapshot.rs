@@ -113,6 +113,29 @@ pub struct Snapshot {
     pub uids: UidAssignment,
 }
 
+impl Snapshot {
+    /// The rendered output; the rest is freed aside (see [`Snapshot::replace`]).
+    pub fn into_output(self) -> String {
+        let Snapshot {
+            output,
+            model,
+            analysis,
+            uids,
+        } = self;
+        let large = model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
+        crate::parallel::drop_aside((model, analysis, uids), large);
+        output
+    }
+
+    /// Puts `new` in `slot`, freeing the snapshot it held on another thread when it is large:
+    /// the caller waits for the new one to be answered, not for the old one to be freed.
+    pub fn replace(slot: &mut Option<Snapshot>, new: Snapshot) {
+        if let Some(old) = slot.replace(new) {
+            drop(old.into_output());
+        }
+    }
+}
+
 /// Runs the offline pipeline on a capture, assigning uids from (and updating) the page's table.
 /// `page_target` identifies the page in the table (its target id).
 pub fn process(
@@ -184,5 +207,5 @@ pub fn render_capture(bytes: &[u8], options: &SnapshotOptions) -> Result<String>
     let capture = Capture::from_bytes(bytes)?;
     let target = capture.target_id.clone().unwrap_or_default();
     let mut table = UidTable::new();
-    Ok(process(capture, &mut table, &target, options)?.output)
+    Ok(process(capture, &mut table, &target, options)?.into_output())
 }

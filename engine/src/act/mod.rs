@@ -640,7 +640,7 @@ async fn take_snapshot(
             Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
         })?,
     };
-    *last = Some(snapshot);
+    Snapshot::replace(last, snapshot);
     Ok(value)
 }
 
