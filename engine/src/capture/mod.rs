@@ -411,7 +411,7 @@ fn parse_split(text: &str) -> Option<Capture> {
             let trees = values.next()?.ok()?;
             Some((trees, ax_at + values.byte_offset()))
         },
-        || serde_json::from_str::<DomSnapshot>(dom_text).ok(),
+        || DomSnapshot::from_json(dom_text).ok(),
     );
     let ((ax_trees, ax_end), dom_snapshot) = (ax?, dom?);
 
