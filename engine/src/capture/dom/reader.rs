@@ -170,7 +170,15 @@ impl After {
 /// run (or fewer than eight bytes are left).
 #[inline]
 fn compact_digits(bytes: &[u8], at: usize) -> Option<Digits> {
-    let word = u64::from_le_bytes(*bytes.get(at..)?.first_chunk::<8>()?);
+    word_digits(
+        u64::from_le_bytes(*bytes.get(at..)?.first_chunk::<8>()?),
+        at,
+    )
+}
+
+/// [`compact_digits`] of `word`, the eight bytes at `at`.
+#[inline]
+fn word_digits(word: u64, at: usize) -> Option<Digits> {
     let values = word.wrapping_sub(0x3030_3030_3030_3030);
     let not_digits = (word.wrapping_add(0x4646_4646_4646_4646) | values) & 0x8080_8080_8080_8080;
     let len = (not_digits.trailing_zeros() / 8) as usize;
@@ -403,10 +411,17 @@ impl<'a> Reader<'a> {
     #[inline]
     fn compact_integer(&self) -> Option<(bool, u64, After)> {
         let at = self.at;
-        let negative = *self.bytes.get(at)? == b'-';
-        let start = at + usize::from(negative);
-        let digits = compact_digits(self.bytes, start)?;
-        if digits.len > 1 && self.bytes.get(start) == Some(&b'0') {
+        // Both words a number may start in, loaded at once rather than one after the other.
+        let nine = self.bytes.get(at..)?.first_chunk::<9>()?;
+        let (first, second) = (nine.first_chunk::<8>()?, nine.last_chunk::<8>()?);
+        let negative = first[0] == b'-';
+        let (start, word) = if negative {
+            (at + 1, u64::from_le_bytes(*second))
+        } else {
+            (at, u64::from_le_bytes(*first))
+        };
+        let digits = word_digits(word, start)?;
+        if digits.len > 1 && word as u8 == b'0' {
             return None;
         }
         Some((negative, digits.value, digits.after))
@@ -734,9 +749,19 @@ impl<'a> Reader<'a> {
     /// An array of numbers, each handed to `push`.
     #[inline]
     fn numbers<T: Number>(&mut self, mut push: impl FnMut(T)) -> Option<()> {
-        self.expect(b'[')?;
-        if self.eat(b']') {
-            return Some(());
+        // `[` and what follows it in one look: a row of a list of lists is often short.
+        match self.bytes.get(self.at..self.at + 2) {
+            Some(b"[]") => {
+                self.at += 2;
+                return Some(());
+            }
+            Some([b'[', b]) if !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | b']') => self.at += 1,
+            _ => {
+                self.expect(b'[')?;
+                if self.eat(b']') {
+                    return Some(());
+                }
+            }
         }
         loop {
             if let Some((value, ended)) = T::compact(self) {
@@ -773,17 +798,33 @@ impl<'a> Reader<'a> {
         let mut out = Ragged::<T>::new();
         out.starts.reserve((*rows).min(self.room()));
         let mut reserved = false;
-        self.array(|r| {
-            r.numbers(|value| out.values.push(value))?;
-            if !reserved && !out.values.is_empty() {
-                reserved = true;
-                let left = rows.saturating_sub(out.starts.len());
-                let more = out.values.len().saturating_mul(left).min(r.room());
-                out.values.reserve(more);
+        self.expect(b'[')?;
+        if !self.eat(b']') {
+            loop {
+                self.numbers(|value| out.values.push(value))?;
+                if !reserved && !out.values.is_empty() {
+                    reserved = true;
+                    let left = rows.saturating_sub(out.starts.len());
+                    let more = out.values.len().saturating_mul(left).min(self.room());
+                    out.values.reserve(more);
+                }
+                out.starts.push(out.values.len());
+                // The separator after a row in one look.
+                match self.bytes.get(self.at..self.at + 2) {
+                    Some([b',', b' ']) => self.at += 2,
+                    Some([b',', _]) => self.at += 1,
+                    Some([b']', _]) => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => match self.next()? {
+                        b',' => {}
+                        b']' => break,
+                        _ => return None,
+                    },
+                }
             }
-            out.starts.push(out.values.len());
-            Some(())
-        })?;
+        }
         // As the serde path: what is spare is given back.
         out.values.shrink_to_fit();
         out.starts.shrink_to_fit();
