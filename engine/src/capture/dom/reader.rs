@@ -1305,6 +1305,76 @@ mod tests {
     }
 
     #[test]
+    fn digits_are_read_a_word_at_a_time_as_one_by_one() {
+        let runs = [
+            "0", "7", "10", "305", "9999", "12345", "654321", "1000001", "12345678",
+        ];
+        let mut texts: Vec<String> = Vec::new();
+        for run in runs
+            .iter()
+            .map(|r| r.to_string())
+            .chain((9..=21).map(|n| "98".repeat(n)[..n].to_string()))
+        {
+            for tail in [
+                "", ",", "]", ", 5", ".5,", "e1", "/", ":", "\u{7f}", "é", "        ",
+            ] {
+                texts.push(format!("{run}{tail}"));
+            }
+        }
+        for text in &texts {
+            let bytes = text.as_bytes();
+            let (value, len) = digits(bytes, 0);
+            assert_eq!((value, len), more_digits(bytes, 0, 0, 0), "{text}");
+            if let Some(found) = compact_digits(bytes, 0) {
+                assert_eq!((found.value, found.len), (value, len), "{text}");
+                assert_eq!(found.after.next(), bytes.get(len).copied(), "{text}");
+                assert!((1..=7).contains(&len), "{text}");
+            } else {
+                assert!(len == 0 || len >= 8 || bytes.len() < 8, "{text}");
+            }
+        }
+        for n in (0..100_000u64).chain([9_999_999, 10_000_000, 1 << 53, u64::MAX / 10]) {
+            let text = format!("{n},]]]]]]]]");
+            assert_eq!(digits(text.as_bytes(), 0), (n, n.to_string().len()), "{n}");
+        }
+    }
+
+    #[test]
+    fn fast_path_floats_are_correctly_rounded() {
+        // A simple generator: the values need only be many and varied.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let integer = next() % 10_000_000;
+            let fraction_len = (next() % 8) as usize;
+            let fraction = next() % 10u64.pow(fraction_len as u32);
+            let number = if fraction_len == 0 {
+                integer.to_string()
+            } else {
+                format!("{integer}.{fraction:0fraction_len$}")
+            };
+            // Room after it for the words read at once.
+            let text = format!("{number},]]]]]]]]]]]]]]]]");
+            let number = number.as_str();
+            let mut reader = Reader::new(&text, Surrogates::Refuse);
+            let fast = f64::compact(&mut reader).map(|(v, _)| v);
+            let mut reader = Reader::new(&text, Surrogates::Refuse);
+            let general = reader.f64();
+            let exact: f64 = number.parse().unwrap();
+            let serde: f64 = serde_json::from_str(number).unwrap();
+            for read in [fast, general] {
+                assert_eq!(read.map(f64::to_bits), Some(exact.to_bits()), "{number}");
+            }
+            assert_eq!(serde.to_bits(), exact.to_bits(), "{number}");
+        }
+    }
+
+    #[test]
     fn strings_are_unescaped_as_serde_does() {
         let strings = [
             r#""""#,
