@@ -2,7 +2,10 @@
 //! `Accessibility.getFullAXTree` nodes of the stdtypes capture (36k DOM nodes), each taken out
 //! of the capture as its own JSON buffer beforehand so that only the typed parse is timed. The
 //! AX nodes are parsed twice: as the generated `Vec<AXNode>` (`axNodes`) and as the lean records
-//! the engine captures them into (`axNodes_lean`, `pagesight::capture::AxNodeRecord`).
+//! the engine captures them into (`axNodes_lean`, `pagesight::capture::AxNodeRecord`). The
+//! domSnapshot is parsed four ways: as the generated `CaptureSnapshotReturns` (`domSnapshot`),
+//! as the engine's lean `DomSnapshot` by serde_json from bytes (`domSnapshot_lean`) and from
+//! text (`domSnapshot_lean_str`), and by the engine's own reader (`domSnapshot_fast`).
 //!
 //! `cargo bench -p pagesight-benches --bench parse -- --warm-up-time 1 --measurement-time 3`
 
@@ -39,6 +42,25 @@ fn parse(c: &mut Criterion) {
         b.iter(|| {
             serde_json::from_slice::<DomSnapshot>(black_box(&parts.dom_snapshot))
                 .expect("the domSnapshot of the stdtypes capture does not parse")
+        })
+    });
+    // What the engine does with a reply: the bytes checked as UTF-8 once, then read as text,
+    // by serde_json (its path before the engine's own reader, and still its fallback) and by
+    // that reader (`DomSnapshot::read_fast`).
+    group.bench_function("domSnapshot_lean_str", |b| {
+        b.iter(|| {
+            let text = std::str::from_utf8(black_box(&parts.dom_snapshot))
+                .expect("the domSnapshot of the stdtypes capture is not UTF-8");
+            serde_json::from_str::<DomSnapshot>(text)
+                .expect("the domSnapshot of the stdtypes capture does not parse")
+        })
+    });
+    group.bench_function("domSnapshot_fast", |b| {
+        b.iter(|| {
+            let text = std::str::from_utf8(black_box(&parts.dom_snapshot))
+                .expect("the domSnapshot of the stdtypes capture is not UTF-8");
+            DomSnapshot::read_fast(text)
+                .expect("the fast reader gave up on the domSnapshot of the stdtypes capture")
         })
     });
     group.throughput(Throughput::Bytes(parts.ax_nodes.len() as u64));

@@ -29,6 +29,8 @@ use crate::cdp::dom_snapshot::{
     CaptureSnapshotParams, RareBooleanData, RareIntegerData, RareStringData,
 };
 
+mod reader;
+
 /// `DOMSnapshot.captureSnapshot` with the generated parameters, answered as a lean
 /// [`DomSnapshot`].
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -199,6 +199,21 @@ fn snapshot_params(dom_rects: bool) -> CaptureDomSnapshot {
     })
 }
 
+/// [`snapshot_params`] written now; the reply is read with [`DomSnapshot::from_reply`], the
+/// engine's own reader of it (about 1.5 times as fast as the derived one), so it is sent raw.
+fn snapshot_now<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    dom_rects: bool,
+    timeout: Duration,
+) -> impl Future<Output = Result<DomSnapshot>> + Send + use<'a> {
+    let method = <CaptureDomSnapshot as crate::cdp::Command>::METHOD;
+    let reply = serde_json::to_value(snapshot_params(dom_rects))
+        .map_err(|e| Error::invalid_argument(format!("cannot encode the snapshot request: {e}")))
+        .map(|params| conn.send_raw_now(method, session, &params, timeout));
+    async move { DomSnapshot::from_reply(&reply?.await?) }
+}
+
 async fn capture_once(
     page: &Page,
     last: bool,
@@ -247,7 +262,7 @@ async fn capture_once(
     // time between the two, the less the page's scripts can change in between); a viewport
     // scope asks for accessibility nodes once the snapshot says what is in view.
     let world = (!dom_rects).then(|| create_world(conn, session, &main_frame, FRAME_TIMEOUT));
-    let snapshot = page.send_now(&snapshot_params(dom_rects));
+    let snapshot = snapshot_now(conn, session, dom_rects, conn.command_timeout());
     let ax_full = full.then(|| full_trees(conn, session, &frames, None));
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
@@ -570,10 +585,7 @@ async fn start_reading<'a>(
             let values = resolved.read(conn, session, FRAME_TIMEOUT);
             Reading::Sent(boxes, values.boxed())
         }
-        Err(_) => Reading::Again(
-            conn.send_now(session, &snapshot_params(true), again)
-                .boxed(),
-        ),
+        Err(_) => Reading::Again(snapshot_now(conn, session, true, again).boxed()),
     }
 }
 
@@ -596,9 +608,7 @@ async fn finish_reading(
                 return (false, Ok(()));
             }
             Err(_) => {
-                let taken = conn
-                    .send_with_timeout(session, &snapshot_params(true), again)
-                    .await;
+                let taken = snapshot_now(conn, session, true, again).await;
                 return (true, taken.map(|s| *snapshot = s));
             }
         },
@@ -840,7 +850,7 @@ async fn frame_part<'a>(
     // Written together, in this order, as for the page (see `capture_once`): the world its boxes
     // are read in, the snapshot, the trees.
     let world = (!dom_rects).then(|| create_world(conn, session, &before.frame.id, FRAME_TIMEOUT));
-    let snapshot = conn.send_now(session, &snapshot_params(dom_rects), FRAME_TIMEOUT);
+    let snapshot = snapshot_now(conn, session, dom_rects, FRAME_TIMEOUT);
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);
     let trees = full.then(|| full_trees(conn, session, &frames, Some(FRAME_TIMEOUT)));

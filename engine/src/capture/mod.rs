@@ -395,9 +395,7 @@ fn parse_split(text: &str) -> Option<Capture> {
 
     // The trees take longer to read than the DOM snapshot: this thread reads the DOM snapshot
     // and then helps with the trees (see `ax_split`).
-    let (ax, dom) = ax_split::read_trees_with(ax_text, || {
-        serde_json::from_str::<DomSnapshot>(dom_text).ok()
-    });
+    let (ax, dom) = ax_split::read_trees_with(ax_text, || DomSnapshot::from_json(dom_text).ok());
     let dom_snapshot = dom?;
     let (ax_trees, ax_len) = match ax {
         Some(read) => read,

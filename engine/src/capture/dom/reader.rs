@@ -1,0 +1,1640 @@
+//! A reader of `DOMSnapshot.captureSnapshot` JSON written for that one shape.
+//!
+//! Why: reading this reply was the largest single piece of the engine's CPU per live snapshot
+//! and half of reading a capture file. serde_json goes through the derived visitors value by
+//! value (about 280 MB/s here), while the reply is nearly all long arrays of small integers
+//! (node, string and style indices), rows of four numbers (rectangles) and one array of
+//! strings: a scanner that reads exactly those, straight into the `Vec`s and [`Ragged`] lists
+//! of [`DomSnapshot`], has far less to do per byte.
+//!
+//! It gives what serde_json gives, or nothing. Fields, `null`s and unknown keys (skipped at any
+//! depth, keys in any order) are treated as the derived `Deserialize` treats them, numbers are
+//! converted as serde_json converts them, and anything else — malformed JSON, a shape serde
+//! would read another way (a struct written as an array, a key with escapes), a number outside
+//! the exact fast paths — makes it answer `None`: the caller then reads the text with
+//! serde_json, whose value or error is the one given, as it always was.
+
+use memchr::memchr2;
+
+use super::{
+    CaptureDomSnapshot, DocumentRecord, DomSnapshot, LayoutTreeRecord, NodeTreeRecord, Ragged,
+    TextBoxRecord,
+};
+use crate::cdp::dom_snapshot::{RareBooleanData, RareIntegerData, RareStringData};
+use crate::transport::RawJson;
+use crate::Result;
+
+impl DomSnapshot {
+    /// Reads a `DOMSnapshot.captureSnapshot` result from JSON text: the value, or the error,
+    /// of `serde_json::from_str::<DomSnapshot>`, in about two thirds of its time.
+    pub fn from_json(text: &str) -> serde_json::Result<DomSnapshot> {
+        match DomSnapshot::read_fast(text) {
+            Some(snapshot) => Ok(snapshot),
+            None => serde_json::from_str(text),
+        }
+    }
+
+    /// The fast reader alone: what `serde_json::from_str::<DomSnapshot>` gives, or `None` when
+    /// the text is not JSON it is sure to read the same way (see the module docs).
+    pub fn read_fast(text: &str) -> Option<DomSnapshot> {
+        Reader::new(text, Surrogates::Refuse).read()
+    }
+
+    /// Reads the reply of [`CaptureDomSnapshot`]: the value, or the error, of
+    /// [`RawJson::parse`], which also reads unpaired UTF-16 surrogates in page text as U+FFFD.
+    pub(crate) fn from_reply(raw: &RawJson) -> Result<DomSnapshot> {
+        match Reader::new(raw.as_str(), Surrogates::Replace).read() {
+            Some(snapshot) => Ok(snapshot),
+            None => raw.parse(<CaptureDomSnapshot as crate::cdp::Command>::METHOD),
+        }
+    }
+}
+
+/// How deep an unknown value may nest. serde_json refuses more than 128 levels counted from the
+/// top; the deepest known value is 6 levels down, so within this serde_json reads what is
+/// skipped here, and beyond it serde_json is left to decide.
+const SKIP_DEPTH: u32 = 100;
+
+/// What an escaped UTF-16 surrogate without its other half becomes.
+#[derive(Clone, Copy, PartialEq)]
+enum Surrogates {
+    /// Nothing: serde_json refuses it in a string it reads.
+    Refuse,
+    /// U+FFFD, as [`RawJson::parse`] reads it (it repairs the text and reads it again).
+    Replace,
+}
+
+/// Powers of ten an `f64` holds exactly: one product or quotient with one of these is
+/// correctly rounded (the Clinger fast path).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The largest integer up to which every integer is an `f64`, plus one.
+const EXACT_INTEGERS: u64 = 1 << 53;
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+    surrogates: Surrogates,
+}
+
+/// A number in a list of numbers.
+trait Number: Sized {
+    /// Any number, as serde_json reads it.
+    fn read(reader: &mut Reader<'_>) -> Option<Self>;
+    /// A number written as Chromium writes nearly every one, and the `,` or `]` after it
+    /// (whether the list ended); `None` for anything else, which [`Number::read`] then reads.
+    fn compact(reader: &mut Reader<'_>) -> Option<(Self, bool)>;
+}
+
+impl Number for i64 {
+    #[inline]
+    fn read(reader: &mut Reader<'_>) -> Option<i64> {
+        reader.i64()
+    }
+
+    #[inline]
+    fn compact(reader: &mut Reader<'_>) -> Option<(i64, bool)> {
+        let (negative, n, after) = reader.compact_integer()?;
+        // `-0` is a float to serde_json.
+        let value = match (negative, n) {
+            (true, 0) => return None,
+            (true, n) => -(n as i64),
+            (false, n) => n as i64,
+        };
+        Some((value, reader.list_end(after)?))
+    }
+}
+
+impl Number for f64 {
+    #[inline]
+    fn read(reader: &mut Reader<'_>) -> Option<f64> {
+        reader.f64()
+    }
+
+    #[inline]
+    fn compact(reader: &mut Reader<'_>) -> Option<(f64, bool)> {
+        let (negative, integer, mut after) = reader.compact_integer()?;
+        let magnitude = if after.next() == Some(b'.') {
+            let fraction = compact_digits(reader.bytes, after.at + 1)?;
+            // At most 7 + 7 digits, below 2^53, over at most 10^7: one exact division.
+            let significand = integer * POW10_U64.get(fraction.len)? + fraction.value;
+            after = fraction.after;
+            significand as f64 / POW10.get(fraction.len)?
+        } else {
+            integer as f64
+        };
+        let ended = reader.list_end(after)?;
+        Some((if negative { -magnitude } else { magnitude }, ended))
+    }
+}
+
+/// A run of one to seven digits read from one word of text.
+struct Digits {
+    value: u64,
+    len: usize,
+    after: After,
+}
+
+/// What follows a run of digits: its position, and the bytes from there that the word the
+/// digits were read from still holds (at least one), so that they need no second load.
+#[derive(Clone, Copy)]
+struct After {
+    at: usize,
+    word: u64,
+    held: usize,
+}
+
+impl After {
+    /// The byte at `at` (the word always holds it).
+    #[inline]
+    fn next(&self) -> Option<u8> {
+        (self.held > 0).then_some(self.word as u8)
+    }
+
+    /// Whether the byte after the one at `at` is `b`, from the word when it holds it.
+    #[inline]
+    fn second_is(&self, bytes: &[u8], b: u8) -> bool {
+        if self.held > 1 {
+            (self.word >> 8) as u8 == b
+        } else {
+            bytes.get(self.at + 1) == Some(&b)
+        }
+    }
+}
+
+/// The run of one to seven digits at `at`, read from one word; `None` when there is no such
+/// run (or fewer than eight bytes are left).
+#[inline]
+fn compact_digits(bytes: &[u8], at: usize) -> Option<Digits> {
+    word_digits(
+        u64::from_le_bytes(*bytes.get(at..)?.first_chunk::<8>()?),
+        at,
+    )
+}
+
+/// [`compact_digits`] of `word`, the eight bytes at `at`.
+#[inline]
+fn word_digits(word: u64, at: usize) -> Option<Digits> {
+    let values = word.wrapping_sub(0x3030_3030_3030_3030);
+    let not_digits = (word.wrapping_add(0x4646_4646_4646_4646) | values) & 0x8080_8080_8080_8080;
+    let len = (not_digits.trailing_zeros() / 8) as usize;
+    if len == 0 || len == 8 {
+        return None;
+    }
+    Some(Digits {
+        value: eight_digits(values << (64 - 8 * len)),
+        len,
+        after: After {
+            at: at + len,
+            word: word >> (8 * len),
+            held: 8 - len,
+        },
+    })
+}
+
+/// Fills a field's slot once: serde refuses a field given twice.
+fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value?);
+    Some(())
+}
+
+/// Whether a string's bytes hold a control character, which JSON strings may not.
+#[inline]
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().fold(false, |seen, &b| seen | (b < 0x20))
+}
+
+/// The value of four hex digits.
+fn hex4(digits: &[u8]) -> Option<u32> {
+    match digits {
+        [_, _, _, _] => digits
+            .iter()
+            .try_fold(0u32, |n, &d| Some(n << 4 | char::from(d).to_digit(16)?)),
+        _ => None,
+    }
+}
+
+/// `10^k` for every `k` a `u64` holds.
+const POW10_U64: [u64; 20] = {
+    let mut powers = [1u64; 20];
+    let mut k = 1;
+    while k < 20 {
+        powers[k] = powers[k - 1] * 10;
+        k += 1;
+    }
+    powers
+};
+
+/// The run of ASCII digits at `at`: its value (wrapping past 19 digits) and its length.
+/// Up to eight digits are read at once from one word, with no branch per digit: the lengths of
+/// the numbers in a list vary from one to the next, and a branch per digit is mispredicted at
+/// the end of nearly every number.
+#[inline]
+fn digits(bytes: &[u8], at: usize) -> (u64, usize) {
+    let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
+        return more_digits(bytes, at, 0, 0);
+    };
+    let word = u64::from_le_bytes(*chunk);
+    let values = word.wrapping_sub(0x3030_3030_3030_3030);
+    // A byte below `0` borrows into its top bit, one above `9` carries into it; the bytes
+    // before the first such byte are digits and neither borrow nor carry.
+    let not_digits = (word.wrapping_add(0x4646_4646_4646_4646) | values) & 0x8080_8080_8080_8080;
+    let len = (not_digits.trailing_zeros() / 8) as usize;
+    match len {
+        0 => (0, 0),
+        8 => more_digits(bytes, at + 8, eight_digits(values), 8),
+        // The digits moved up to the top of the word: the bytes below are leading zeros.
+        _ => (eight_digits(values << (64 - 8 * len)), len),
+    }
+}
+
+/// The value of eight digit values in a word, the first (most significant) in its lowest byte.
+#[inline]
+fn eight_digits(values: u64) -> u64 {
+    let pairs = (values & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    let quads = (pairs & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
+    (quads & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32
+}
+
+/// [`digits`] one by one from `at`, `value` and `len` being those of the digits before it.
+fn more_digits(bytes: &[u8], mut at: usize, mut value: u64, mut len: usize) -> (u64, usize) {
+    while let Some(&b) = bytes.get(at) {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+        len += 1;
+        at += 1;
+    }
+    (value, len)
+}
+
+/// Where the run of ASCII digits starting at `at` ends.
+#[inline]
+fn digits_end(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
+}
+
+impl<'a> Reader<'a> {
+    fn new(text: &'a str, surrogates: Surrogates) -> Reader<'a> {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            surrogates,
+        }
+    }
+
+    /// The whole text as one snapshot, nothing but whitespace after it.
+    fn read(mut self) -> Option<DomSnapshot> {
+        let snapshot = self.snapshot()?;
+        self.skip_ws();
+        (self.at == self.bytes.len()).then_some(snapshot)
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte that is not whitespace, consumed.
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        self.skip_ws();
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    #[inline]
+    fn expect(&mut self, b: u8) -> Option<()> {
+        (self.next()? == b).then_some(())
+    }
+
+    /// Consumes `b` when it is the next byte that is not whitespace.
+    #[inline]
+    fn eat(&mut self, b: u8) -> bool {
+        self.skip_ws();
+        let found = self.bytes.get(self.at) == Some(&b);
+        if found {
+            self.at += 1;
+        }
+        found
+    }
+
+    /// Consumes `word` when the text goes on with it.
+    fn word(&mut self, word: &[u8]) -> bool {
+        let found = self.bytes.get(self.at..self.at + word.len()) == Some(word);
+        if found {
+            self.at += word.len();
+        }
+        found
+    }
+
+    /// An object, `field` reading the value of each key.
+    #[inline]
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.expect(b'{')?;
+        if self.eat(b'}') {
+            return Some(());
+        }
+        loop {
+            self.expect(b'"')?;
+            let key = self.key()?;
+            self.expect(b':')?;
+            field(self, key)?;
+            match self.next()? {
+                b',' => {}
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// An array, `item` reading each element.
+    #[inline]
+    fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.expect(b'[')?;
+        if self.eat(b']') {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// `null` (no value, as serde reads it into an `Option`) or what `read` reads.
+    fn nullable<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        self.skip_ws();
+        if self.word(b"null") {
+            Some(None)
+        } else {
+            read(self).map(Some)
+        }
+    }
+
+    /// A key, its opening quote read. One with escapes is left to serde_json, which compares
+    /// keys unescaped.
+    fn key(&mut self) -> Option<&'a [u8]> {
+        let rest = self.bytes.get(self.at..)?;
+        let len = memchr2(b'"', b'\\', rest)?;
+        let key = rest.get(..len)?;
+        if rest.get(len) != Some(&b'"') || has_control(key) {
+            return None;
+        }
+        self.at += len + 1;
+        Some(key)
+    }
+
+    /// An integer of one to seven digits, no leading zero, at the reader's position, without
+    /// whitespace before it: whether it is negative, its magnitude and what follows it. Read
+    /// from words of the text, so that the next number's position waits on one or two loads,
+    /// not on one per byte.
+    #[inline]
+    fn compact_integer(&self) -> Option<(bool, u64, After)> {
+        let at = self.at;
+        // Both words a number may start in, loaded at once rather than one after the other.
+        let nine = self.bytes.get(at..)?.first_chunk::<9>()?;
+        let (first, second) = (nine.first_chunk::<8>()?, nine.last_chunk::<8>()?);
+        let negative = first[0] == b'-';
+        let (start, word) = if negative {
+            (at + 1, u64::from_le_bytes(*second))
+        } else {
+            (at, u64::from_le_bytes(*first))
+        };
+        let digits = word_digits(word, start)?;
+        if digits.len > 1 && word as u8 == b'0' {
+            return None;
+        }
+        Some((negative, digits.value, digits.after))
+    }
+
+    /// Whether what follows a number ends its list (`]`) or goes on (`,`, or `, ` as some
+    /// writers put it), the reader moved past it; `None` for anything else.
+    #[inline]
+    fn list_end(&mut self, after: After) -> Option<bool> {
+        match after.next()? {
+            b',' => {
+                self.at = after.at + 1 + usize::from(after.second_is(self.bytes, b' '));
+                Some(false)
+            }
+            b']' => {
+                self.at = after.at + 1;
+                Some(true)
+            }
+            _ => None,
+        }
+    }
+
+    /// How many more values the text can hold at most (each takes a digit and a separator):
+    /// what may be reserved ahead without trusting the text.
+    fn room(&self) -> usize {
+        self.bytes.len().saturating_sub(self.at) / 2
+    }
+
+    /// An integer as serde_json reads it into an `i64`: digits, no fraction or exponent
+    /// (serde_json reads those as floats, which an `i64` refuses), no `-0` (a float too).
+    #[inline]
+    fn i64(&mut self) -> Option<i64> {
+        self.skip_ws();
+        let bytes = self.bytes;
+        let mut at = self.at;
+        let negative = bytes.get(at) == Some(&b'-');
+        at += usize::from(negative);
+        let (n, len) = digits(bytes, at);
+        // Past 19 digits the value may have wrapped; serde_json reads it as a float anyway.
+        if len == 0 || len > 19 || (len > 1 && bytes.get(at) == Some(&b'0')) {
+            return None;
+        }
+        at += len;
+        if let Some(b'.' | b'e' | b'E') = bytes.get(at) {
+            return None;
+        }
+        self.at = at;
+        if negative {
+            // As serde_json: the negation of what does not fit, or of zero, is a float.
+            let value = (n as i64).wrapping_neg();
+            (value < 0).then_some(value)
+        } else {
+            i64::try_from(n).ok()
+        }
+    }
+
+    /// A number as serde_json reads it into an `f64`. Integers of up to 19 digits are converted
+    /// as serde_json converts them (`as f64`); decimals with a significand below 2^53 and a
+    /// power of ten up to 22 are one correctly rounded operation, which serde_json's result is
+    /// too. Any other number is handed to serde_json itself: whether its conversion is
+    /// correctly rounded depends on its features, and the value must be the one it gives.
+    #[inline]
+    fn f64(&mut self) -> Option<f64> {
+        self.skip_ws();
+        let bytes = self.bytes;
+        let start = self.at;
+        let mut at = start;
+        let negative = bytes.get(at) == Some(&b'-');
+        at += usize::from(negative);
+        let (integer, integer_len) = digits(bytes, at);
+        if integer_len == 0 || (integer_len > 1 && bytes.get(at) == Some(&b'0')) {
+            return None;
+        }
+        at += integer_len;
+        let mut significand = integer;
+        let mut significant_len = integer_len;
+        let mut exponent = 0i64;
+        let mut integral = true;
+        if bytes.get(at) == Some(&b'.') {
+            let (fraction, fraction_len) = digits(bytes, at + 1);
+            if fraction_len == 0 {
+                return None;
+            }
+            at += 1 + fraction_len;
+            integral = false;
+            significant_len += fraction_len;
+            significand = match POW10_U64.get(fraction_len) {
+                Some(&power) if significant_len <= 19 => integer * power + fraction,
+                _ => 0,
+            };
+            exponent = -(fraction_len as i64);
+        }
+        let mut exponent_len = 0;
+        if let Some(b'e' | b'E') = bytes.get(at) {
+            at += 1;
+            let negative_exponent = bytes.get(at) == Some(&b'-');
+            at += usize::from(matches!(bytes.get(at), Some(b'-' | b'+')));
+            let (written, len) = digits(bytes, at);
+            if len == 0 {
+                return None;
+            }
+            at += len;
+            integral = false;
+            exponent_len = len;
+            // Up to 4 digits the value is exact; past them the slow path decides.
+            let written = written as i64;
+            exponent += if negative_exponent { -written } else { written };
+        }
+        self.at = at;
+        if significant_len <= 19 && exponent_len <= 4 {
+            let magnitude = if integral {
+                Some(significand as f64)
+            } else if significand < EXACT_INTEGERS {
+                POW10.get(exponent.unsigned_abs() as usize).map(|&power| {
+                    if exponent >= 0 {
+                        significand as f64 * power
+                    } else {
+                        significand as f64 / power
+                    }
+                })
+            } else {
+                None
+            };
+            if let Some(magnitude) = magnitude {
+                return Some(if negative { -magnitude } else { magnitude });
+            }
+        }
+        self.slow_f64(start, at)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn slow_f64(&self, start: usize, end: usize) -> Option<f64> {
+        serde_json::from_str(self.text.get(start..end)?).ok()
+    }
+
+    /// A string, its opening quote read.
+    #[inline]
+    fn string(&mut self) -> Option<String> {
+        let start = self.at;
+        let rest = self.bytes.get(start..)?;
+        let len = memchr2(b'"', b'\\', rest)?;
+        if has_control(rest.get(..len)?) {
+            return None;
+        }
+        if rest.get(len) != Some(&b'"') {
+            return self.escaped_string(start);
+        }
+        self.at = start + len + 1;
+        self.text.get(start..start + len).map(str::to_owned)
+    }
+
+    /// A string with escapes, from its start.
+    #[cold]
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize) -> Option<String> {
+        let mut out = String::new();
+        let mut at = start;
+        loop {
+            let rest = self.bytes.get(at..)?;
+            let len = memchr2(b'"', b'\\', rest)?;
+            if has_control(rest.get(..len)?) {
+                return None;
+            }
+            out.push_str(self.text.get(at..at + len)?);
+            at += len;
+            if self.bytes.get(at) == Some(&b'"') {
+                self.at = at + 1;
+                // As serde_json, which copies a string from its scratch buffer.
+                out.shrink_to_fit();
+                return Some(out);
+            }
+            let escape = *self.bytes.get(at + 1)?;
+            at += 2;
+            let c = match escape {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => {
+                    let unit = hex4(self.bytes.get(at..at + 4)?)?;
+                    at += 4;
+                    match unit {
+                        0xD800..=0xDBFF => {
+                            let low = match self.bytes.get(at..at + 6) {
+                                Some([b'\\', b'u', digits @ ..]) => {
+                                    hex4(digits).filter(|low| (0xDC00..=0xDFFF).contains(low))
+                                }
+                                _ => None,
+                            };
+                            match low {
+                                Some(low) => {
+                                    at += 6;
+                                    char::from_u32(
+                                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
+                                    )?
+                                }
+                                None => self.lone_surrogate()?,
+                            }
+                        }
+                        0xDC00..=0xDFFF => self.lone_surrogate()?,
+                        unit => char::from_u32(unit)?,
+                    }
+                }
+                _ => return None,
+            };
+            out.push(c);
+        }
+    }
+
+    /// What an unpaired surrogate reads as. The surrogate that follows an unpaired leading one
+    /// is read on its own, as the repair before serde_json's second reading leaves it.
+    fn lone_surrogate(&self) -> Option<char> {
+        (self.surrogates == Surrogates::Replace).then_some(char::REPLACEMENT_CHARACTER)
+    }
+
+    /// Steps over any JSON value, checking it as serde_json would when ignoring it.
+    fn skip_value(&mut self, depth: u32) -> Option<()> {
+        match self.next()? {
+            b'"' => self.skip_string(),
+            b'{' => {
+                let depth = depth.checked_sub(1)?;
+                if self.eat(b'}') {
+                    return Some(());
+                }
+                loop {
+                    self.expect(b'"')?;
+                    self.skip_string()?;
+                    self.expect(b':')?;
+                    self.skip_value(depth)?;
+                    match self.next()? {
+                        b',' => {}
+                        b'}' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                let depth = depth.checked_sub(1)?;
+                if self.eat(b']') {
+                    return Some(());
+                }
+                loop {
+                    self.skip_value(depth)?;
+                    match self.next()? {
+                        b',' => {}
+                        b']' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.word(b"rue").then_some(()),
+            b'f' => self.word(b"alse").then_some(()),
+            b'n' => self.word(b"ull").then_some(()),
+            b'-' | b'0'..=b'9' => {
+                self.at -= 1;
+                self.skip_number()
+            }
+            _ => None,
+        }
+    }
+
+    /// Steps over a string, its opening quote read; escapes are checked, not decoded (serde_json
+    /// does not look for unpaired surrogates in a string it ignores either).
+    fn skip_string(&mut self) -> Option<()> {
+        loop {
+            let rest = self.bytes.get(self.at..)?;
+            let len = memchr2(b'"', b'\\', rest)?;
+            if has_control(rest.get(..len)?) {
+                return None;
+            }
+            self.at += len + 1;
+            if rest.get(len) == Some(&b'"') {
+                return Some(());
+            }
+            match *self.bytes.get(self.at)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 1,
+                b'u' => {
+                    hex4(self.bytes.get(self.at + 1..self.at + 5)?)?;
+                    self.at += 5;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Steps over a number as JSON writes one.
+    fn skip_number(&mut self) -> Option<()> {
+        let bytes = self.bytes;
+        let mut at = self.at;
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        match bytes.get(at)? {
+            b'0' => at += 1,
+            b'1'..=b'9' => at = digits_end(bytes, at + 1),
+            _ => return None,
+        }
+        if bytes.get(at) == Some(&b'.') {
+            let end = digits_end(bytes, at + 1);
+            if end == at + 1 {
+                return None;
+            }
+            at = end;
+        }
+        if let Some(b'e' | b'E') = bytes.get(at) {
+            at += 1;
+            if let Some(b'+' | b'-') = bytes.get(at) {
+                at += 1;
+            }
+            let end = digits_end(bytes, at);
+            if end == at {
+                return None;
+            }
+            at = end;
+        }
+        self.at = at;
+        Some(())
+    }
+
+    /// An array of numbers, each handed to `push`.
+    #[inline]
+    fn numbers<T: Number>(&mut self, mut push: impl FnMut(T)) -> Option<()> {
+        // `[` and what follows it in one look: a row of a list of lists is often short.
+        match self.bytes.get(self.at..self.at + 2) {
+            Some(b"[]") => {
+                self.at += 2;
+                return Some(());
+            }
+            Some([b'[', b]) if !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | b']') => self.at += 1,
+            _ => {
+                self.expect(b'[')?;
+                if self.eat(b']') {
+                    return Some(());
+                }
+            }
+        }
+        loop {
+            if let Some((value, ended)) = T::compact(self) {
+                push(value);
+                if ended {
+                    return Some(());
+                }
+                continue;
+            }
+            push(T::read(self)?);
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A list of numbers. `rows` is the length of the last such list of the same object
+    /// (every list of a node table has one entry per node), reserved ahead; then this one's.
+    fn list<T: Number>(&mut self, rows: &mut usize) -> Option<Vec<T>> {
+        let mut out = Vec::with_capacity((*rows).min(self.room()));
+        self.numbers(|value| out.push(value))?;
+        if out.len() < out.capacity() {
+            out.shrink_to_fit();
+        }
+        *rows = out.len();
+        Some(out)
+    }
+
+    /// A list of lists of numbers; `rows` as for [`Reader::list`]. Room for the values is
+    /// reserved once the first row that has any says how long rows are.
+    fn ragged<T: Number>(&mut self, rows: &mut usize) -> Option<Ragged<T>> {
+        let mut out = Ragged::<T>::new();
+        out.starts.reserve((*rows).min(self.room()));
+        let mut reserved = false;
+        self.expect(b'[')?;
+        if !self.eat(b']') {
+            loop {
+                self.numbers(|value| out.values.push(value))?;
+                if !reserved && !out.values.is_empty() {
+                    reserved = true;
+                    let left = rows.saturating_sub(out.starts.len());
+                    let more = out.values.len().saturating_mul(left).min(self.room());
+                    out.values.reserve(more);
+                }
+                out.starts.push(out.values.len());
+                // The separator after a row in one look.
+                match self.bytes.get(self.at..self.at + 2) {
+                    Some([b',', b' ']) => self.at += 2,
+                    Some([b',', _]) => self.at += 1,
+                    Some([b']', _]) => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => match self.next()? {
+                        b',' => {}
+                        b']' => break,
+                        _ => return None,
+                    },
+                }
+            }
+        }
+        // As the serde path: what is spare is given back.
+        out.values.shrink_to_fit();
+        out.starts.shrink_to_fit();
+        *rows = out.len();
+        Some(out)
+    }
+
+    fn strings(&mut self) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        self.array(|r| {
+            r.expect(b'"')?;
+            out.push(r.string()?);
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    fn snapshot(&mut self) -> Option<DomSnapshot> {
+        let (mut documents, mut strings) = (None, None);
+        self.object(|r, key| match key {
+            b"documents" => {
+                let mut list = Vec::new();
+                let read = r.array(|r| {
+                    list.push(r.document()?);
+                    Some(())
+                });
+                fill(&mut documents, read.map(|()| list))
+            }
+            b"strings" => fill(&mut strings, r.strings()),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(DomSnapshot {
+            documents: documents?,
+            strings: strings?,
+        })
+    }
+
+    fn document(&mut self) -> Option<DocumentRecord> {
+        let (mut document_url, mut title, mut base_url, mut content_language) =
+            (None, None, None, None);
+        let (mut encoding_name, mut public_id, mut system_id, mut frame_id) =
+            (None, None, None, None);
+        let (mut nodes, mut layout, mut text_boxes) = (None, None, None);
+        let (mut scroll_offset_x, mut scroll_offset_y) = (None, None);
+        let (mut content_width, mut content_height) = (None, None);
+        self.object(|r, key| match key {
+            b"documentURL" => fill(&mut document_url, r.i64()),
+            b"title" => fill(&mut title, r.i64()),
+            b"baseURL" => fill(&mut base_url, r.i64()),
+            b"contentLanguage" => fill(&mut content_language, r.i64()),
+            b"encodingName" => fill(&mut encoding_name, r.i64()),
+            b"publicId" => fill(&mut public_id, r.i64()),
+            b"systemId" => fill(&mut system_id, r.i64()),
+            b"frameId" => fill(&mut frame_id, r.i64()),
+            b"nodes" => fill(&mut nodes, r.nodes()),
+            b"layout" => fill(&mut layout, r.layout()),
+            b"textBoxes" => fill(&mut text_boxes, r.text_boxes()),
+            b"scrollOffsetX" => fill(&mut scroll_offset_x, r.nullable(Self::f64)),
+            b"scrollOffsetY" => fill(&mut scroll_offset_y, r.nullable(Self::f64)),
+            b"contentWidth" => fill(&mut content_width, r.nullable(Self::f64)),
+            b"contentHeight" => fill(&mut content_height, r.nullable(Self::f64)),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(DocumentRecord {
+            document_url: document_url?,
+            title: title?,
+            base_url: base_url?,
+            content_language: content_language?,
+            encoding_name: encoding_name?,
+            public_id: public_id?,
+            system_id: system_id?,
+            frame_id: frame_id?,
+            nodes: nodes?,
+            layout: layout?,
+            text_boxes: text_boxes?,
+            scroll_offset_x: scroll_offset_x.flatten(),
+            scroll_offset_y: scroll_offset_y.flatten(),
+            content_width: content_width.flatten(),
+            content_height: content_height.flatten(),
+        })
+    }
+
+    fn nodes(&mut self) -> Option<NodeTreeRecord> {
+        // One entry per node in every list: each list reserves the length of the one before.
+        let mut rows = 0;
+        let (mut parent_index, mut node_type, mut node_name, mut node_value) =
+            (None, None, None, None);
+        let (mut backend_node_id, mut attributes) = (None, None);
+        let (mut shadow_root_type, mut text_value, mut input_value) = (None, None, None);
+        let (mut input_checked, mut option_selected) = (None, None);
+        let (mut content_document_index, mut pseudo_type, mut pseudo_identifier) =
+            (None, None, None);
+        let (mut is_clickable, mut current_source_url, mut origin_url) = (None, None, None);
+        self.object(|r, key| match key {
+            b"parentIndex" => fill(&mut parent_index, r.nullable(|r| r.list(&mut rows))),
+            b"nodeType" => fill(&mut node_type, r.nullable(|r| r.list(&mut rows))),
+            b"shadowRootType" => fill(&mut shadow_root_type, r.nullable(Self::rare_strings)),
+            b"nodeName" => fill(&mut node_name, r.nullable(|r| r.list(&mut rows))),
+            b"nodeValue" => fill(&mut node_value, r.nullable(|r| r.list(&mut rows))),
+            b"backendNodeId" => fill(&mut backend_node_id, r.nullable(|r| r.list(&mut rows))),
+            b"attributes" => fill(&mut attributes, r.nullable(|r| r.ragged(&mut rows))),
+            b"textValue" => fill(&mut text_value, r.nullable(Self::rare_strings)),
+            b"inputValue" => fill(&mut input_value, r.nullable(Self::rare_strings)),
+            b"inputChecked" => fill(&mut input_checked, r.nullable(Self::rare_booleans)),
+            b"optionSelected" => fill(&mut option_selected, r.nullable(Self::rare_booleans)),
+            b"contentDocumentIndex" => {
+                fill(&mut content_document_index, r.nullable(Self::rare_integers))
+            }
+            b"pseudoType" => fill(&mut pseudo_type, r.nullable(Self::rare_strings)),
+            b"pseudoIdentifier" => fill(&mut pseudo_identifier, r.nullable(Self::rare_strings)),
+            b"isClickable" => fill(&mut is_clickable, r.nullable(Self::rare_booleans)),
+            b"currentSourceURL" => fill(&mut current_source_url, r.nullable(Self::rare_strings)),
+            b"originURL" => fill(&mut origin_url, r.nullable(Self::rare_strings)),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(NodeTreeRecord {
+            parent_index: parent_index.flatten(),
+            node_type: node_type.flatten(),
+            shadow_root_type: shadow_root_type.flatten(),
+            node_name: node_name.flatten(),
+            node_value: node_value.flatten(),
+            backend_node_id: backend_node_id.flatten(),
+            attributes: attributes.flatten(),
+            text_value: text_value.flatten(),
+            input_value: input_value.flatten(),
+            input_checked: input_checked.flatten(),
+            option_selected: option_selected.flatten(),
+            content_document_index: content_document_index.flatten(),
+            pseudo_type: pseudo_type.flatten(),
+            pseudo_identifier: pseudo_identifier.flatten(),
+            is_clickable: is_clickable.flatten(),
+            current_source_url: current_source_url.flatten(),
+            origin_url: origin_url.flatten(),
+        })
+    }
+
+    fn layout(&mut self) -> Option<LayoutTreeRecord> {
+        // One entry per box in every list, as for the nodes.
+        let mut rows = 0;
+        let (mut node_index, mut styles, mut bounds, mut text) = (None, None, None, None);
+        let (mut stacking_contexts, mut paint_orders) = (None, None);
+        let (mut offset_rects, mut scroll_rects, mut client_rects) = (None, None, None);
+        let (mut blended_background_colors, mut text_color_opacities) = (None, None);
+        self.object(|r, key| match key {
+            b"nodeIndex" => fill(&mut node_index, r.list(&mut rows)),
+            b"styles" => fill(&mut styles, r.ragged(&mut rows)),
+            b"bounds" => fill(&mut bounds, r.ragged(&mut rows)),
+            b"text" => fill(&mut text, r.list(&mut rows)),
+            b"stackingContexts" => fill(&mut stacking_contexts, r.rare_booleans()),
+            b"paintOrders" => fill(&mut paint_orders, r.nullable(|r| r.list(&mut rows))),
+            b"offsetRects" => fill(&mut offset_rects, r.nullable(|r| r.ragged(&mut rows))),
+            b"scrollRects" => fill(&mut scroll_rects, r.nullable(|r| r.ragged(&mut rows))),
+            b"clientRects" => fill(&mut client_rects, r.nullable(|r| r.ragged(&mut rows))),
+            b"blendedBackgroundColors" => fill(
+                &mut blended_background_colors,
+                r.nullable(|r| r.list(&mut rows)),
+            ),
+            b"textColorOpacities" => {
+                fill(&mut text_color_opacities, r.nullable(|r| r.list(&mut rows)))
+            }
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(LayoutTreeRecord {
+            node_index: node_index?,
+            styles: styles?,
+            bounds: bounds?,
+            text: text?,
+            stacking_contexts: stacking_contexts?,
+            paint_orders: paint_orders.flatten(),
+            offset_rects: offset_rects.flatten(),
+            scroll_rects: scroll_rects.flatten(),
+            client_rects: client_rects.flatten(),
+            blended_background_colors: blended_background_colors.flatten(),
+            text_color_opacities: text_color_opacities.flatten(),
+        })
+    }
+
+    fn text_boxes(&mut self) -> Option<TextBoxRecord> {
+        // One entry per text box in every list, as for the nodes.
+        let mut rows = 0;
+        let (mut layout_index, mut bounds, mut start, mut length) = (None, None, None, None);
+        self.object(|r, key| match key {
+            b"layoutIndex" => fill(&mut layout_index, r.list(&mut rows)),
+            b"bounds" => fill(&mut bounds, r.ragged(&mut rows)),
+            b"start" => fill(&mut start, r.list(&mut rows)),
+            b"length" => fill(&mut length, r.list(&mut rows)),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(TextBoxRecord {
+            layout_index: layout_index?,
+            bounds: bounds?,
+            start: start?,
+            length: length?,
+        })
+    }
+
+    fn rare_strings(&mut self) -> Option<RareStringData> {
+        let (mut index, mut value) = (None, None);
+        let mut rows = 0;
+        self.object(|r, key| match key {
+            b"index" => fill(&mut index, r.list(&mut rows)),
+            b"value" => fill(&mut value, r.list(&mut rows)),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(RareStringData {
+            index: index?,
+            value: value?,
+        })
+    }
+
+    fn rare_booleans(&mut self) -> Option<RareBooleanData> {
+        let mut index = None;
+        let mut rows = 0;
+        self.object(|r, key| match key {
+            b"index" => fill(&mut index, r.list(&mut rows)),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(RareBooleanData { index: index? })
+    }
+
+    fn rare_integers(&mut self) -> Option<RareIntegerData> {
+        let (mut index, mut value) = (None, None);
+        let mut rows = 0;
+        self.object(|r, key| match key {
+            b"index" => fill(&mut index, r.list(&mut rows)),
+            b"value" => fill(&mut value, r.list(&mut rows)),
+            _ => r.skip_value(SKIP_DEPTH),
+        })?;
+        Some(RareIntegerData {
+            index: index?,
+            value: value?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use serde_json::value::RawValue;
+    use tokio_tungstenite::tungstenite::Bytes;
+
+    use super::*;
+
+    /// Equal, and every float the same to the bit (the JSON of an `f64` names its bits, and
+    /// tells `-0.0` from `0.0`, which `==` does not).
+    fn same(a: &DomSnapshot, b: &DomSnapshot) -> bool {
+        a == b && serde_json::to_string(a).ok() == serde_json::to_string(b).ok()
+    }
+
+    /// Reads `text` both ways: whatever the fast reader gives must be what serde gives, and
+    /// `from_json` must give serde's value or serde's error. Returns the fast reader's answer.
+    fn agree(text: &str) -> Option<DomSnapshot> {
+        let fast = DomSnapshot::read_fast(text);
+        let serde = serde_json::from_str::<DomSnapshot>(text);
+        if let Some(fast) = &fast {
+            match &serde {
+                Ok(serde) => assert!(same(fast, serde), "fast and serde differ on {text}"),
+                Err(e) => panic!("the fast reader read what serde refuses ({e}): {text}"),
+            }
+        }
+        match (DomSnapshot::from_json(text), &serde) {
+            (Ok(a), Ok(b)) => assert!(same(&a, b)),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("from_json gave {a:?}, serde {b:?}, on {text}"),
+        }
+        fast
+    }
+
+    /// Like [`agree`], and the fast reader must have read it.
+    fn reads(text: &str) -> DomSnapshot {
+        agree(text).unwrap_or_else(|| panic!("the fast reader gave up on {text}"))
+    }
+
+    fn captures_dir() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/captures")
+    }
+
+    /// The `domSnapshot` text of a recorded capture.
+    fn capture_dom(name: &str) -> String {
+        let gz = std::fs::read(captures_dir().join(name)).unwrap();
+        let mut json = String::new();
+        flate2::read::MultiGzDecoder::new(&gz[..])
+            .read_to_string(&mut json)
+            .unwrap();
+        #[derive(serde::Deserialize)]
+        struct Parts<'a> {
+            #[serde(borrow, rename = "domSnapshot")]
+            dom_snapshot: &'a RawValue,
+        }
+        let parts: Parts<'_> = serde_json::from_str(&json).unwrap();
+        parts.dom_snapshot.get().to_owned()
+    }
+
+    fn captures() -> Vec<(String, String)> {
+        let mut names: Vec<String> = std::fs::read_dir(captures_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".json.gz"))
+            .collect();
+        names.sort();
+        assert!(names.len() > 10, "{names:?}");
+        names
+            .into_iter()
+            .map(|name| {
+                let dom = capture_dom(&name);
+                (name, dom)
+            })
+            .collect()
+    }
+
+    const BASE: &str = r##"{"documents":[{"documentURL":0,"title":-1,"baseURL":0,
+        "contentLanguage":-1,"encodingName":1,"publicId":-1,"systemId":-1,"frameId":2,
+        "nodes":{"parentIndex":[-1,0,1],"nodeType":[9,1,3],"nodeName":[3,4,8],
+            "nodeValue":[-1,-1,6],"backendNodeId":[1,2,3],"attributes":[[],[5,6],[]],
+            "inputValue":{"index":[1],"value":[6]},"isClickable":{"index":[1]},
+            "contentDocumentIndex":{"index":[],"value":[]}},
+        "layout":{"nodeIndex":[0,1,2],"styles":[[],[7,7],[7,7]],
+            "bounds":[[0,0,800,600],[8,8.5,100.25,20],[8,8.5,30.5,18.1875]],"text":[-1,-1,6],
+            "stackingContexts":{"index":[0]},"paintOrders":[0,1,2],
+            "clientRects":[[],[0,0,100,20],[]]},
+        "textBoxes":{"layoutIndex":[2],"bounds":[[8,8.5,30.5,18.1875]],"start":[0],
+            "length":[3]},
+        "scrollOffsetX":0,"scrollOffsetY":12.5,"contentWidth":800,"contentHeight":600}],
+        "strings":["http://x/","UTF-8","F1","#document","DIV","class","a b","block","#text"]}"##;
+
+    #[test]
+    fn reads_every_recorded_capture_as_serde_does() {
+        for (name, dom) in captures() {
+            let fast = DomSnapshot::read_fast(&dom)
+                .unwrap_or_else(|| panic!("{name}: the fast reader gave up"));
+            let serde: DomSnapshot = serde_json::from_str(&dom).unwrap();
+            assert!(same(&fast, &serde), "{name}: fast and serde differ");
+            assert!(fast.node_count() > 0, "{name}");
+            // The same JSON laid out otherwise: keys sorted, then whitespace everywhere.
+            // (Written again from serde's values, whose floats may not read back to the bit, so
+            // each is compared with serde's reading of the new text.)
+            let value: serde_json::Value = serde_json::from_str(&dom).unwrap();
+            let sorted = serde_json::to_string(&value).unwrap();
+            assert_eq!(reads(&sorted).node_count(), serde.node_count(), "{name}");
+            let pretty = format!(
+                "\n\t {} \r\n",
+                serde_json::to_string_pretty(&value).unwrap()
+            );
+            assert_eq!(reads(&pretty).node_count(), serde.node_count(), "{name}");
+        }
+    }
+
+    #[test]
+    fn reads_a_reply_as_the_protocol_writes_it() {
+        let snapshot = reads(BASE);
+        let d = &snapshot.documents[0];
+        assert_eq!(d.layout.bounds.get(2), Some(&[8.0, 8.5, 30.5, 18.1875][..]));
+        assert_eq!(
+            d.nodes.attributes.as_ref().unwrap().get(1),
+            Some(&[5i64, 6][..])
+        );
+        assert_eq!(d.nodes.input_value.as_ref().unwrap().value, vec![6]);
+        assert_eq!(d.scroll_offset_y, Some(12.5));
+        assert_eq!(snapshot.string(6), Some("a b"));
+        // Spaces, tabs and line ends between every token (BASE has no escaped quote).
+        let mut in_string = false;
+        let spaced: String = BASE
+            .chars()
+            .flat_map(|c| match c {
+                '"' => {
+                    in_string = !in_string;
+                    vec![c]
+                }
+                '{' | '}' | '[' | ']' | ',' | ':' if !in_string => {
+                    vec![' ', c, '\n', '\t', '\r']
+                }
+                c => vec![c],
+            })
+            .collect();
+        assert!(same(&reads(&spaced), &snapshot));
+    }
+
+    #[test]
+    fn numbers_are_the_bits_serde_gives() {
+        let floats = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1",
+            "-1",
+            "0.1",
+            "-0.1",
+            "0.5",
+            "1e-7",
+            "1E3",
+            "2.5e+2",
+            "-3.5e-2",
+            "12345.678",
+            "82795.921875",
+            "1204.59375",
+            "0.30000000000000004",
+            "12.399999618530273",
+            "3.141592653589793",
+            "2.718281828459045e-5",
+            "1e22",
+            "1e23",
+            "1e-22",
+            "1e-23",
+            "9007199254740991",
+            "9007199254740992",
+            "9007199254740993",
+            "9007199254740993.0",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            "1.7976931348623157e308",
+            "2.2250738585072014e-308",
+            "5e-324",
+            "1e-400",
+            "0e999",
+            "4.9406564584124654e-324",
+            "0.000000000000000000000000001",
+            "1.00000000000000000001",
+            "7.1875000000000000000000",
+            "100000000000000000000e-20",
+        ];
+        for f in floats {
+            let mut row = vec![f.to_owned()];
+            if !f.starts_with('-') {
+                row.push(format!("-{f}"));
+            }
+            if !f.contains(['e', 'E']) {
+                row.extend([format!("{f}e0"), format!("{f}E-1"), format!("{f}e+2")]);
+            }
+            let text = BASE.replace("[8,8.5,100.25,20]", &format!("[{}]", row.join(",")));
+            reads(&text);
+        }
+        for bad in [
+            "1e400", "-1e400", "1.", ".5", "01", "1e", "1e+", "--1", "+1", "0x10", "1.5.5",
+        ] {
+            let text = BASE.replace("[8,8.5,100.25,20]", &format!("[{bad}]"));
+            assert!(agree(&text).is_none(), "{bad}");
+        }
+        for i in ["9223372036854775807", "-9223372036854775808", "0", "-1"] {
+            let snapshot = reads(&BASE.replace(
+                "\"backendNodeId\":[1,2,3]",
+                &format!("\"backendNodeId\":[{i},{i},{i}]"),
+            ));
+            let ids = snapshot.documents[0]
+                .nodes
+                .backend_node_id
+                .as_ref()
+                .unwrap();
+            assert_eq!(ids[0], i.parse::<i64>().unwrap());
+        }
+        // serde_json reads all of these as floats (or refuses them), which an i64 is not.
+        for bad in [
+            "-0",
+            "1.0",
+            "1e2",
+            "01",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551616",
+            "-",
+            "1a",
+            "\"1\"",
+            "null",
+            "true",
+        ] {
+            let text = BASE.replace(
+                "\"backendNodeId\":[1,2,3]",
+                &format!("\"backendNodeId\":[1,{bad},3]"),
+            );
+            assert!(agree(&text).is_none(), "{bad}");
+            let text = BASE.replace("\"frameId\":2", &format!("\"frameId\":{bad}"));
+            assert!(agree(&text).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn digits_are_read_a_word_at_a_time_as_one_by_one() {
+        let runs = [
+            "0", "7", "10", "305", "9999", "12345", "654321", "1000001", "12345678",
+        ];
+        let mut texts: Vec<String> = Vec::new();
+        for run in runs
+            .iter()
+            .map(|r| r.to_string())
+            .chain((9..=21).map(|n| "98".repeat(n)[..n].to_string()))
+        {
+            for tail in [
+                "", ",", "]", ", 5", ".5,", "e1", "/", ":", "\u{7f}", "é", "        ",
+            ] {
+                texts.push(format!("{run}{tail}"));
+            }
+        }
+        for text in &texts {
+            let bytes = text.as_bytes();
+            let (value, len) = digits(bytes, 0);
+            assert_eq!((value, len), more_digits(bytes, 0, 0, 0), "{text}");
+            if let Some(found) = compact_digits(bytes, 0) {
+                assert_eq!((found.value, found.len), (value, len), "{text}");
+                assert_eq!(found.after.next(), bytes.get(len).copied(), "{text}");
+                assert!((1..=7).contains(&len), "{text}");
+            } else {
+                assert!(len == 0 || len >= 8 || bytes.len() < 8, "{text}");
+            }
+        }
+        for n in (0..100_000u64).chain([9_999_999, 10_000_000, 1 << 53, u64::MAX / 10]) {
+            let text = format!("{n},]]]]]]]]");
+            assert_eq!(digits(text.as_bytes(), 0), (n, n.to_string().len()), "{n}");
+        }
+    }
+
+    #[test]
+    fn fast_path_floats_are_correctly_rounded() {
+        // A simple generator: the values need only be many and varied.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let integer = next() % 10_000_000;
+            let fraction_len = (next() % 8) as usize;
+            let fraction = next() % 10u64.pow(fraction_len as u32);
+            let number = if fraction_len == 0 {
+                integer.to_string()
+            } else {
+                format!("{integer}.{fraction:0fraction_len$}")
+            };
+            // Room after it for the words read at once.
+            let text = format!("{number},]]]]]]]]]]]]]]]]");
+            let number = number.as_str();
+            let mut reader = Reader::new(&text, Surrogates::Refuse);
+            let fast = f64::compact(&mut reader).map(|(v, _)| v);
+            let mut reader = Reader::new(&text, Surrogates::Refuse);
+            let general = reader.f64();
+            let exact: f64 = number.parse().unwrap();
+            let serde: f64 = serde_json::from_str(number).unwrap();
+            for read in [fast, general] {
+                assert_eq!(read.map(f64::to_bits), Some(exact.to_bits()), "{number}");
+            }
+            assert_eq!(serde.to_bits(), exact.to_bits(), "{number}");
+        }
+    }
+
+    #[test]
+    fn strings_are_unescaped_as_serde_does() {
+        let strings = [
+            r#""""#,
+            r#""plain""#,
+            r#""a\"b""#,
+            r#""\\""#,
+            r#""\/""#,
+            r#""\b\f\n\r\t""#,
+            r#""\u0041\u00e9\u4E2D\u0000""#,
+            r#""\ud83d\ude00 and \uD83D\uDE00""#,
+            r#""é中😀 \" tail""#,
+            r#""\\u0041""#,
+            r#""\\\"""#,
+        ];
+        for s in strings {
+            let text = BASE.replace(r#""a b""#, s);
+            reads(&text);
+        }
+        let snapshot = reads(&BASE.replace(r#""a b""#, r#""x\u00e9\ud83d\ude00\n""#));
+        assert_eq!(snapshot.string(6), Some("xé😀\n"));
+        for bad in [
+            r#""\x""#,
+            r#""\u12""#,
+            r#""\u12g4""#,
+            "\"tab\there\"",
+            "\"nul\u{1}\"",
+            r#""unterminated"#,
+            r#""\"#,
+        ] {
+            let text = BASE.replace(r#""a b""#, bad);
+            assert!(agree(&text).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unpaired_surrogates_read_as_the_serde_path_reads_them() {
+        let lone = [
+            r#""\ud800""#,
+            r#""a\udc00b""#,
+            r#""\ud800\ud800\udc00""#,
+            r#""\ud800\u0041""#,
+            r#""\udbff\n""#,
+            r#""\ud800\\""#,
+            r#""\uDFFF\uD800""#,
+        ];
+        for s in lone {
+            let text = BASE.replace(r#""a b""#, s);
+            // serde_json refuses them, and so does the fast reader on its own.
+            assert!(agree(&text).is_none(), "{s}");
+            // A reply from the browser: read as `RawJson::parse` reads it, U+FFFD for each.
+            let raw = RawJson::new(Bytes::from(text.clone().into_bytes()), 0..text.len());
+            let method = <CaptureDomSnapshot as crate::cdp::Command>::METHOD;
+            let expected = raw.parse::<DomSnapshot>(method).unwrap();
+            let fast = Reader::new(&text, Surrogates::Replace).read().unwrap();
+            assert!(same(&fast, &expected), "{s}");
+            assert!(same(&DomSnapshot::from_reply(&raw).unwrap(), &expected));
+            assert!(expected.string(6).unwrap().contains('\u{FFFD}'));
+        }
+        // In a value serde ignores they are no error.
+        let text = BASE.replace(r#""frameId":2"#, r#""frameId":2,"x":"\ud800""#);
+        reads(&text);
+        // A reply serde refuses gives serde's error.
+        let text = BASE.replace(r#""frameId":2,"#, "");
+        let raw = RawJson::new(Bytes::from(text.clone().into_bytes()), 0..text.len());
+        let method = <CaptureDomSnapshot as crate::cdp::Command>::METHOD;
+        assert_eq!(
+            DomSnapshot::from_reply(&raw).unwrap_err().to_string(),
+            raw.parse::<DomSnapshot>(method).unwrap_err().to_string()
+        );
+    }
+
+    #[test]
+    fn tolerates_what_the_bindings_tolerate() {
+        let nested = r#"{"a":[1,{"b":null,"c":[true,false,"s\"]}",-1.5e3,{}]}],"d":{},"e":[]}"#;
+        let base = reads(BASE);
+        // Unknown keys, with any value, at every level.
+        for at in [
+            r#"{"documents":"#,
+            r#"{"documentURL":"#,
+            r#""nodes":{"#,
+            r#""layout":{"#,
+            r#""textBoxes":{"#,
+            r#""isClickable":{"#,
+            r#""inputValue":{"#,
+            r#""stackingContexts":{"#,
+        ] {
+            let (key, rest) = at.split_at(at.rfind('{').unwrap() + 1);
+            let text = BASE.replace(at, &format!("{key}\"future\":{nested},{rest}"));
+            assert!(same(&reads(&text), &base), "{at}");
+        }
+        let text = BASE.replace(r#""frameId":2"#, &format!(r#""frameId":2,"x":{nested}"#));
+        assert!(same(&reads(&text), &base));
+        for value in [
+            "null", "true", "false", "0", "-1.5e-3", "\"\"", "[]", "{}", "[[[[]]]]",
+        ] {
+            let text = BASE.replace(r#""frameId":2"#, &format!(r#""frameId":2,"x":{value}"#));
+            assert!(same(&reads(&text), &base), "{value}");
+        }
+        // Every optional field absent, or null.
+        let bare = r#"{"strings":[],"documents":[{"nodes":{},"title":0,"documentURL":0,
+            "baseURL":0,"contentLanguage":0,"encodingName":0,"publicId":0,"systemId":0,
+            "frameId":0,"textBoxes":{"length":[],"start":[],"bounds":[],"layoutIndex":[]},
+            "layout":{"stackingContexts":{"index":[]},"text":[],"bounds":[],"styles":[],
+            "nodeIndex":[]}}]}"#;
+        let snapshot = reads(bare);
+        assert_eq!(snapshot.documents[0].nodes, NodeTreeRecord::default());
+        assert_eq!(snapshot.documents[0].scroll_offset_x, None);
+        let nulls = bare
+            .replace(
+                r#""nodes":{}"#,
+                r#""nodes":{"parentIndex":null,"nodeType":null,"shadowRootType":null,
+                "nodeName":null,"nodeValue":null,"backendNodeId":null,"attributes":null,
+                "textValue":null,"inputValue":null,"inputChecked":null,"optionSelected":null,
+                "contentDocumentIndex":null,"pseudoType":null,"pseudoIdentifier":null,
+                "isClickable":null,"currentSourceURL":null,"originURL":null}"#,
+            )
+            .replace(
+                r#""nodeIndex":[]"#,
+                r#""nodeIndex":[],"paintOrders":null,"offsetRects":null,"scrollRects":null,
+                "clientRects":null,"blendedBackgroundColors":null,"textColorOpacities":null"#,
+            )
+            .replace(
+                r#""frameId":0"#,
+                r#""frameId":0,"scrollOffsetX":null,"scrollOffsetY":null,
+                "contentWidth":null,"contentHeight":null"#,
+            );
+        assert!(same(&reads(&nulls), &snapshot));
+        // Every optional field there, empty.
+        let empty = bare
+            .replace(
+                r#""nodes":{}"#,
+                r#""nodes":{"parentIndex":[],"nodeType":[],"shadowRootType":{"index":[],
+                "value":[]},"nodeName":[],"nodeValue":[],"backendNodeId":[],"attributes":[],
+                "textValue":{"index":[],"value":[]},"inputChecked":{"index":[]},
+                "contentDocumentIndex":{"index":[],"value":[]}}"#,
+            )
+            .replace(
+                r#""nodeIndex":[]"#,
+                r#""nodeIndex":[],"paintOrders":[],"offsetRects":[[]],"scrollRects":[],
+                "clientRects":[[],[]],"blendedBackgroundColors":[],"textColorOpacities":[0.5]"#,
+            );
+        reads(&empty);
+        reads(r#"{"documents":[],"strings":[]}"#);
+        reads(" {\"strings\" : [ ] , \"documents\" : [ ] } ");
+    }
+
+    #[test]
+    fn leaves_to_serde_what_it_does_not_read() {
+        for (from, to) in [
+            // A field given twice (serde refuses it), even a null one.
+            (r#""frameId":2"#, r#""frameId":2,"frameId":2"#),
+            (
+                r#""paintOrders":[0,1,2]"#,
+                r#""paintOrders":null,"paintOrders":null"#,
+            ),
+            // A required field missing or null.
+            (r#""frameId":2,"#, ""),
+            (r#""frameId":2"#, r#""frameId":null"#),
+            (
+                r#""stackingContexts":{"index":[0]}"#,
+                r#""stackingContexts":null"#,
+            ),
+            (r#""index":[1]}"#, r#""index":null}"#),
+            // Keys with escapes: serde compares them unescaped.
+            (r#""documents""#, r#""docu\u006dents""#),
+            (r#""frameId":2"#, r#""frameId":2,"\u0078":1"#),
+            // Wrong types.
+            (r#""styles":[[],[7,7],[7,7]]"#, r#""styles":[7,7]"#),
+            (r#""styles":[[],[7,7],[7,7]]"#, r#""styles":[[],null]"#),
+            (r#""text":[-1,-1,6]"#, r#""text":{}"#),
+            (r#""strings":["#, r#""strings":[1,"#),
+            (r#""strings":["#, r#""strings":[null,"#),
+            // A struct written as an array, which serde reads.
+            (r#""isClickable":{"index":[1]}"#, r#""isClickable":[[1]]"#),
+            // Not JSON.
+            (r#""frameId":2"#, r#""frameId":2,"#),
+            (r#""frameId":2"#, r#""frameId":2,,"x":1"#),
+            (r#""frameId":2,"#, r#""frameId":2"#),
+            (r#"[0,1,2]"#, r#"[0,1,2,]"#),
+            (r#"[0,1,2]"#, r#"[0 1,2]"#),
+            (r#""frameId":2"#, r#""frameId" 2"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":[1,}"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":{"a"}"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":{1:2}"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":tru"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":nul"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":"\q""#),
+            (r#""frameId":2"#, r#""frameId":2,"x":-"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":1.e5"#),
+            (r#""frameId":2"#, r#""frameId":2,"x":'a'"#),
+        ] {
+            assert!(BASE.contains(from), "{from}");
+            let text = BASE.replacen(from, to, 1);
+            assert!(agree(&text).is_none(), "{to}");
+        }
+        for text in [
+            "",
+            " ",
+            "null",
+            "[]",
+            "{}",
+            r#"{"documents":[],"strings":[]} x"#,
+            r#"{"documents":[],"strings":[]}{}"#,
+            r#"[[],[]]"#,
+            "\u{feff}{\"documents\":[],\"strings\":[]}",
+        ] {
+            assert!(agree(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn deep_unknown_values_are_refused_without_recursing_far() {
+        for depth in [10usize, 99, 100, 101, 127, 128, 129, 100_000] {
+            for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+                let value = format!("{}1{}", open.repeat(depth), close.repeat(depth));
+                let text = BASE.replace(r#""frameId":2"#, &format!(r#""frameId":2,"x":{value}"#));
+                let fast = agree(&text);
+                assert_eq!(fast.is_some(), depth <= SKIP_DEPTH as usize, "{depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn cut_or_damaged_text_is_refused_or_read_as_serde_reads_it() {
+        let base = BASE.replace("\n", "").replace("  ", "");
+        for end in 0..base.len() {
+            if let Some(prefix) = base.get(..end) {
+                assert!(agree(prefix).is_none(), "{prefix}");
+            }
+        }
+        let bytes = base.as_bytes();
+        for at in 0..bytes.len() {
+            for b in *b"[]{},:\"\\0-.en x\x01" {
+                let mut damaged = bytes.to_vec();
+                damaged[at] = b;
+                if let Ok(text) = std::str::from_utf8(&damaged) {
+                    agree(text);
+                }
+            }
+            let mut without = bytes.to_vec();
+            without.remove(at);
+            if let Ok(text) = std::str::from_utf8(&without) {
+                agree(text);
+            }
+        }
+        // A recorded page: cut at many places, and bytes overwritten.
+        let dom = capture_dom("sign-in.json.gz");
+        for end in (0..dom.len()).step_by(31) {
+            if let Some(prefix) = dom.get(..end) {
+                assert!(agree(prefix).is_none());
+            }
+        }
+        for at in (0..dom.len()).step_by(89) {
+            for b in *b"]},\"\\0.-" {
+                let mut damaged = dom.clone().into_bytes();
+                damaged[at] = b;
+                if let Ok(text) = std::str::from_utf8(&damaged) {
+                    agree(text);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The engine's own reader of `DOMSnapshot.captureSnapshot` on Chromium's reply bytes: the
+//! recorded captures hold the reply as the engine writes it back, so this checks the text
+//! Chromium itself writes (its number formats, its escapes) against serde_json, on every page
+//! of `fixtures/pages/`.
+
+mod common;
+use common::{html_in, pages_dir};
+
+use pagesight::capture::{DomSnapshot, COMPUTED_STYLES};
+use pagesight::session::{Session, SessionOptions};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fast_reader_reads_chromium_replies_as_serde_does() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let pages = html_in(&pages_dir(""));
+    assert!(pages.len() > 10, "{pages:?}");
+    let mut read = 0;
+    for path in pages {
+        session
+            .open(&path.to_string_lossy())
+            .await
+            .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+        let page = session.current_page().expect("a page");
+        for rects in [false, true] {
+            let params = json!({
+                "computedStyles": COMPUTED_STYLES,
+                "includePaintOrder": true,
+                "includeDOMRects": rects,
+                "includeBlendedBackgroundColors": true,
+                "includeTextColorOpacities": true,
+            });
+            let raw = page
+                .connection()
+                .send_raw(
+                    "DOMSnapshot.captureSnapshot",
+                    Some(page.session_id()),
+                    &params,
+                )
+                .await
+                .expect("captureSnapshot");
+            let text = raw.as_str();
+            let fast = DomSnapshot::read_fast(text);
+            match serde_json::from_str::<DomSnapshot>(text) {
+                Ok(serde) => {
+                    let fast = fast
+                        .unwrap_or_else(|| panic!("{}: the fast reader gave up", path.display()));
+                    assert_eq!(fast, serde, "{}", path.display());
+                    // Every float to the bit.
+                    assert_eq!(
+                        serde_json::to_string(&fast).unwrap(),
+                        serde_json::to_string(&serde).unwrap(),
+                        "{}",
+                        path.display()
+                    );
+                    read += 1;
+                }
+                // Unpaired surrogates in page text: serde_json refuses them, and so must the
+                // fast reader on its own (the engine then reads the reply repaired).
+                Err(e) => {
+                    assert!(fast.is_none(), "{}: serde refused it ({e})", path.display());
+                    raw.parse::<DomSnapshot>("DOMSnapshot.captureSnapshot")
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(read > 10, "{read}");
+    session.shutdown().await.expect("close");
+}
