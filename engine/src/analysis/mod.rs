@@ -154,8 +154,6 @@ pub struct NodeFacts {
     /// The click point lies where the snapshot alone cannot be sure (near an edge, SVG, 3-D
     /// transform): confirm with one `DOM.getNodeForLocation` before relying on it.
     pub click_point_unsure: bool,
-    /// For scroll containers (and each document's `#document` node): how it is scrolled.
-    pub scroll: Option<ScrollInfo>,
 }
 
 /// The result of [`analyze`].
@@ -165,6 +163,10 @@ pub struct Analysis {
     pub viewport: Viewport,
     /// Per-node facts, indexed by [`NodeId`].
     pub nodes: Vec<NodeFacts>,
+    /// How each scroll container (and each document's `#document` node) is scrolled, ordered
+    /// by node; read with [`Analysis::scroll`]. Kept out of [`NodeFacts`]: few nodes scroll,
+    /// and every stage streams the facts of a long page through memory.
+    pub scrolls: Vec<(NodeId, ScrollInfo)>,
     /// Geometry of every node (viewport offsets of documents, clip rectangles).
     pub geometry: Geometry,
     /// The hit tester, for callers that need more points (actions, live oracle tests).
@@ -178,6 +180,14 @@ impl Analysis {
     #[inline]
     pub fn facts(&self, id: NodeId) -> &NodeFacts {
         &self.nodes[id.index()]
+    }
+
+    /// How the node scrolls, when it is a scroll container or a `#document`.
+    pub fn scroll(&self, id: NodeId) -> Option<ScrollInfo> {
+        self.scrolls
+            .binary_search_by_key(&id, |(n, _)| *n)
+            .ok()
+            .map(|k| self.scrolls[k].1)
     }
 
     /// Which node receives a click at viewport point `(x, y)`.
@@ -253,7 +263,7 @@ pub fn analyze_view(model: &Model, options: &AnalysisOptions, view: Option<ViewF
     };
     let viewport = geometry.viewport;
     // The hit tester reads only the model and its geometry, not the facts.
-    let (hit_tester, ()) = crate::parallel::join(
+    let (hit_tester, scrolls) = crate::parallel::join(
         model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES,
         || HitTester::new(model, &geometry),
         || {
@@ -261,13 +271,14 @@ pub fn analyze_view(model: &Model, options: &AnalysisOptions, view: Option<ViewF
                 visibility::compute(model, &geometry, options.expand, &mut nodes);
             }
             interactivity::compute(model, &mut nodes);
-            scroll::compute(model, &geometry, &mut nodes);
+            scroll::compute(model, &geometry)
         },
     );
     click::compute(model, &geometry, &hit_tester, &mut nodes);
     Analysis {
         viewport,
         nodes,
+        scrolls,
         geometry,
         hit_tester,
         options: *options,

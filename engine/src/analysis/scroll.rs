@@ -4,16 +4,23 @@
 //! above, below, left and right.
 
 use super::geometry::Geometry;
-use super::{NodeFacts, ScrollInfo};
-use crate::model::{Model, NodeId};
+use super::ScrollInfo;
+use crate::model::{LayoutId, Model, NodeId};
 
-/// Fills `scroll` for scroll containers and `#document` nodes.
-pub fn compute(model: &Model, geometry: &Geometry, facts: &mut [NodeFacts]) {
-    for (i, node) in model.nodes.iter().enumerate() {
-        let Some(l) = node.layout.map(|l| model.layout(l)) else {
+/// How scroll containers and `#document` nodes scroll, ordered by node.
+pub fn compute(model: &Model, geometry: &Geometry) -> Vec<(NodeId, ScrollInfo)> {
+    let mut out = Vec::new();
+    // Boxes are in node order and far fewer than nodes; only the rare scrollable ones need
+    // their node, so the nodes are not streamed through memory.
+    for (k, l) in model.layouts.iter().enumerate() {
+        if !l.style.user_scrollable() {
+            continue;
+        }
+        let Some(node) = model.nodes.get(l.node.index()) else {
             continue;
         };
-        if !node.is_element() || !l.style.user_scrollable() {
+        // A node's first box is the one that counts.
+        if node.layout != Some(LayoutId(k as u32)) || !node.is_element() {
             continue;
         }
         // The document element's overflow is the viewport's: reported on `#document`.
@@ -37,7 +44,7 @@ pub fn compute(model: &Model, geometry: &Geometry, facts: &mut [NodeFacts]) {
         let x = l.style.overflow_x.user_scrollable() && info.scrolls_horizontally();
         let y = l.style.overflow_y.user_scrollable() && info.scrolls_vertically();
         if x || y {
-            facts[i].scroll = Some(info);
+            out.push((l.node, info));
         }
     }
     for (d, doc) in model.docs.iter().enumerate() {
@@ -54,13 +61,28 @@ pub fn compute(model: &Model, geometry: &Geometry, facts: &mut [NodeFacts]) {
             }
         };
         let root: NodeId = doc.root;
-        facts[root.index()].scroll = Some(ScrollInfo {
-            left: doc.scroll_x,
-            top: doc.scroll_y,
-            width: doc.content_width.max(cw),
-            height: doc.content_height.max(ch),
-            client_width: cw,
-            client_height: ch,
-        });
+        out.push((
+            root,
+            ScrollInfo {
+                left: doc.scroll_x,
+                top: doc.scroll_y,
+                width: doc.content_width.max(cw),
+                height: doc.content_height.max(ch),
+                client_width: cw,
+                client_height: ch,
+            },
+        ));
     }
+    // Documents come after the boxes: put in node order here. A `#document` is never an
+    // element, so only two documents naming one root could put a node in twice, and then the
+    // later one counts.
+    out.sort_by_key(|(n, _)| *n);
+    let mut ordered: Vec<(NodeId, ScrollInfo)> = Vec::with_capacity(out.len());
+    for entry in out {
+        match ordered.last_mut() {
+            Some(last) if last.0 == entry.0 => *last = entry,
+            _ => ordered.push(entry),
+        }
+    }
+    ordered
 }

@@ -68,7 +68,7 @@ fn scroll_offsets_are_subtracted() {
     assert_eq!(a.viewport.device_pixel_ratio, 1.0);
     // Document y 60 is viewport y 20.
     assert_eq!(a.hit_test(60.0, 20.0).unwrap().node, NodeId(4));
-    let s = a.facts(NodeId(0)).scroll.unwrap();
+    let s = a.scroll(NodeId(0)).unwrap();
     assert_eq!((s.top, s.height, s.client_height), (40.0, 2000.0, 600.0));
 }
 

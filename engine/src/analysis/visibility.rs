@@ -118,6 +118,9 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
     let mut desc_visible: Vec<Option<Rect>> = vec![None; n];
     let mut desc_bounds: Vec<Option<Rect>> = vec![None; n];
     let mut desc_hittable: Vec<Option<Rect>> = vec![None; n];
+    // A node's rectangles are final once its descendants are done, so the flags are set in the
+    // same pass rather than in another one over every node's facts.
+    let vp = expanded_viewport(geometry, expand);
     for i in (0..n).rev() {
         let own_vis = facts[i].visible_rect;
         let own_bounds = facts[i].bounds;
@@ -132,15 +135,7 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         if own_bounds.is_none() {
             facts[i].bounds = desc_bounds[i];
         }
-        if let Some(p) = model.nodes[i].parent {
-            let p = p.index();
-            desc_visible[p] = union(desc_visible[p], vis);
-            desc_bounds[p] = union(desc_bounds[p], bounds);
-            desc_hittable[p] = union(desc_hittable[p], hit);
-        }
-    }
-    let vp = expanded_viewport(geometry, expand);
-    for f in facts.iter_mut() {
+        let f = &mut facts[i];
         f.visible = f.visible_rect.is_some();
         f.hittable = f.hittable_rect.is_some();
         f.in_viewport = match (&f.visible_rect, &vp) {
@@ -148,5 +143,11 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
             (Some(_), None) => true,
             (None, _) => false,
         };
+        if let Some(p) = model.nodes[i].parent {
+            let p = p.index();
+            desc_visible[p] = union(desc_visible[p], vis);
+            desc_bounds[p] = union(desc_bounds[p], bounds);
+            desc_hittable[p] = union(desc_hittable[p], hit);
+        }
     }
 }

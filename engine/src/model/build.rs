@@ -349,13 +349,17 @@ impl Model {
         let empty = push_string(&mut model, String::new());
         // Node data, documents, layout.
         let mut lower_tags: FxHashMap<u32, StrId> = FxHashMap::default();
-        let (mut nlayouts, mut ntext_boxes) = (0usize, 0usize);
+        let (mut nlayouts, mut ntext_boxes, mut nattrs) = (0usize, 0usize, 0usize);
         for &sd in &order {
             let s = &scratch[sd as usize];
             let d = &targets[s.target as usize].snapshot.documents[s.index];
             nlayouts += d.layout.node_index.len();
             ntext_boxes += d.text_boxes.layout_index.len();
+            if let Some(a) = &d.nodes.attributes {
+                nattrs += a.rows().map(|row| row.len() / 2).sum::<usize>();
+            }
         }
+        model.attrs.reserve(nattrs);
         let mut raw_layouts: Vec<LayoutBox> = Vec::with_capacity(nlayouts);
         // layout = index into raw_layouts
         let mut raw_text_boxes: Vec<TextBox> = Vec::with_capacity(ntext_boxes);
@@ -712,7 +716,8 @@ fn fill_nodes(
         "nodes.shadowRootType",
         |m, v| nodes[m].shadow_root_type = Some(v),
     )?;
-    let mut pseudo: Vec<(usize, StrId)> = Vec::new();
+    let mut pseudo: Vec<(usize, StrId)> =
+        Vec::with_capacity(nd.pseudo_type.as_ref().map_or(0, |r| r.index.len()));
     rare_strings(&nd.pseudo_type, s, ctx, "nodes.pseudoType", |m, v| {
         pseudo.push((m, v))
     })?;
@@ -758,6 +763,16 @@ fn fill_layout(
             stacking[i as usize] = true;
         }
     }
+    // At most one entry per box that has either list; reserved at once because growing a long
+    // page's table step by step makes the allocator sort through every small block freed
+    // meanwhile (the accessibility records are being freed on the other thread) at each step.
+    let with_rects = l
+        .client_rects
+        .as_ref()
+        .map_or(0, |r| r.len())
+        .max(l.scroll_rects.as_ref().map_or(0, |r| r.len()))
+        .min(l.node_index.len());
+    box_rects.reserve(with_rects);
     // Boxes share a handful of style rows (the snapshot's strings are deduplicated, so equal
     // rows are equal index lists): each distinct row is parsed once.
     let mut parsed_rows: FxHashMap<&[i64], Style> = FxHashMap::default();

@@ -448,7 +448,7 @@ fn frame_child_root(model: &Model, analysis: &Analysis, ax: &AxNode) -> Option<A
 }
 
 fn is_scroller(analysis: &Analysis, d: NodeId) -> bool {
-    facts(analysis, d).scroll.is_some_and(|s| scrolls(&s))
+    analysis.scroll(d).is_some_and(|s| scrolls(&s))
 }
 
 fn short_text(model: &Model, d: NodeId) -> bool {
@@ -698,7 +698,7 @@ pub fn for_each_attr<'m, U: UidSource + ?Sized>(
             None => f("occluded-by", AttrVal::Str("unknown")),
         }
     }
-    let scroll = fa.scroll.or_else(|| {
+    let scroll = analysis.scroll(d).or_else(|| {
         // The top-level document scrolls as the page.
         (model.docs.first().map(|doc| doc.root) == Some(d)).then(|| analysis.page_scroll())
     });

@@ -58,7 +58,7 @@ pub fn printed_flags<U: UidSource + ?Sized>(
             continue;
         }
         let f = facts(analysis, id);
-        let scroller = f.scroll.is_some_and(|s| scrolls(&s));
+        let scroller = analysis.scroll(id).is_some_and(|s| scrolls(&s));
         *p = ((f.interactive && !labels.is_redundant(model, analysis, id)) || scroller)
             && (all || f.in_viewport)
             && uids.dom(id).is_some();
@@ -330,7 +330,7 @@ fn write_element<U: UidSource + ?Sized>(
         out.push_str(" occluded-by=");
         push_covered_by(out, model, uids, f.covered_by);
     }
-    if let Some(s) = f.scroll.filter(scrolls) {
+    if let Some(s) = analysis.scroll(id).filter(scrolls) {
         out.push_str(" scroll=\"");
         push_scroll_summary(out, &s);
         out.push('"');

@@ -239,6 +239,7 @@ fn scroll_json(s: ScrollInfo) -> ScrollJson {
 #[allow(clippy::too_many_arguments)]
 fn base_node<'a, U: UidSource + ?Sized>(
     model: &'a Model,
+    analysis: &Analysis,
     uids: &U,
     uid: Option<Uid>,
     dom: Option<NodeId>,
@@ -291,7 +292,10 @@ fn base_node<'a, U: UidSource + ?Sized>(
         attributes: Attrs(Vec::new()),
         value: None,
         checked: dom.and_then(|d| checked_json(model.checked(d))),
-        scroll: f.scroll.filter(super::scrolls).map(scroll_json),
+        scroll: dom
+            .and_then(|d| analysis.scroll(d))
+            .filter(super::scrolls)
+            .map(scroll_json),
         children: Vec::new(),
     }
 }
@@ -314,6 +318,7 @@ fn a11y_node<'a, U: UidSource + ?Sized>(
     };
     let mut j = base_node(
         model,
+        analysis,
         uids,
         uid,
         dom,
@@ -384,6 +389,7 @@ fn dom_nodes<'a, U: UidSource + ?Sized>(
     let role = model.role(root).unwrap_or("RootWebArea");
     let mut r = base_node(
         model,
+        analysis,
         uids,
         uids.dom(root),
         Some(root),
@@ -413,6 +419,7 @@ fn dom_nodes<'a, U: UidSource + ?Sized>(
         let role = model.role(d).filter(|r| !r.is_empty() && *r != "none");
         let mut j = base_node(
             model,
+            analysis,
             uids,
             uids.dom(d),
             Some(d),

@@ -4,7 +4,7 @@
 use rustc_hash::FxHashSet;
 
 use super::UidSource;
-use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand, NodeFacts, Rect};
+use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand, NodeFacts, Rect, ScrollInfo};
 use crate::identity::Uid;
 use crate::model::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, Display, DocId, Document, LayoutBox, LayoutId,
@@ -46,6 +46,8 @@ impl UidSource for TestUids {
 pub struct Builder {
     pub m: Model,
     pub facts: Vec<NodeFacts>,
+    /// Hand-set scroll states (see [`Builder::scroll`]).
+    scrolls: Vec<(NodeId, ScrollInfo)>,
     ax_kids: Vec<Vec<AxId>>,
     ax_props: Vec<Vec<AxProperty>>,
     pub expand: Expand,
@@ -60,6 +62,7 @@ impl Builder {
         let mut b = Builder {
             m,
             facts: Vec::new(),
+            scrolls: Vec::new(),
             ax_kids: Vec::new(),
             ax_props: Vec::new(),
             expand: Expand::Viewport,
@@ -279,6 +282,12 @@ impl Builder {
         &mut self.facts[n.index()]
     }
 
+    /// Sets how a node scrolls.
+    pub fn scroll(&mut self, n: NodeId, info: ScrollInfo) {
+        self.scrolls.retain(|(m, _)| *m != n);
+        self.scrolls.push((n, info));
+    }
+
     /// Finishes the model and an analysis carrying the hand-set facts.
     pub fn finish(mut self) -> (Model, Analysis, TestUids) {
         for (i, kids) in self.ax_kids.iter().enumerate() {
@@ -303,6 +312,8 @@ impl Builder {
             },
         );
         analysis.nodes = self.facts;
+        self.scrolls.sort_by_key(|(n, _)| *n);
+        analysis.scrolls = self.scrolls;
         let uids = TestUids {
             snapshot: 1,
             new: FxHashSet::default(),

@@ -241,14 +241,17 @@ fn occluded_disabled_and_scroll_markers() {
         f.interactive = true;
         f.disabled = true;
     }
-    b.fact(list).scroll = Some(ScrollInfo {
-        left: 0.0,
-        top: 100.0,
-        width: 300.0,
-        height: 1300.0,
-        client_width: 300.0,
-        client_height: 400.0,
-    });
+    b.scroll(
+        list,
+        ScrollInfo {
+            left: 0.0,
+            top: 100.0,
+            width: 300.0,
+            height: 1300.0,
+            client_width: 300.0,
+            client_height: 400.0,
+        },
+    );
     let out = text(b);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[1], "  uid=1_3 button \"Buy\" occluded-by=1_4");

@@ -182,14 +182,17 @@ fn checkbox_state_scroll_container_and_occlusion() {
     b.fact(cb).covered_by = Some(list);
     b.fact(item).interactive = true;
     b.fact(item).disabled = true;
-    b.fact(list).scroll = Some(ScrollInfo {
-        left: 0.0,
-        top: 0.0,
-        width: 200.0,
-        height: 1000.0,
-        client_width: 200.0,
-        client_height: 500.0,
-    });
+    b.scroll(
+        list,
+        ScrollInfo {
+            left: 0.0,
+            top: 0.0,
+            width: 200.0,
+            height: 1000.0,
+            client_width: 200.0,
+            client_height: 500.0,
+        },
+    );
     let out = dom_text(b);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
