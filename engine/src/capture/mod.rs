@@ -615,7 +615,21 @@ mod tests {
         assert!(e.message().contains("gzip"), "{}", e.message());
     }
 
-    fn fixture_json(name: &str) -> Vec<u8> {
+    /// The file names of the recorded captures, sorted.
+    pub(crate) fn recorded_capture_names() -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/captures");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".json.gz"))
+            .collect();
+        names.sort();
+        assert!(names.len() > 10, "{names:?}");
+        names
+    }
+
+    /// A recorded capture's JSON.
+    pub(crate) fn fixture_json(name: &str) -> Vec<u8> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/captures")
             .join(name);
@@ -720,15 +734,7 @@ mod tests {
 
     #[test]
     fn split_parse_reads_every_recorded_capture_as_one_parse_does() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/captures");
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .filter(|n| n.ends_with(".json.gz"))
-            .collect();
-        names.sort();
-        assert!(names.len() > 10, "{names:?}");
-        for name in names {
+        for name in recorded_capture_names() {
             let json = fixture_json(&name);
             let text = std::str::from_utf8(&json).unwrap();
             assert!(parse_split(text).is_some(), "{name} is not split");

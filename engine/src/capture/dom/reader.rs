@@ -1062,7 +1062,6 @@ impl<'a> Reader<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Read;
 
     use serde_json::value::RawValue;
     use tokio_tungstenite::tungstenite::Bytes;
@@ -1099,17 +1098,9 @@ mod tests {
         agree(text).unwrap_or_else(|| panic!("the fast reader gave up on {text}"))
     }
 
-    fn captures_dir() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/captures")
-    }
-
     /// The `domSnapshot` text of a recorded capture.
     fn capture_dom(name: &str) -> String {
-        let gz = std::fs::read(captures_dir().join(name)).unwrap();
-        let mut json = String::new();
-        flate2::read::MultiGzDecoder::new(&gz[..])
-            .read_to_string(&mut json)
-            .unwrap();
+        let json = String::from_utf8(crate::capture::tests::fixture_json(name)).unwrap();
         #[derive(serde::Deserialize)]
         struct Parts<'a> {
             #[serde(borrow, rename = "domSnapshot")]
@@ -1120,14 +1111,7 @@ mod tests {
     }
 
     fn captures() -> Vec<(String, String)> {
-        let mut names: Vec<String> = std::fs::read_dir(captures_dir())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .filter(|n| n.ends_with(".json.gz"))
-            .collect();
-        names.sort();
-        assert!(names.len() > 10, "{names:?}");
-        names
+        crate::capture::tests::recorded_capture_names()
             .into_iter()
             .map(|name| {
                 let dom = capture_dom(&name);
