@@ -37,33 +37,26 @@ struct Meeting {
 const NO_CUT: usize = usize::MAX;
 
 impl Meeting {
-    fn new(from: usize) -> Meeting {
+    fn new() -> Meeting {
         Meeting {
             cut: AtomicUsize::new(NO_CUT),
-            progress: AtomicUsize::new(from),
+            progress: AtomicUsize::new(0),
             done: AtomicBool::new(false),
         }
     }
 }
 
 /// Reads `head` on another thread while this one runs `first`, then (unless the head is done)
-/// cuts what the head has left of `text[..end]` at a node start half way and runs `tail` from
-/// there. The head's result says whether it stopped at the cut; the tail's result is `None`
+/// cuts what the head has left of `text` at a node start half way and runs `tail` from there. The head's result says whether it stopped at the cut; the tail's result is `None`
 /// when no cut was made.
-fn read_both<F, RF, H, RH, T, RT>(
-    text: &str,
-    end: usize,
-    first: F,
-    head: H,
-    tail: T,
-) -> (RH, RF, Option<RT>)
+fn read_both<F, RF, H, RH, T, RT>(text: &str, first: F, head: H, tail: T) -> (RH, RF, Option<RT>)
 where
     F: FnOnce() -> RF,
     H: FnOnce(&Meeting) -> RH + Send,
     RH: Send,
     T: FnOnce(usize) -> RT,
 {
-    let meeting = Meeting::new(0);
+    let meeting = Meeting::new();
     let (rh, (rf, rt)) = crate::parallel::join(
         true,
         || {
@@ -76,8 +69,8 @@ where
             if meeting.done.load(Ordering::Acquire) {
                 return (rf, None);
             }
-            let from = meeting.progress.load(Ordering::Relaxed);
-            let Some(cut) = node_start_after(text, from + end.saturating_sub(from) / 2, end) else {
+            let (from, end) = (meeting.progress.load(Ordering::Relaxed), text.len());
+            let Some(cut) = node_start_after(text, from + end.saturating_sub(from) / 2) else {
                 return (rf, None);
             };
             meeting.cut.store(cut, Ordering::Release);
@@ -87,12 +80,12 @@ where
     (rh, rf, rt)
 }
 
-/// The first node start (`{"nodeId"`) at or after `near` and before `end`. Its quotes are not
+/// The first node start (`{"nodeId"`) at or after `near`. Its quotes are not
 /// escaped, so it is never inside a string; it may still be nested deeper than the list (see
 /// the module doc).
-fn node_start_after(text: &str, near: usize, end: usize) -> Option<usize> {
+fn node_start_after(text: &str, near: usize) -> Option<usize> {
     const NODE: &[u8] = b"{\"nodeId\"";
-    let window = text.as_bytes().get(near..end)?;
+    let window = text.as_bytes().get(near..)?;
     Some(near + memchr::memmem::find(window, NODE)?)
 }
 
@@ -154,13 +147,12 @@ enum Ended {
 const SAMPLE_NODES: usize = 32;
 
 /// Reads a list's nodes from the cursor (just past its `[`, or at a node start within it) to
-/// its `]`, or, for the head, to the tail's cut. `end` bounds the text the list lies in, to set
-/// room aside for its nodes once their average length is known (growing a list of 240-byte
+/// its `]`, or, for the head, to the tail's cut. Room is set aside for the nodes the rest of the
+/// text could hold once their average length is known (growing a list of 240-byte
 /// records one doubling at a time copies each of them about once more).
 fn read_run(
     c: &mut Cursor<'_>,
     nodes: &mut Vec<AxNodeRecord>,
-    end: usize,
     meeting: Option<&Meeting>,
 ) -> Option<Ended> {
     if c.peek()? == b']' {
@@ -184,7 +176,7 @@ fn read_run(
         }
         if nodes.len() == count + SAMPLE_NODES {
             let per_node = (c.at - start) / SAMPLE_NODES + 1;
-            nodes.reserve(end.saturating_sub(c.at) / per_node + 1);
+            nodes.reserve(c.text.len().saturating_sub(c.at) / per_node + 1);
         }
         nodes.push(c.value::<AxNodeRecord>()?);
         match c.next_byte()? {
@@ -238,7 +230,6 @@ impl NodesObject {
 fn read_members(
     c: &mut Cursor<'_>,
     object: &mut NodesObject,
-    end: usize,
     meeting: Option<&Meeting>,
     mut first: bool,
 ) -> Option<Ended> {
@@ -264,7 +255,7 @@ fn read_members(
                 }
                 c.expect(b'[')?;
                 let mut nodes = Vec::new();
-                let ended = read_run(c, &mut nodes, end, meeting)?;
+                let ended = read_run(c, &mut nodes, meeting)?;
                 object.nodes = Some(nodes);
                 if ended == Ended::AtCut {
                     return Some(Ended::AtCut);
@@ -281,7 +272,6 @@ fn read_members(
 fn read_objects(
     c: &mut Cursor<'_>,
     objects: &mut Vec<NodesObject>,
-    end: usize,
     meeting: Option<&Meeting>,
     mut first: bool,
 ) -> Option<Ended> {
@@ -294,7 +284,7 @@ fn read_objects(
         }
         first = false;
         let mut object = NodesObject::default();
-        let ended = read_members(c, &mut object, end, meeting, true)?;
+        let ended = read_members(c, &mut object, meeting, true)?;
         objects.push(object);
         if ended == Ended::AtCut {
             return Some(Ended::AtCut);
@@ -311,7 +301,6 @@ pub(super) fn read_trees_with<F: FnOnce() -> RF, RF>(
 ) -> (Option<(Vec<AxTreeCapture>, usize)>, RF) {
     let (head, rf, tail) = read_both(
         ax,
-        ax.len(),
         first,
         |meeting| trees_head(ax, meeting),
         |cut| trees_tail(ax, cut),
@@ -331,7 +320,7 @@ fn trees_head(ax: &str, meeting: &Meeting) -> Option<TreesHead> {
     let mut c = Cursor { text: ax, at: 0 };
     c.expect(b'[')?;
     let mut trees = Vec::new();
-    let ended = read_objects(&mut c, &mut trees, ax.len(), Some(meeting), true)?;
+    let ended = read_objects(&mut c, &mut trees, Some(meeting), true)?;
     Some((trees, ended, c.at))
 }
 
@@ -339,22 +328,21 @@ fn trees_tail(ax: &str, cut: usize) -> Option<TreesTail> {
     let mut c = Cursor { text: ax, at: cut };
     let rest = rest_of_object(&mut c, false)?;
     let mut more = Vec::new();
-    (read_objects(&mut c, &mut more, ax.len(), None, false)? == Ended::Closed).then_some(())?;
+    (read_objects(&mut c, &mut more, None, false)? == Ended::Closed).then_some(())?;
     Some((rest, more, c.at))
 }
 
 /// From a cut in an object's `nodes` list: the rest of the list and the object's members after
 /// it, to its `}`.
 fn rest_of_object(c: &mut Cursor<'_>, reply: bool) -> Option<NodesObject> {
-    let end = c.text.len();
     let mut nodes = Vec::new();
-    (read_run(c, &mut nodes, end, None)? == Ended::Closed).then_some(())?;
+    (read_run(c, &mut nodes, None)? == Ended::Closed).then_some(())?;
     let mut rest = NodesObject {
         reply,
         frame_id: None,
         nodes: Some(nodes),
     };
-    (read_members(c, &mut rest, end, None, false)? == Ended::Closed).then_some(())?;
+    (read_members(c, &mut rest, None, false)? == Ended::Closed).then_some(())?;
     Some(rest)
 }
 
@@ -384,7 +372,6 @@ fn join_trees(
 pub(super) fn read_reply_nodes(text: &str) -> Option<Vec<AxNodeRecord>> {
     let (head, (), tail) = read_both(
         text,
-        text.len(),
         || (),
         |meeting| reply_head(text, meeting),
         |cut| reply_tail(text, cut),
@@ -399,7 +386,7 @@ fn reply_head(text: &str, meeting: &Meeting) -> Option<(NodesObject, Ended)> {
         reply: true,
         ..NodesObject::default()
     };
-    let ended = read_members(&mut c, &mut reply, text.len(), Some(meeting), true)?;
+    let ended = read_members(&mut c, &mut reply, Some(meeting), true)?;
     (ended == Ended::AtCut || c.at_end()).then_some((reply, ended))
 }
 
@@ -428,7 +415,7 @@ mod tests {
 
     /// A meeting at which the tail has cut at `cut`.
     fn cut_at(cut: usize) -> Meeting {
-        let meeting = Meeting::new(0);
+        let meeting = Meeting::new();
         meeting.cut.store(cut, Ordering::Relaxed);
         meeting
     }
