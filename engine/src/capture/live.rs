@@ -71,7 +71,7 @@ use super::box_rects::{
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::scope::{fetch_set, AxFetch, AxScope};
-use crate::analysis::{Expand, ViewFacts};
+use crate::analysis::ViewFacts;
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
@@ -242,6 +242,9 @@ async fn capture_once(
         page.send(&GetLayoutMetricsParams {})
     );
     let (before, metrics) = (before?.frame_tree, metrics?);
+    // The view asked for, kept when a viewport scope is taken whole: its geometry and
+    // visibility are then computed while the full trees are.
+    let view = scope.view();
     let scope = match scope {
         AxScope::Viewport { expand } if fetch.whole_page(&metrics, expand) => AxScope::Full,
         scope => scope,
@@ -351,7 +354,7 @@ async fn capture_once(
     // of each renderer: Chromium answers them after it, so they see any navigation that happened
     // while the data was taken. A renderer asked for more after its check (its snapshot taken
     // again, more accessibility parents) is checked again once that is answered.
-    let mut dom_model = None;
+    let dom_model;
     let (checks, late) = match scope {
         AxScope::Full => {
             // The full trees were asked for with the snapshots; the rectangles come last.
@@ -362,25 +365,38 @@ async fn capture_once(
                     None => Ok(Vec::new()),
                 }
             };
-            let reads = finish_readings(page, &sessions, &mut capture, main_reading, readings);
-            let (ax, late, checks) = tokio::join!(ax, reads, checks);
-            capture.ax_trees = ax?;
-            (checks, late?)
-        }
-        AxScope::Viewport { expand } => {
-            finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
-            let expand = if expand > 0.0 {
-                Expand::Pixels(expand)
-            } else {
-                Expand::Viewport
+            // Computing the full trees is the longest wait of a whole-page capture: the model
+            // of the DOM (and the view's geometry and visibility, when the view is known) is
+            // built meanwhile, so that only the trees' linking is left once they are in. A
+            // capture taken to be saved has no use for it.
+            let reads = async {
+                let late =
+                    finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
+                let model = match rects {
+                    Rects::Every => None,
+                    Rects::Needed => {
+                        let model = Model::from_dom_snapshots(&capture)?;
+                        let facts = view.map(|expand| ViewFacts::new(&model, expand));
+                        Some((model, facts))
+                    }
+                };
+                Ok::<_, Error>((late, model))
             };
+            let (ax, reads, checks) = tokio::join!(ax, reads, checks);
+            capture.ax_trees = ax?;
+            let (late, model) = reads?;
+            dom_model = model;
+            (checks, late)
+        }
+        AxScope::Viewport { .. } => {
+            finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
             // The model of the DOM decides what to ask for, and is kept: the snapshot's
             // pipeline adds the answers to it rather than building it again.
             // So are its geometry and visibility, which the analysis would compute again.
             let model = Model::from_dom_snapshots(&capture)?;
-            let view = ViewFacts::new(&model, expand);
-            let sets = fetch_set(&model, &view, 1 + capture.oopifs.len());
-            dom_model = Some((model, view));
+            let facts = ViewFacts::new(&model, view.unwrap_or_default());
+            let sets = fetch_set(&model, &facts, 1 + capture.oopifs.len());
+            dom_model = Some((model, Some(facts)));
             let wanted: usize = sets.iter().map(Vec::len).sum();
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The

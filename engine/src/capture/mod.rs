@@ -186,13 +186,14 @@ pub struct Capture {
 #[derive(Debug, Clone)]
 pub struct Captured {
     capture: Capture,
-    /// The model of the DOM snapshots, and its geometry and visibility for the view.
-    dom_model: Option<(Model, ViewFacts)>,
+    /// The model of the DOM snapshots, and its geometry and visibility for the view when the
+    /// view was known.
+    dom_model: Option<(Model, Option<ViewFacts>)>,
 }
 
 impl Captured {
     /// `dom_model` must be `Model::from_dom_snapshots(&capture)` and its `ViewFacts`.
-    pub(crate) fn new(capture: Capture, dom_model: Option<(Model, ViewFacts)>) -> Captured {
+    pub(crate) fn new(capture: Capture, dom_model: Option<(Model, Option<ViewFacts>)>) -> Captured {
         Captured { capture, dom_model }
     }
 
@@ -227,7 +228,7 @@ impl Captured {
                     o.dom_snapshot = DomSnapshot::default();
                 }
                 model.add_ax_trees(&mut capture);
-                Ok((model, Some(view)))
+                Ok((model, view))
             }
         }
     }

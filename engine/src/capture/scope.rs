@@ -55,6 +55,15 @@ impl AxScope {
         }
     }
 
+    /// The view a viewport scope serves; `None` for the full scope, which serves every view.
+    pub(crate) fn view(self) -> Option<Expand> {
+        match self {
+            AxScope::Full => None,
+            AxScope::Viewport { expand } if expand > 0.0 => Some(Expand::Pixels(expand)),
+            AxScope::Viewport { .. } => Some(Expand::Viewport),
+        }
+    }
+
     /// Whether the full tree is held.
     pub fn is_full(&self) -> bool {
         matches!(self, AxScope::Full)
