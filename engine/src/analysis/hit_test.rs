@@ -14,7 +14,8 @@
 //! 3. Same-process iframes: a hit on the `<iframe>` inside its content box continues in the child
 //!    document.
 //! 4. `pointer-events:none` and `visibility:hidden|collapse` boxes are skipped; their descendants
-//!    still count. `opacity:0` boxes *are* hit.
+//!    still count. `opacity:0` boxes *are* hit. `inert` subtrees are skipped whole. A modal
+//!    `<dialog>`'s `::backdrop` (not in the snapshot) covers the viewport right under the dialog.
 //! 5. Boxes are clipped by overflow ancestors on their containing-block chain and by `clip: rect()`.
 //! 6. Text is hit through its fragments and answers as its parent element (a pseudo-element's
 //!    generated text answers as the pseudo-element). Undecorated inline elements have no box of
@@ -29,7 +30,7 @@
 //!    bounding box or a rotated / 3-D transformed box.
 
 use super::geometry::Geometry;
-use crate::model::{Display, DocId, Float, Model, NodeId, PointerEvents, Rect};
+use crate::model::{AxProp, Display, DocId, Float, Model, NodeId, PointerEvents, Position, Rect};
 
 /// Grid cell size, CSS px.
 const CELL: f64 = 32.0;
@@ -167,6 +168,9 @@ const F_FLOAT: u8 = 8;
 const F_TEXT: u8 = 16;
 const F_UNCERTAIN: u8 = 32;
 const F_IN_SVG: u8 = 64;
+/// Inside an `inert` subtree: hit-testing passes through it as through `pointer-events:none`
+/// (HTML's rule for inert nodes, which Chromium follows), though its style says `auto`.
+const F_INERT: u8 = 128;
 
 struct Painter<'a> {
     model: &'a Model,
@@ -290,6 +294,14 @@ impl HitTester {
         let mut flags = vec![0u8; n];
         let mut box_parent = vec![NONE; n];
         let mut layer_of = vec![NONE; n];
+        // The attribute names that are `inert` (strings are deduplicated: one, or none).
+        let inert_names: Vec<u32> = model
+            .strings
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.eq_ignore_ascii_case("inert"))
+            .map(|(k, _)| k as u32)
+            .collect();
 
         // Top-down: boxes, layers, atomic contexts, uncertainty.
         for i in 0..n {
@@ -308,10 +320,19 @@ impl HitTester {
             box_parent[i] = bp.unwrap_or(NONE);
             let mut fl = 0u8;
             if let Some(p) = same_doc_parent {
-                fl |= flags[p] & (F_UNCERTAIN | F_IN_SVG);
+                fl |= flags[p] & (F_UNCERTAIN | F_IN_SVG | F_INERT);
                 if model.is_tag(NodeId(p as u32), "svg") {
                     fl |= F_IN_SVG | F_UNCERTAIN;
                 }
+            }
+            if !inert_names.is_empty()
+                && node.is_element()
+                && model
+                    .attrs(NodeId(i as u32))
+                    .iter()
+                    .any(|a| inert_names.contains(&a.name.0))
+            {
+                fl |= F_INERT;
             }
             if let Some(lid) = node.layout {
                 fl |= F_BOX;
@@ -488,7 +509,10 @@ impl HitTester {
             };
             let l = model.layout(lid);
             let s = &l.style;
-            if s.pointer_events == PointerEvents::None || s.visibility.is_hidden() {
+            if s.pointer_events == PointerEvents::None
+                || s.visibility.is_hidden()
+                || fl & F_INERT != 0
+            {
                 continue;
             }
             let clip = geometry.clips[i];
@@ -516,9 +540,15 @@ impl HitTester {
                     uncertain,
                 });
             };
+            let mut backdrop = None;
             if node.is_element() {
                 let inline = s.display.is_inline() && fl & (F_ATOMIC | F_IN_SVG) == 0;
                 let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq[i]);
+                if is_modal_dialog(model, id, s.position) {
+                    // Its `::backdrop` covers the viewport right under it; the snapshot has no
+                    // node for it. A click there goes to the dialog (the event's target).
+                    backdrop = Some(key - 1);
+                }
                 let child = node.content_document.map(|c| c.0).unwrap_or(NONE);
                 if !inline {
                     if !l.bounds.is_empty() {
@@ -552,6 +582,16 @@ impl HitTester {
                     }
                     b = bl.next_for_node;
                 }
+            }
+            if let Some(key) = backdrop {
+                docs[d].items.push(Item {
+                    rect: region,
+                    key,
+                    node: id,
+                    child_doc: NONE,
+                    snapped: false,
+                    uncertain: false,
+                });
             }
         }
         for doc in &mut docs {
@@ -608,6 +648,20 @@ impl HitTester {
     pub fn item_count(&self) -> usize {
         self.docs.iter().map(|d| d.items.len()).sum()
     }
+}
+
+/// Whether `node` is a `<dialog>` opened with `showModal()`: it is in the top layer with a
+/// `::backdrop` over the whole viewport, and everything else in its document is inert. The user
+/// agent style makes a modal dialog `position:fixed` (an open non-modal one is `absolute`); the
+/// accessibility tree, where it has the node, says whether it is modal.
+fn is_modal_dialog(model: &Model, node: NodeId, position: Position) -> bool {
+    position == Position::Fixed
+        && model.is_tag(node, "dialog")
+        && model.has_attr(node, "open")
+        && model
+            .node(node)
+            .ax
+            .is_none_or(|a| model.ax_flag(a, AxProp::Modal))
 }
 
 /// The hit areas of an inline element: one rectangle per line it spans. Chromium hits an inline
