@@ -15,6 +15,8 @@
 //!   overflow (and `<body>`'s, when it propagates) applies to the viewport, not to a box.
 //! - The legacy `clip: rect()` applies to absolutely positioned boxes and clips the box itself and
 //!   its descendants.
+//! - `clip-path: inset()` clips any box and all it paints, positioned descendants included; other
+//!   shapes are left to the hit tester's uncertainty.
 //! - `content-visibility: hidden` skips painting the element's contents.
 
 use super::Viewport;
@@ -197,6 +199,21 @@ impl Geometry {
                     clip_at = add(&mut rects, clipped);
                 }
             }
+            // `clip-path: inset()` clips the box and everything it paints, positioned
+            // descendants included (the `clip-path: inset(50%)` "visually hidden" idiom).
+            let mut clip_path_abs = abs_inner[p];
+            let mut clip_path_fixed = fixed_inner[p];
+            if let (true, crate::model::ClipPath::Inset(inset)) =
+                (node.is_element(), style.clip_path)
+            {
+                let r = inset.rect_in(l.bounds);
+                let clipped = rects[clip_at as usize].clip_to(&r);
+                clip_at = add(&mut rects, clipped);
+                let abs = rects[clip_path_abs as usize].clip_to(&r);
+                clip_path_abs = add(&mut rects, abs);
+                let fixed = rects[clip_path_fixed as usize].clip_to(&r);
+                clip_path_fixed = add(&mut rects, fixed);
+            }
             let clip = rects[clip_at as usize];
             clips[i] = clip;
             let mut own_inner = clip_at;
@@ -223,12 +240,12 @@ impl Geometry {
             abs_inner[i] = if style.position.is_positioned() || style.transformed {
                 own_inner
             } else {
-                abs_inner[p]
+                clip_path_abs
             };
             fixed_inner[i] = if style.transformed {
                 own_inner
             } else {
-                fixed_inner[p]
+                clip_path_fixed
             };
         }
 

@@ -16,7 +16,8 @@
 //! 4. `pointer-events:none` and `visibility:hidden|collapse` boxes are skipped; their descendants
 //!    still count. `opacity:0` boxes *are* hit. `inert` subtrees are skipped whole. A modal
 //!    `<dialog>`'s `::backdrop` (not in the snapshot) covers the viewport right under the dialog.
-//! 5. Boxes are clipped by overflow ancestors on their containing-block chain and by `clip: rect()`.
+//! 5. Boxes are clipped by overflow ancestors on their containing-block chain, by `clip: rect()` and
+//!    by `clip-path: inset()`.
 //! 6. Text is hit through its fragments and answers as its parent element (a pseudo-element's
 //!    generated text answers as the pseudo-element). Undecorated inline elements have no box of
 //!    their own: they are hit through their children.
@@ -27,10 +28,12 @@
 //!    elements, flex/grid items, floats) block backgrounds first, then floats, then inline content
 //!    (text, inline boxes, atomic inlines, each atomic box painted whole at its place); later wins.
 //! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
-//!    bounding box or a rotated / 3-D transformed box.
+//!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
 
 use super::geometry::Geometry;
-use crate::model::{AxProp, Display, DocId, Float, Model, NodeId, PointerEvents, Position, Rect};
+use crate::model::{
+    AxProp, ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Position, Rect,
+};
 
 /// Grid cell size, CSS px.
 const CELL: f64 = 32.0;
@@ -344,7 +347,8 @@ impl HitTester {
                     }
                     b = model.layout(id).next_for_node;
                 }
-                if l.style.transform_rotated {
+                // A `clip-path` shape cuts the box to something the snapshot does not describe.
+                if l.style.transform_rotated || l.style.clip_path == ClipPath::Shape {
                     fl |= F_UNCERTAIN;
                 }
                 if node.is_element() {
