@@ -314,3 +314,136 @@ impl Geometry {
             .intersect(&self.doc_clips[doc.index()])
     }
 }
+
+/// One `<area>` of an image map, placed over an `<img usemap>` that uses its `<map>`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MapArea {
+    pub area: NodeId,
+    pub img: NodeId,
+    /// Document coordinates: the shape's bounding box over the image, clipped to the image.
+    pub rect: Rect,
+    /// The shape is the rectangle itself (`rect`, `default`), not a circle or polygon in it.
+    pub exact: bool,
+    /// Position of the area among its map's areas, document order: the first one containing a
+    /// point takes the click.
+    pub index: u32,
+}
+
+/// The areas of every image map in use, per image in document order and, per image, in the
+/// map's document order. Empty (and cheap) on the usual page, which has no `<area>`.
+///
+/// Why: an `<area>` has no layout box, yet Chromium's hit test answers the area (not the image)
+/// inside its shape, and a click there follows the area's link. Its coordinates are CSS px from
+/// the image's top-left corner (borders and padding of an image are rare and ignored).
+pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
+    let area_tags: Vec<u32> = model
+        .strings
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.as_str() == "area")
+        .map(|(k, _)| k as u32)
+        .collect();
+    if area_tags.is_empty() {
+        return Vec::new();
+    }
+    // (map name, areas in document order)
+    let mut maps: Vec<(&str, Vec<NodeId>)> = Vec::new();
+    for (i, node) in model.nodes.iter().enumerate() {
+        if !node.is_element() || !area_tags.contains(&node.tag.0) {
+            continue;
+        }
+        let id = NodeId(i as u32);
+        let Some(map) = model.ancestors(id).find(|a| model.is_tag(*a, "map")) else {
+            continue;
+        };
+        for name in [model.attr(map, "name"), model.attr(map, "id")]
+            .into_iter()
+            .flatten()
+        {
+            match maps.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, areas)) => {
+                    if !areas.contains(&id) {
+                        areas.push(id)
+                    }
+                }
+                None => maps.push((name, vec![id])),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, node) in model.nodes.iter().enumerate() {
+        let img = NodeId(i as u32);
+        if !node.is_element() || !model.is_tag(img, "img") {
+            continue;
+        }
+        let Some(name) = model.attr(img, "usemap").and_then(|u| u.strip_prefix('#')) else {
+            continue;
+        };
+        let Some((_, areas)) = maps.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let Some(b) = model.layout_of(img).map(|l| l.bounds) else {
+            continue;
+        };
+        for (k, &area) in areas.iter().enumerate() {
+            if let Some((shape, exact)) = area_shape(model, area) {
+                let r = shape.translate(b.x, b.y);
+                if let Some(rect) = r.intersect(&b) {
+                    out.push(MapArea {
+                        area,
+                        img,
+                        rect,
+                        exact,
+                        index: k as u32,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The bounding box of an area's shape relative to its image, and whether it is that box
+/// exactly. `None` for an area that takes no clicks (missing or malformed coordinates).
+fn area_shape(model: &Model, area: NodeId) -> Option<(Rect, bool)> {
+    let shape = model
+        .attr(area, "shape")
+        .unwrap_or("rect")
+        .trim()
+        .to_ascii_lowercase();
+    let coords: Vec<f64> = model
+        .attr(area, "coords")
+        .unwrap_or("")
+        .split([',', ' ', '\t', '\n', ';'])
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .unwrap_or(0.0)
+        })
+        .collect();
+    match shape.as_str() {
+        "default" => Some((Rect::infinite(), true)),
+        "circle" | "circ" => {
+            let [x, y, r] = coords.get(..3)?.try_into().ok()?;
+            (r > 0.0).then(|| (Rect::new(x - r, y - r, 2.0 * r, 2.0 * r), false))
+        }
+        "poly" | "polygon" => {
+            if coords.len() < 6 {
+                return None;
+            }
+            let xs = coords.iter().step_by(2);
+            let ys = coords.iter().skip(1).step_by(2);
+            let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+            let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+            Some((Rect::from_edges(x0, y0, x1, y1), false))
+        }
+        "rect" | "rectangle" => {
+            let [a, b, c, d] = coords.get(..4)?.try_into().ok()?;
+            let r = Rect::from_edges(a.min(c), b.min(d), a.max(c), b.max(d));
+            (!r.is_empty()).then_some((r, true))
+        }
+        _ => None,
+    }
+}

@@ -30,7 +30,7 @@
 //! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
 //!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
 
-use super::geometry::Geometry;
+use super::geometry::{image_map_areas, Geometry};
 use crate::model::{
     AxProp, ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Position, Rect,
 };
@@ -184,6 +184,9 @@ struct Painter<'a> {
     text_seq: Vec<u32>,
     next: u32,
     painted: Vec<bool>,
+    /// Images with an image map, by node, and how many areas: each area is hit above its image
+    /// and below whatever paints after it, so the image reserves one number per area.
+    area_counts: Vec<(u32, u32)>,
 }
 
 struct Frame {
@@ -279,6 +282,11 @@ impl Painter<'_> {
         self.painted[root as usize] = true;
         let s = self.bump();
         self.seq[root as usize] = s;
+        if !self.area_counts.is_empty() {
+            if let Ok(k) = self.area_counts.binary_search_by_key(&root, |a| a.0) {
+                self.next = self.next.saturating_add(self.area_counts[k].1);
+            }
+        }
         stack.push(Frame {
             root,
             phase: 0,
@@ -445,6 +453,14 @@ impl HitTester {
         }
 
         // Paint simulation.
+        let areas = image_map_areas(model);
+        let mut area_counts: Vec<(u32, u32)> = Vec::new();
+        for a in &areas {
+            match area_counts.last_mut() {
+                Some((img, count)) if *img == a.img.0 => *count += 1,
+                _ => area_counts.push((a.img.0, 1)),
+            }
+        }
         let mut painter = Painter {
             model,
             flags,
@@ -452,6 +468,7 @@ impl HitTester {
             text_seq: vec![0; n],
             next: 0,
             painted: vec![false; n],
+            area_counts,
         };
         for i in 0..n {
             if painter.flags[i] & F_LAYER != 0 && !painter.painted[i] {
@@ -496,6 +513,7 @@ impl HitTester {
             base
         };
         let mut lines: Vec<Rect> = Vec::new();
+        let mut area_items: Vec<(Rect, u64, NodeId, bool)> = Vec::new();
         for i in 0..n {
             let fl = flags[i];
             if fl & F_BOX == 0 {
@@ -545,9 +563,22 @@ impl HitTester {
                 });
             };
             let mut backdrop = None;
+            let img_areas = if areas.is_empty() {
+                &[][..]
+            } else {
+                let start = areas.partition_point(|a| a.img.index() < i);
+                let end = areas.partition_point(|a| a.img.index() <= i);
+                &areas[start..end]
+            };
             if node.is_element() {
                 let inline = s.display.is_inline() && fl & (F_ATOMIC | F_IN_SVG) == 0;
                 let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq[i]);
+                for a in img_areas {
+                    // The first area of the map that contains the point wins.
+                    let seq = seq[i].saturating_add(img_areas.len() as u32 - a.index);
+                    let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq);
+                    area_items.push((a.rect, key, a.area, a.exact));
+                }
                 if is_modal_dialog(model, id, s.position) {
                     // Its `::backdrop` covers the viewport right under it; the snapshot has no
                     // node for it. A click there goes to the dialog (the event's target).
@@ -586,6 +617,22 @@ impl HitTester {
                     }
                     b = bl.next_for_node;
                 }
+            }
+            for (rect, key, area, exact) in area_items.drain(..) {
+                let Some(r) = rect.intersect(&clip) else {
+                    continue;
+                };
+                let Some(r) = r.translate(dx, dy).intersect(&region.inflate(1.0)) else {
+                    continue;
+                };
+                docs[d].items.push(Item {
+                    rect: r,
+                    key,
+                    node: area,
+                    child_doc: NONE,
+                    snapped: false,
+                    uncertain: uncertain || !exact,
+                });
             }
             if let Some(key) = backdrop {
                 docs[d].items.push(Item {
