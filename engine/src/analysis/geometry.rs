@@ -181,7 +181,12 @@ impl Geometry {
                 continue;
             };
             let style = &l.style;
+            // The top layer is painted over the whole document, outside every ancestor.
+            let top_layer = node.is_element()
+                && style.position.is_out_of_flow()
+                && in_top_layer(model, id, style.position);
             let mut clip_at = match style.position {
+                _ if top_layer => 0,
                 Position::Absolute if node.is_element() => abs_inner[p],
                 Position::Fixed if node.is_element() => fixed_inner[p],
                 _ => inner[p],
@@ -244,6 +249,8 @@ impl Geometry {
             };
             fixed_inner[i] = if style.transformed {
                 own_inner
+            } else if top_layer {
+                0
             } else {
                 clip_path_fixed
             };
@@ -313,6 +320,34 @@ impl Geometry {
         self.to_viewport(doc, local)
             .intersect(&self.doc_clips[doc.index()])
     }
+}
+
+/// Whether an element is in its document's top layer: a `<dialog>` opened with `showModal()`, or
+/// a shown popover (a popover that is not shown is `display:none`). The top layer paints above
+/// everything else and escapes the clips and containing blocks of all its ancestors. Both are
+/// out of flow (the user agent makes them `position:fixed`; an author may say `absolute`).
+pub fn in_top_layer(model: &Model, node: NodeId, position: Position) -> bool {
+    if !position.is_out_of_flow() {
+        return false;
+    }
+    if model.is_tag(node, "dialog") {
+        return is_modal_dialog(model, node, position);
+    }
+    model.has_attr(node, "popover")
+}
+
+/// Whether `node` is a `<dialog>` opened with `showModal()`: it is in the top layer with a
+/// `::backdrop` over the whole viewport, and everything else in its document is inert. The user
+/// agent style makes a modal dialog `position:fixed` (an open non-modal one is `absolute`); the
+/// accessibility tree, where it has the node, says whether it is modal.
+pub fn is_modal_dialog(model: &Model, node: NodeId, position: Position) -> bool {
+    position == Position::Fixed
+        && model.is_tag(node, "dialog")
+        && model.has_attr(node, "open")
+        && model
+            .node(node)
+            .ax
+            .is_none_or(|a| model.ax_flag(a, crate::model::AxProp::Modal))
 }
 
 /// One `<area>` of an image map, placed over an `<img usemap>` that uses its `<map>`.

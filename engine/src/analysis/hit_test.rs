@@ -30,10 +30,8 @@
 //! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
 //!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
 
-use super::geometry::{image_map_areas, Geometry};
-use crate::model::{
-    AxProp, ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Position, Rect,
-};
+use super::geometry::{image_map_areas, is_modal_dialog, Geometry};
+use crate::model::{ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Rect};
 
 /// Grid cell size, CSS px.
 const CELL: f64 = 32.0;
@@ -699,20 +697,6 @@ impl HitTester {
     pub fn item_count(&self) -> usize {
         self.docs.iter().map(|d| d.items.len()).sum()
     }
-}
-
-/// Whether `node` is a `<dialog>` opened with `showModal()`: it is in the top layer with a
-/// `::backdrop` over the whole viewport, and everything else in its document is inert. The user
-/// agent style makes a modal dialog `position:fixed` (an open non-modal one is `absolute`); the
-/// accessibility tree, where it has the node, says whether it is modal.
-fn is_modal_dialog(model: &Model, node: NodeId, position: Position) -> bool {
-    position == Position::Fixed
-        && model.is_tag(node, "dialog")
-        && model.has_attr(node, "open")
-        && model
-            .node(node)
-            .ax
-            .is_none_or(|a| model.ax_flag(a, AxProp::Modal))
 }
 
 /// The hit areas of an inline element: one rectangle per line it spans. Chromium hits an inline
