@@ -97,6 +97,17 @@ fn clips_own_overflow(model: &Model, node: NodeId, style: &Style) -> bool {
     if !style.clips_overflow() {
         return false;
     }
+    // Overflow does not apply to inline boxes: an `overflow:hidden` link clips nothing of the
+    // taller image inside it. It does to replaced elements, which are inline too: an `<svg>`
+    // clips its shapes to its viewport.
+    if style.display.is_inline()
+        && !matches!(
+            model.tag(node),
+            Some("svg" | "video" | "canvas" | "object" | "embed" | "iframe" | "img")
+        )
+    {
+        return false;
+    }
     let n = model.node(node);
     if !n.is_element() {
         return false;
@@ -222,14 +233,21 @@ impl Geometry {
             let clip = rects[clip_at as usize];
             clips[i] = clip;
             let mut own_inner = clip_at;
-            if clips_own_overflow(model, id, style) {
+            // Paint containment (`contain: paint`, and `content-visibility: auto`, which implies
+            // it) clips like `overflow: clip` on both axes; not on inline boxes nor on the root.
+            let paint_contained = node.is_element()
+                && (style.paint_contained
+                    || style.content_visibility == crate::model::ContentVisibility::Auto)
+                && !style.display.is_inline()
+                && model.nodes[p].is_element();
+            if paint_contained || clips_own_overflow(model, id, style) {
                 if let Some(pb) = padding_box(model, id) {
                     let mut r = Rect::infinite();
-                    if style.overflow_x.clips() {
+                    if paint_contained || style.overflow_x.clips() {
                         r.x = pb.x;
                         r.width = pb.width;
                     }
-                    if style.overflow_y.clips() {
+                    if paint_contained || style.overflow_y.clips() {
                         r.y = pb.y;
                         r.height = pb.height;
                     }
@@ -242,12 +260,15 @@ impl Geometry {
                 own_inner = add(&mut rects, empty);
             }
             inner[i] = own_inner;
-            abs_inner[i] = if style.position.is_positioned() || style.transformed {
+            // Paint containment, like a transform, makes the box the containing block of its
+            // absolutely positioned and fixed descendants.
+            abs_inner[i] = if style.position.is_positioned() || style.transformed || paint_contained
+            {
                 own_inner
             } else {
                 clip_path_abs
             };
-            fixed_inner[i] = if style.transformed {
+            fixed_inner[i] = if style.transformed || paint_contained {
                 own_inner
             } else if top_layer {
                 0

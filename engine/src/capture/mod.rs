@@ -72,6 +72,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// - `transform`: rotated / 3-D boxes make hit-test answers near them unsure.
 /// - `clip-path`: `inset()` clips like `clip` (the "visually hidden" idiom `inset(50%)`); other
 ///   shapes make hit-test answers inside them unsure.
+/// - `contain`: paint containment clips descendants like `overflow:clip`.
 pub const COMPUTED_STYLES: &[&str] = &[
     "display",
     "visibility",
@@ -88,6 +89,7 @@ pub const COMPUTED_STYLES: &[&str] = &[
     "background-color",
     "transform",
     "clip-path",
+    "contain",
 ];
 
 /// The accessibility tree of one frame.

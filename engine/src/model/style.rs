@@ -408,6 +408,9 @@ pub struct Style {
     pub transform_rotated: bool,
     /// `clip-path`: clips the box and everything it paints, positioned descendants included.
     pub clip_path: ClipPath,
+    /// `contain` includes paint containment (`paint`, `content`, `strict`): descendants are
+    /// clipped to the padding box, as by `overflow:clip`.
+    pub paint_contained: bool,
 }
 
 impl Default for Style {
@@ -430,6 +433,7 @@ impl Default for Style {
             transform_3d: false,
             transform_rotated: false,
             clip_path: ClipPath::None,
+            paint_contained: false,
         }
     }
 }
@@ -464,6 +468,7 @@ pub(crate) enum StyleField {
     BackgroundColor,
     Transform,
     ClipPath,
+    Contain,
     /// A style requested by someone else; ignored here.
     Ignored,
 }
@@ -486,6 +491,7 @@ impl StyleField {
             "background-color" => StyleField::BackgroundColor,
             "transform" => StyleField::Transform,
             "clip-path" => StyleField::ClipPath,
+            "contain" => StyleField::Contain,
             _ => StyleField::Ignored,
         }
     }
@@ -521,6 +527,11 @@ impl StyleField {
                 style.transform_rotated = style.transform_3d || matrix_rotates(value);
             }
             StyleField::ClipPath => style.clip_path = ClipPath::parse(value),
+            StyleField::Contain => {
+                style.paint_contained = value
+                    .split_whitespace()
+                    .any(|k| matches!(k, "paint" | "content" | "strict"))
+            }
             StyleField::Ignored => {}
         }
     }
@@ -574,6 +585,7 @@ pub struct StylesPresent {
     pub background_color: bool,
     pub transform: bool,
     pub clip_path: bool,
+    pub contain: bool,
 }
 
 impl StylesPresent {
@@ -593,6 +605,7 @@ impl StylesPresent {
             StyleField::BackgroundColor => self.background_color = true,
             StyleField::Transform => self.transform = true,
             StyleField::ClipPath => self.clip_path = true,
+            StyleField::Contain => self.contain = true,
             StyleField::Ignored => {}
         }
     }
@@ -634,6 +647,22 @@ mod tests {
             ClipPath::parse("inset(1px 2px 3px 4px 5px)"),
             ClipPath::Shape
         );
+    }
+
+    #[test]
+    fn parses_paint_containment() {
+        let mut style = Style::default();
+        for (value, contained) in [
+            ("paint", true),
+            ("layout paint", true),
+            ("content", true),
+            ("strict", true),
+            ("layout style", false),
+            ("none", false),
+        ] {
+            StyleField::Contain.apply(&mut style, value);
+            assert_eq!(style.paint_contained, contained, "{value}");
+        }
     }
 
     #[test]
