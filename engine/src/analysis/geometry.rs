@@ -380,13 +380,10 @@ pub struct MapArea {
     pub rect: Rect,
     /// The shape is the rectangle itself (`rect`, `default`), not a circle or polygon in it.
     pub exact: bool,
-    /// Position of the area among its map's areas, document order: the first one containing a
-    /// point takes the click.
-    pub index: u32,
 }
 
 /// The areas of every image map in use, per image in document order and, per image, in the
-/// map's document order. Empty (and cheap) on the usual page, which has no `<area>`.
+/// map's document order (the first area containing a point takes the click). Empty (and cheap) on the usual page, which has no `<area>`.
 ///
 /// Why: an `<area>` has no layout box, yet Chromium's hit test answers the area (not the image)
 /// inside its shape, and a click there follows the area's link. Its coordinates are CSS px from
@@ -441,7 +438,7 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
         let Some(b) = model.layout_of(img).map(|l| l.bounds) else {
             continue;
         };
-        for (k, &area) in areas.iter().enumerate() {
+        for &area in areas {
             if let Some((shape, exact)) = area_shape(model, area) {
                 let r = shape.translate(b.x, b.y);
                 if let Some(rect) = r.intersect(&b) {
@@ -450,7 +447,6 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
                         img,
                         rect,
                         exact,
-                        index: k as u32,
                     });
                 }
             }

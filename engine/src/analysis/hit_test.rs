@@ -571,9 +571,11 @@ impl HitTester {
             if node.is_element() {
                 let inline = s.display.is_inline() && fl & (F_ATOMIC | F_IN_SVG) == 0;
                 let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq[i]);
-                for a in img_areas {
-                    // The first area of the map that contains the point wins.
-                    let seq = seq[i].saturating_add(img_areas.len() as u32 - a.index);
+                for (k, a) in img_areas.iter().enumerate() {
+                    // The first area of the map that contains the point wins (the image reserved
+                    // one number per area, after its own).
+                    let above = (img_areas.len() - k) as u32;
+                    let seq = seq[i].saturating_add(above);
                     let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq);
                     area_items.push((a.rect, key, a.area, a.exact));
                 }
