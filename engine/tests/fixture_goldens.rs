@@ -15,6 +15,9 @@ const PAGES: &[&str] = &[
     "overlay-sticky-header.html",
     "hostile-text.html",
     "long-page.html",
+    "top-layer-dialog.html",
+    "custom-toggles.html",
+    "svg-and-image-maps.html",
 ];
 
 fn root() -> PathBuf {

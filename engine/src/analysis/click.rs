@@ -67,6 +67,18 @@ pub struct ClickPoint {
     pub covered_by: Option<NodeId>,
 }
 
+/// What a hit on `node` is reported as when it covers something: a pseudo-element (the
+/// `::after` of a "stretched link" laid over its card) has no uid of its own, and a click on it
+/// is dispatched to its element.
+pub fn cover_of(model: &Model, node: NodeId) -> NodeId {
+    if model.node(node).pseudo.is_some() {
+        if let Some(owner) = model.parent_element(node) {
+            return owner;
+        }
+    }
+    node
+}
+
 /// Looks for a click point of `node` inside `area` (viewport coordinates).
 pub fn find_click_point(model: &Model, hit: &HitTester, node: NodeId, area: &Rect) -> ClickPoint {
     // The centre is always the first sample point, and most elements are hit there for sure:
@@ -110,7 +122,7 @@ pub fn find_click_point(model: &Model, hit: &HitTester, node: NodeId, area: &Rec
         None => ClickPoint {
             point: None,
             unsure: false,
-            covered_by: first_other,
+            covered_by: first_other.map(|c| cover_of(model, c)),
         },
     }
 }

@@ -15,6 +15,8 @@
 //!   overflow (and `<body>`'s, when it propagates) applies to the viewport, not to a box.
 //! - The legacy `clip: rect()` applies to absolutely positioned boxes and clips the box itself and
 //!   its descendants.
+//! - `clip-path: inset()` clips any box and all it paints, positioned descendants included; other
+//!   shapes are left to the hit tester's uncertainty.
 //! - `content-visibility: hidden` skips painting the element's contents.
 
 use super::Viewport;
@@ -93,6 +95,17 @@ pub fn iframe_content_box(model: &Model, owner: NodeId, child: DocId) -> Option<
 /// they apply to the viewport).
 fn clips_own_overflow(model: &Model, node: NodeId, style: &Style) -> bool {
     if !style.clips_overflow() {
+        return false;
+    }
+    // Overflow does not apply to inline boxes: an `overflow:hidden` link clips nothing of the
+    // taller image inside it. It does to replaced elements, which are inline too: an `<svg>`
+    // clips its shapes to its viewport.
+    if style.display.is_inline()
+        && !matches!(
+            model.tag(node),
+            Some("svg" | "video" | "canvas" | "object" | "embed" | "iframe" | "img")
+        )
+    {
         return false;
     }
     let n = model.node(node);
@@ -179,7 +192,12 @@ impl Geometry {
                 continue;
             };
             let style = &l.style;
+            // The top layer is painted over the whole document, outside every ancestor.
+            let top_layer = node.is_element()
+                && style.position.is_out_of_flow()
+                && in_top_layer(model, id, style.position);
             let mut clip_at = match style.position {
+                _ if top_layer => 0,
                 Position::Absolute if node.is_element() => abs_inner[p],
                 Position::Fixed if node.is_element() => fixed_inner[p],
                 _ => inner[p],
@@ -197,17 +215,39 @@ impl Geometry {
                     clip_at = add(&mut rects, clipped);
                 }
             }
+            // `clip-path: inset()` clips the box and everything it paints, positioned
+            // descendants included (the `clip-path: inset(50%)` "visually hidden" idiom).
+            let mut clip_path_abs = abs_inner[p];
+            let mut clip_path_fixed = fixed_inner[p];
+            if let (true, crate::model::ClipPath::Inset(inset)) =
+                (node.is_element(), style.clip_path)
+            {
+                let r = inset.rect_in(l.bounds);
+                let clipped = rects[clip_at as usize].clip_to(&r);
+                clip_at = add(&mut rects, clipped);
+                let abs = rects[clip_path_abs as usize].clip_to(&r);
+                clip_path_abs = add(&mut rects, abs);
+                let fixed = rects[clip_path_fixed as usize].clip_to(&r);
+                clip_path_fixed = add(&mut rects, fixed);
+            }
             let clip = rects[clip_at as usize];
             clips[i] = clip;
             let mut own_inner = clip_at;
-            if clips_own_overflow(model, id, style) {
+            // Paint containment (`contain: paint`, and `content-visibility: auto`, which implies
+            // it) clips like `overflow: clip` on both axes; not on inline boxes nor on the root.
+            let paint_contained = node.is_element()
+                && (style.paint_contained
+                    || style.content_visibility == crate::model::ContentVisibility::Auto)
+                && !style.display.is_inline()
+                && model.nodes[p].is_element();
+            if paint_contained || clips_own_overflow(model, id, style) {
                 if let Some(pb) = padding_box(model, id) {
                     let mut r = Rect::infinite();
-                    if style.overflow_x.clips() {
+                    if paint_contained || style.overflow_x.clips() {
                         r.x = pb.x;
                         r.width = pb.width;
                     }
-                    if style.overflow_y.clips() {
+                    if paint_contained || style.overflow_y.clips() {
                         r.y = pb.y;
                         r.height = pb.height;
                     }
@@ -220,15 +260,20 @@ impl Geometry {
                 own_inner = add(&mut rects, empty);
             }
             inner[i] = own_inner;
-            abs_inner[i] = if style.position.is_positioned() || style.transformed {
+            // Paint containment, like a transform, makes the box the containing block of its
+            // absolutely positioned and fixed descendants.
+            abs_inner[i] = if style.position.is_positioned() || style.transformed || paint_contained
+            {
                 own_inner
             } else {
-                abs_inner[p]
+                clip_path_abs
             };
-            fixed_inner[i] = if style.transformed {
+            fixed_inner[i] = if style.transformed || paint_contained {
                 own_inner
+            } else if top_layer {
+                0
             } else {
-                fixed_inner[p]
+                clip_path_fixed
             };
         }
 
@@ -295,5 +340,162 @@ impl Geometry {
         let local = r.intersect(&self.clips[node.index()])?;
         self.to_viewport(doc, local)
             .intersect(&self.doc_clips[doc.index()])
+    }
+}
+
+/// Whether an element is in its document's top layer: a `<dialog>` opened with `showModal()`, or
+/// a shown popover (a popover that is not shown is `display:none`). The top layer paints above
+/// everything else and escapes the clips and containing blocks of all its ancestors. Both are
+/// out of flow (the user agent makes them `position:fixed`; an author may say `absolute`).
+pub fn in_top_layer(model: &Model, node: NodeId, position: Position) -> bool {
+    if !position.is_out_of_flow() {
+        return false;
+    }
+    if model.is_tag(node, "dialog") {
+        return is_modal_dialog(model, node, position);
+    }
+    model.has_attr(node, "popover")
+}
+
+/// Whether `node` is a `<dialog>` opened with `showModal()`: it is in the top layer with a
+/// `::backdrop` over the whole viewport, and everything else in its document is inert. The user
+/// agent style makes a modal dialog `position:fixed` (an open non-modal one is `absolute`); the
+/// accessibility tree, where it has the node, says whether it is modal.
+pub fn is_modal_dialog(model: &Model, node: NodeId, position: Position) -> bool {
+    position == Position::Fixed
+        && model.is_tag(node, "dialog")
+        && model.has_attr(node, "open")
+        && model
+            .node(node)
+            .ax
+            .is_none_or(|a| model.ax_flag(a, crate::model::AxProp::Modal))
+}
+
+/// One `<area>` of an image map, placed over an `<img usemap>` that uses its `<map>`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MapArea {
+    pub area: NodeId,
+    pub img: NodeId,
+    /// Document coordinates: the shape's bounding box over the image, clipped to the image.
+    pub rect: Rect,
+    /// The shape is the rectangle itself (`rect`, `default`), not a circle or polygon in it.
+    pub exact: bool,
+}
+
+/// The areas of every image map in use, per image in document order and, per image, in the
+/// map's document order (the first area containing a point takes the click). Empty (and cheap) on the usual page, which has no `<area>`.
+///
+/// Why: an `<area>` has no layout box, yet Chromium's hit test answers the area (not the image)
+/// inside its shape, and a click there follows the area's link. Its coordinates are CSS px from
+/// the image's top-left corner (borders and padding of an image are rare and ignored).
+pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
+    let area_tags: Vec<u32> = model
+        .strings
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.as_str() == "area")
+        .map(|(k, _)| k as u32)
+        .collect();
+    if area_tags.is_empty() {
+        return Vec::new();
+    }
+    // (map name, areas in document order)
+    let mut maps: Vec<(&str, Vec<NodeId>)> = Vec::new();
+    for (i, node) in model.nodes.iter().enumerate() {
+        if !node.is_element() || !area_tags.contains(&node.tag.0) {
+            continue;
+        }
+        let id = NodeId(i as u32);
+        let Some(map) = model.ancestors(id).find(|a| model.is_tag(*a, "map")) else {
+            continue;
+        };
+        for name in [model.attr(map, "name"), model.attr(map, "id")]
+            .into_iter()
+            .flatten()
+        {
+            match maps.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, areas)) => {
+                    if !areas.contains(&id) {
+                        areas.push(id)
+                    }
+                }
+                None => maps.push((name, vec![id])),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, node) in model.nodes.iter().enumerate() {
+        let img = NodeId(i as u32);
+        if !node.is_element() || !model.is_tag(img, "img") {
+            continue;
+        }
+        let Some(name) = model.attr(img, "usemap").and_then(|u| u.strip_prefix('#')) else {
+            continue;
+        };
+        let Some((_, areas)) = maps.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let Some(b) = model.layout_of(img).map(|l| l.bounds) else {
+            continue;
+        };
+        for &area in areas {
+            if let Some((shape, exact)) = area_shape(model, area) {
+                let r = shape.translate(b.x, b.y);
+                if let Some(rect) = r.intersect(&b) {
+                    out.push(MapArea {
+                        area,
+                        img,
+                        rect,
+                        exact,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The bounding box of an area's shape relative to its image, and whether it is that box
+/// exactly. `None` for an area that takes no clicks (missing or malformed coordinates).
+fn area_shape(model: &Model, area: NodeId) -> Option<(Rect, bool)> {
+    let shape = model
+        .attr(area, "shape")
+        .unwrap_or("rect")
+        .trim()
+        .to_ascii_lowercase();
+    let coords: Vec<f64> = model
+        .attr(area, "coords")
+        .unwrap_or("")
+        .split([',', ' ', '\t', '\n', ';'])
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .unwrap_or(0.0)
+        })
+        .collect();
+    match shape.as_str() {
+        "default" => Some((Rect::infinite(), true)),
+        "circle" | "circ" => {
+            let [x, y, r] = coords.get(..3)?.try_into().ok()?;
+            (r > 0.0).then(|| (Rect::new(x - r, y - r, 2.0 * r, 2.0 * r), false))
+        }
+        "poly" | "polygon" => {
+            if coords.len() < 6 {
+                return None;
+            }
+            let xs = coords.iter().step_by(2);
+            let ys = coords.iter().skip(1).step_by(2);
+            let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+            let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+            Some((Rect::from_edges(x0, y0, x1, y1), false))
+        }
+        "rect" | "rectangle" => {
+            let [a, b, c, d] = coords.get(..4)?.try_into().ok()?;
+            let r = Rect::from_edges(a.min(c), b.min(d), a.max(c), b.max(d));
+            (!r.is_empty()).then_some((r, true))
+        }
+        _ => None,
     }
 }

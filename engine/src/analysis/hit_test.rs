@@ -14,8 +14,10 @@
 //! 3. Same-process iframes: a hit on the `<iframe>` inside its content box continues in the child
 //!    document.
 //! 4. `pointer-events:none` and `visibility:hidden|collapse` boxes are skipped; their descendants
-//!    still count. `opacity:0` boxes *are* hit.
-//! 5. Boxes are clipped by overflow ancestors on their containing-block chain and by `clip: rect()`.
+//!    still count. `opacity:0` boxes *are* hit. `inert` subtrees are skipped whole. A modal
+//!    `<dialog>`'s `::backdrop` (not in the snapshot) covers the viewport right under the dialog.
+//! 5. Boxes are clipped by overflow ancestors on their containing-block chain, by `clip: rect()` and
+//!    by `clip-path: inset()`.
 //! 6. Text is hit through its fragments and answers as its parent element (a pseudo-element's
 //!    generated text answers as the pseudo-element). Undecorated inline elements have no box of
 //!    their own: they are hit through their children.
@@ -26,10 +28,10 @@
 //!    elements, flex/grid items, floats) block backgrounds first, then floats, then inline content
 //!    (text, inline boxes, atomic inlines, each atomic box painted whole at its place); later wins.
 //! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
-//!    bounding box or a rotated / 3-D transformed box.
+//!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
 
-use super::geometry::Geometry;
-use crate::model::{Display, DocId, Float, Model, NodeId, PointerEvents, Rect};
+use super::geometry::{image_map_areas, is_modal_dialog, Geometry};
+use crate::model::{ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Rect};
 
 /// Grid cell size, CSS px.
 const CELL: f64 = 32.0;
@@ -167,6 +169,9 @@ const F_FLOAT: u8 = 8;
 const F_TEXT: u8 = 16;
 const F_UNCERTAIN: u8 = 32;
 const F_IN_SVG: u8 = 64;
+/// Inside an `inert` subtree: hit-testing passes through it as through `pointer-events:none`
+/// (HTML's rule for inert nodes, which Chromium follows), though its style says `auto`.
+const F_INERT: u8 = 128;
 
 struct Painter<'a> {
     model: &'a Model,
@@ -177,6 +182,9 @@ struct Painter<'a> {
     text_seq: Vec<u32>,
     next: u32,
     painted: Vec<bool>,
+    /// Images with an image map, by node, and how many areas: each area is hit above its image
+    /// and below whatever paints after it, so the image reserves one number per area.
+    area_counts: Vec<(u32, u32)>,
 }
 
 struct Frame {
@@ -272,6 +280,11 @@ impl Painter<'_> {
         self.painted[root as usize] = true;
         let s = self.bump();
         self.seq[root as usize] = s;
+        if !self.area_counts.is_empty() {
+            if let Ok(k) = self.area_counts.binary_search_by_key(&root, |a| a.0) {
+                self.next = self.next.saturating_add(self.area_counts[k].1);
+            }
+        }
         stack.push(Frame {
             root,
             phase: 0,
@@ -290,6 +303,14 @@ impl HitTester {
         let mut flags = vec![0u8; n];
         let mut box_parent = vec![NONE; n];
         let mut layer_of = vec![NONE; n];
+        // The attribute names that are `inert` (strings are deduplicated: one, or none).
+        let inert_names: Vec<u32> = model
+            .strings
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.eq_ignore_ascii_case("inert"))
+            .map(|(k, _)| k as u32)
+            .collect();
 
         // Top-down: boxes, layers, atomic contexts, uncertainty.
         for i in 0..n {
@@ -308,10 +329,19 @@ impl HitTester {
             box_parent[i] = bp.unwrap_or(NONE);
             let mut fl = 0u8;
             if let Some(p) = same_doc_parent {
-                fl |= flags[p] & (F_UNCERTAIN | F_IN_SVG);
+                fl |= flags[p] & (F_UNCERTAIN | F_IN_SVG | F_INERT);
                 if model.is_tag(NodeId(p as u32), "svg") {
                     fl |= F_IN_SVG | F_UNCERTAIN;
                 }
+            }
+            if !inert_names.is_empty()
+                && node.is_element()
+                && model
+                    .attrs(NodeId(i as u32))
+                    .iter()
+                    .any(|a| inert_names.contains(&a.name.0))
+            {
+                fl |= F_INERT;
             }
             if let Some(lid) = node.layout {
                 fl |= F_BOX;
@@ -323,7 +353,8 @@ impl HitTester {
                     }
                     b = model.layout(id).next_for_node;
                 }
-                if l.style.transform_rotated {
+                // A `clip-path` shape cuts the box to something the snapshot does not describe.
+                if l.style.transform_rotated || l.style.clip_path == ClipPath::Shape {
                     fl |= F_UNCERTAIN;
                 }
                 if node.is_element() {
@@ -420,6 +451,14 @@ impl HitTester {
         }
 
         // Paint simulation.
+        let areas = image_map_areas(model);
+        let mut area_counts: Vec<(u32, u32)> = Vec::new();
+        for a in &areas {
+            match area_counts.last_mut() {
+                Some((img, count)) if *img == a.img.0 => *count += 1,
+                _ => area_counts.push((a.img.0, 1)),
+            }
+        }
         let mut painter = Painter {
             model,
             flags,
@@ -427,6 +466,7 @@ impl HitTester {
             text_seq: vec![0; n],
             next: 0,
             painted: vec![false; n],
+            area_counts,
         };
         for i in 0..n {
             if painter.flags[i] & F_LAYER != 0 && !painter.painted[i] {
@@ -471,6 +511,7 @@ impl HitTester {
             base
         };
         let mut lines: Vec<Rect> = Vec::new();
+        let mut area_items: Vec<(Rect, u64, NodeId, bool)> = Vec::new();
         for i in 0..n {
             let fl = flags[i];
             if fl & F_BOX == 0 {
@@ -488,7 +529,10 @@ impl HitTester {
             };
             let l = model.layout(lid);
             let s = &l.style;
-            if s.pointer_events == PointerEvents::None || s.visibility.is_hidden() {
+            if s.pointer_events == PointerEvents::None
+                || s.visibility.is_hidden()
+                || fl & F_INERT != 0
+            {
                 continue;
             }
             let clip = geometry.clips[i];
@@ -516,9 +560,30 @@ impl HitTester {
                     uncertain,
                 });
             };
+            let mut backdrop = None;
+            let img_areas = if areas.is_empty() {
+                &[][..]
+            } else {
+                let start = areas.partition_point(|a| a.img.index() < i);
+                let end = areas.partition_point(|a| a.img.index() <= i);
+                &areas[start..end]
+            };
             if node.is_element() {
                 let inline = s.display.is_inline() && fl & (F_ATOMIC | F_IN_SVG) == 0;
                 let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq[i]);
+                for (k, a) in img_areas.iter().enumerate() {
+                    // The first area of the map that contains the point wins (the image reserved
+                    // one number per area, after its own).
+                    let above = (img_areas.len() - k) as u32;
+                    let seq = seq[i].saturating_add(above);
+                    let key = (rank(i, l.paint_order, true) << 32) | u64::from(seq);
+                    area_items.push((a.rect, key, a.area, a.exact));
+                }
+                if is_modal_dialog(model, id, s.position) {
+                    // Its `::backdrop` covers the viewport right under it; the snapshot has no
+                    // node for it. A click there goes to the dialog (the event's target).
+                    backdrop = Some(key - 1);
+                }
                 let child = node.content_document.map(|c| c.0).unwrap_or(NONE);
                 if !inline {
                     if !l.bounds.is_empty() {
@@ -552,6 +617,32 @@ impl HitTester {
                     }
                     b = bl.next_for_node;
                 }
+            }
+            for (rect, key, area, exact) in area_items.drain(..) {
+                let Some(r) = rect.intersect(&clip) else {
+                    continue;
+                };
+                let Some(r) = r.translate(dx, dy).intersect(&region.inflate(1.0)) else {
+                    continue;
+                };
+                docs[d].items.push(Item {
+                    rect: r,
+                    key,
+                    node: area,
+                    child_doc: NONE,
+                    snapped: false,
+                    uncertain: uncertain || !exact,
+                });
+            }
+            if let Some(key) = backdrop {
+                docs[d].items.push(Item {
+                    rect: region,
+                    key,
+                    node: id,
+                    child_doc: NONE,
+                    snapped: false,
+                    uncertain: false,
+                });
             }
         }
         for doc in &mut docs {

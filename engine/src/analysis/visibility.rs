@@ -114,6 +114,21 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         facts[i].visible_rect = if transparent[i] { None } else { own };
         facts[i].bounds = own_bounds(model, geometry, id);
     }
+    // Image map areas have no box: each is the part of its image its shape covers (the first
+    // image using the map), seen and hit as that image is.
+    for a in super::geometry::image_map_areas(model) {
+        let i = a.area.index();
+        if facts[i].bounds.is_some() {
+            continue;
+        }
+        let img = &facts[a.img.index()];
+        let r = geometry.to_viewport(model.node(a.img).doc, a.rect);
+        let (visible, hittable) = (img.visible_rect, img.hittable_rect);
+        let f = &mut facts[i];
+        f.bounds = Some(r);
+        f.visible_rect = visible.and_then(|v| v.intersect(&r));
+        f.hittable_rect = hittable.and_then(|h| h.intersect(&r));
+    }
     // Bottom-up: a node is visible through its descendants; a box-less node's bounds are theirs.
     let mut desc_visible: Vec<Option<Rect>> = vec![None; n];
     let mut desc_bounds: Vec<Option<Rect>> = vec![None; n];

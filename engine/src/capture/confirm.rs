@@ -106,7 +106,9 @@ pub async fn confirm_hits(
                 f.click_point = None;
                 f.click_point_unsure = false;
                 f.occluded = true;
-                f.covered_by = covered_by.or(f.covered_by);
+                f.covered_by = covered_by
+                    .map(|c| crate::analysis::click::cover_of(model, c))
+                    .or(f.covered_by);
             }
         }
         if before != (f.occluded, f.click_point) {

@@ -70,6 +70,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// - `float`: floats paint (and hit) between block backgrounds and inline content.
 /// - `background-color`: a decorated inline box is hit at its own rectangle.
 /// - `transform`: rotated / 3-D boxes make hit-test answers near them unsure.
+/// - `clip-path`: `inset()` clips like `clip` (the "visually hidden" idiom `inset(50%)`); other
+///   shapes make hit-test answers inside them unsure.
+/// - `contain`: paint containment clips descendants like `overflow:clip`.
 pub const COMPUTED_STYLES: &[&str] = &[
     "display",
     "visibility",
@@ -85,6 +88,8 @@ pub const COMPUTED_STYLES: &[&str] = &[
     "float",
     "background-color",
     "transform",
+    "clip-path",
+    "contain",
 ];
 
 /// The accessibility tree of one frame.

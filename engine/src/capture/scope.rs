@@ -170,10 +170,18 @@ pub fn ax_fetch_set(capture: &Capture, expand: Expand) -> Result<Vec<Vec<i64>>> 
 pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<Vec<i64>> {
     let n = model.nodes.len();
     let facts = &view.nodes;
+    let viewport = view.geometry.viewport.rect();
     let mut wanted = vec![false; n];
     for (i, node) in model.nodes.iter().enumerate() {
         let shown = match node.kind {
-            NodeKind::Element | NodeKind::Document => facts[i].in_viewport,
+            // A transparent control a click reaches in the viewport is printed too: take every
+            // element that can be hit there (the click points are not known yet).
+            NodeKind::Element | NodeKind::Document => {
+                facts[i].in_viewport
+                    || facts[i]
+                        .hittable_rect
+                        .is_some_and(|r| r.intersect(&viewport).is_some())
+            }
             // Text without facts of its own is judged by its element (as the renderers do);
             // text with no layout box has no accessibility node.
             NodeKind::Text | NodeKind::CData => {

@@ -24,8 +24,8 @@ mod style;
 
 pub use build::ModelLimits;
 pub use style::{
-    ClipRect, ContentVisibility, Cursor, Display, Float, Overflow, PointerEvents, Position, Style,
-    Visibility,
+    ClipPath, ClipRect, ContentVisibility, Cursor, Display, Float, InsetLength, InsetLengths,
+    Overflow, PointerEvents, Position, Style, Visibility,
 };
 
 use std::fmt;

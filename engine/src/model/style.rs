@@ -284,6 +284,96 @@ impl ClipRect {
     }
 }
 
+/// A `clip-path`, as far as the analysis can follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum ClipPath {
+    /// `none`.
+    #[default]
+    None,
+    /// `inset(top right bottom left)` of the border box (rounded corners ignored).
+    Inset(InsetLengths),
+    /// Any other shape (`circle()`, `polygon()`, `path()`, `url()`, ...) or reference box: what
+    /// is painted and hit lies somewhere inside the border box, which the snapshot alone cannot
+    /// tell.
+    Shape,
+}
+
+/// One inset edge: CSS px, or a fraction of the border box's width (left, right) or height
+/// (top, bottom).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InsetLength {
+    Px(f64),
+    Fraction(f64),
+}
+
+impl InsetLength {
+    fn parse(tok: &str) -> Option<InsetLength> {
+        if let Some(p) = tok.strip_suffix('%') {
+            return p
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(|v| InsetLength::Fraction(v / 100.0));
+        }
+        parse_px(tok).map(InsetLength::Px)
+    }
+
+    fn of(self, size: f64) -> f64 {
+        match self {
+            InsetLength::Px(v) => v,
+            InsetLength::Fraction(f) => f * size,
+        }
+    }
+}
+
+/// The four edges of an `inset()`, top, right, bottom, left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InsetLengths(pub [InsetLength; 4]);
+
+impl InsetLengths {
+    /// The clip rectangle inside `border_box` (empty when the insets meet).
+    pub fn rect_in(&self, b: crate::model::Rect) -> crate::model::Rect {
+        let [t, r, bo, l] = self.0;
+        let left = b.x + l.of(b.width);
+        let top = b.y + t.of(b.height);
+        let right = (b.right() - r.of(b.width)).max(left);
+        let bottom = (b.bottom() - bo.of(b.height)).max(top);
+        crate::model::Rect::new(left, top, right - left, bottom - top)
+    }
+}
+
+impl ClipPath {
+    /// Parses the computed value: `none`, `inset(50%)`, `inset(0px 50% 0px 0px round 4px)`,
+    /// optionally followed by `border-box` (the default reference box).
+    pub fn parse(s: &str) -> ClipPath {
+        let v = s.trim();
+        if v.is_empty() || v == "none" {
+            return ClipPath::None;
+        }
+        let v = v.strip_suffix("border-box").unwrap_or(v).trim_end();
+        let Some(inner) = v.strip_prefix("inset(").and_then(|r| r.strip_suffix(')')) else {
+            return ClipPath::Shape;
+        };
+        // Rounded corners only cut the corners: the rectangle is what the snapshot can follow.
+        let edges = inner.split(" round ").next().unwrap_or(inner);
+        let mut parts: Vec<InsetLength> = Vec::with_capacity(4);
+        for tok in edges.split_whitespace() {
+            match InsetLength::parse(tok) {
+                Some(l) if parts.len() < 4 => parts.push(l),
+                _ => return ClipPath::Shape,
+            }
+        }
+        let edges = match parts.as_slice() {
+            [a] => [*a, *a, *a, *a],
+            [a, b] => [*a, *b, *a, *b],
+            [a, b, c] => [*a, *b, *c, *b],
+            [a, b, c, d] => [*a, *b, *c, *d],
+            _ => return ClipPath::Shape,
+        };
+        ClipPath::Inset(InsetLengths(edges))
+    }
+}
+
 fn parse_px(s: &str) -> Option<f64> {
     let num = s.strip_suffix("px").unwrap_or(s);
     num.parse::<f64>().ok().filter(|v| v.is_finite())
@@ -316,6 +406,11 @@ pub struct Style {
     /// `transform` rotates or skews (not axis-aligned): the bounds are a bounding box of what is
     /// painted.
     pub transform_rotated: bool,
+    /// `clip-path`: clips the box and everything it paints, positioned descendants included.
+    pub clip_path: ClipPath,
+    /// `contain` includes paint containment (`paint`, `content`, `strict`): descendants are
+    /// clipped to the padding box, as by `overflow:clip`.
+    pub paint_contained: bool,
 }
 
 impl Default for Style {
@@ -337,6 +432,8 @@ impl Default for Style {
             transformed: false,
             transform_3d: false,
             transform_rotated: false,
+            clip_path: ClipPath::None,
+            paint_contained: false,
         }
     }
 }
@@ -370,6 +467,8 @@ pub(crate) enum StyleField {
     Float,
     BackgroundColor,
     Transform,
+    ClipPath,
+    Contain,
     /// A style requested by someone else; ignored here.
     Ignored,
 }
@@ -391,6 +490,8 @@ impl StyleField {
             "float" => StyleField::Float,
             "background-color" => StyleField::BackgroundColor,
             "transform" => StyleField::Transform,
+            "clip-path" => StyleField::ClipPath,
+            "contain" => StyleField::Contain,
             _ => StyleField::Ignored,
         }
     }
@@ -424,6 +525,12 @@ impl StyleField {
                 style.transformed = value != "none" && !value.is_empty();
                 style.transform_3d = value.starts_with("matrix3d");
                 style.transform_rotated = style.transform_3d || matrix_rotates(value);
+            }
+            StyleField::ClipPath => style.clip_path = ClipPath::parse(value),
+            StyleField::Contain => {
+                style.paint_contained = value
+                    .split_whitespace()
+                    .any(|k| matches!(k, "paint" | "content" | "strict"))
             }
             StyleField::Ignored => {}
         }
@@ -477,6 +584,8 @@ pub struct StylesPresent {
     pub float: bool,
     pub background_color: bool,
     pub transform: bool,
+    pub clip_path: bool,
+    pub contain: bool,
 }
 
 impl StylesPresent {
@@ -495,6 +604,8 @@ impl StylesPresent {
             StyleField::Float => self.float = true,
             StyleField::BackgroundColor => self.background_color = true,
             StyleField::Transform => self.transform = true,
+            StyleField::ClipPath => self.clip_path = true,
+            StyleField::Contain => self.contain = true,
             StyleField::Ignored => {}
         }
     }
@@ -513,6 +624,45 @@ mod tests {
         assert_eq!(c.bottom, None);
         assert!(ClipRect::parse("auto").is_none());
         assert!(ClipRect::parse("rect(1px)").is_none());
+    }
+
+    #[test]
+    fn parses_clip_path() {
+        let b = crate::model::Rect::new(10.0, 20.0, 100.0, 40.0);
+        let ClipPath::Inset(i) = ClipPath::parse("inset(50%)") else {
+            panic!("inset(50%) is an inset");
+        };
+        assert!(i.rect_in(b).is_empty());
+        let ClipPath::Inset(i) = ClipPath::parse("inset(0px 50% 0px 0px round 4px)") else {
+            panic!("inset with round is an inset");
+        };
+        assert_eq!(
+            i.rect_in(b),
+            crate::model::Rect::new(10.0, 20.0, 50.0, 40.0)
+        );
+        assert_eq!(ClipPath::parse("none"), ClipPath::None);
+        assert_eq!(ClipPath::parse("circle(50px at 50% 50%)"), ClipPath::Shape);
+        assert_eq!(ClipPath::parse("inset(calc(10% + 2px))"), ClipPath::Shape);
+        assert_eq!(
+            ClipPath::parse("inset(1px 2px 3px 4px 5px)"),
+            ClipPath::Shape
+        );
+    }
+
+    #[test]
+    fn parses_paint_containment() {
+        let mut style = Style::default();
+        for (value, contained) in [
+            ("paint", true),
+            ("layout paint", true),
+            ("content", true),
+            ("strict", true),
+            ("layout style", false),
+            ("none", false),
+        ] {
+            StyleField::Contain.apply(&mut style, value);
+            assert_eq!(style.paint_contained, contained, "{value}");
+        }
     }
 
     #[test]

@@ -464,7 +464,9 @@ fn in_view(model: &Model, analysis: &Analysis, node: TreeNode) -> bool {
         TreeNode::Dom(d) => d,
     };
     let f = facts(analysis, d);
-    if f.in_viewport {
+    // A transparent control a click reaches (an `opacity:0` input over its drawn box) is as
+    // much in view as the box a person sees.
+    if f.in_viewport || (f.interactive && f.click_point.is_some()) {
         return true;
     }
     // Text without facts of its own is judged by its element.

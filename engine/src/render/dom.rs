@@ -59,8 +59,10 @@ pub fn printed_flags<U: UidSource + ?Sized>(
         }
         let f = facts(analysis, id);
         let scroller = analysis.scroll(id).is_some_and(|s| scrolls(&s));
+        // A transparent control a click reaches (an `opacity:0` input over its drawn box) is
+        // offered like the box a person sees.
         *p = ((f.interactive && !labels.is_redundant(model, analysis, id)) || scroller)
-            && (all || f.in_viewport)
+            && (all || f.in_viewport || f.click_point.is_some())
             && uids.dom(id).is_some();
     }
     printed
