@@ -42,7 +42,8 @@ impl DomSnapshot {
 
     /// Reads the reply of [`CaptureDomSnapshot`]: the value, or the error, of
     /// [`RawJson::parse`], which also reads unpaired UTF-16 surrogates in page text as U+FFFD.
-    pub(crate) fn from_reply(raw: &RawJson) -> Result<DomSnapshot> {
+    /// The engine's live capture reads the reply this way.
+    pub fn from_reply(raw: &RawJson) -> Result<DomSnapshot> {
         match Reader::new(raw.as_str(), Surrogates::Replace).read() {
             Some(snapshot) => Ok(snapshot),
             None => raw.parse(<CaptureDomSnapshot as crate::cdp::Command>::METHOD),
