@@ -5,14 +5,19 @@
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use memchr::memchr;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Bytes;
 
 use super::Shared;
 use crate::error::{Error, ErrorCode};
 
+/// The read buffer's first capacity and what it grows by; a frame at least this large that
+/// starts at the buffer's front is handed over in it rather than copied out.
 const READ_BUFFER: usize = 256 * 1024;
+/// The least room a read is given: a Linux pipe's capacity, more than one read brings by default.
+const MIN_READ: usize = 64 * 1024;
 const WRITE_BATCH: usize = 64;
 
 fn pipe_closed(detail: impl std::fmt::Display) -> Error {
@@ -25,28 +30,103 @@ fn pipe_closed(detail: impl std::fmt::Display) -> Error {
 }
 
 /// Reads NUL-terminated frames until EOF and dispatches each one.
-pub(super) async fn read_frames<R: AsyncRead + Unpin>(reader: R, shared: Arc<Shared>) -> Error {
-    let mut reader = BufReader::with_capacity(READ_BUFFER, reader);
-    let mut expected = 0usize;
+pub(super) async fn read_frames<R: AsyncRead + Unpin>(mut reader: R, shared: Arc<Shared>) -> Error {
+    let mut frames = FrameBuffer::new();
     loop {
-        let mut frame = Vec::with_capacity(expected.clamp(256, 1 << 20));
-        match reader.read_until(0, &mut frame).await {
-            Ok(0) => return pipe_closed("end of stream"),
-            Ok(_) => {
-                if frame.last() != Some(&0) {
-                    // EOF in the middle of a message: the browser died while writing.
-                    shared.note_malformed("a message cut off by the end of the stream");
-                    return pipe_closed("end of stream inside a message");
-                }
-                frame.pop();
-                if frame.is_empty() {
-                    continue;
-                }
-                expected = frame.len();
-                shared.dispatch(Bytes::from(frame));
+        while let Some(frame) = frames.next_frame() {
+            if !frame.is_empty() {
+                shared.dispatch(frame);
             }
+        }
+        match reader.read_buf(frames.spare()).await {
+            Ok(0) if frames.holds_partial_frame() => {
+                // EOF in the middle of a message: the browser died while writing.
+                shared.note_malformed("a message cut off by the end of the stream");
+                return pipe_closed("end of stream inside a message");
+            }
+            Ok(0) => return pipe_closed("end of stream"),
+            Ok(_) => {}
             Err(e) => return pipe_closed(e),
         }
+    }
+}
+
+/// The bytes read from the pipe and not yet dispatched.
+///
+/// Why not a `BufReader`: its chunks are copied into each frame, and a frame of megabytes (a
+/// DOM snapshot, an accessibility tree) grew by doubling, copied again at each step. Here reads
+/// go straight into the buffer a frame will be dispatched in: a frame that starts at the front
+/// of the buffer and is large is handed over whole, the buffer itself becoming its `Bytes`, so
+/// its bytes are copied from the pipe once. A small frame is copied out and the buffer reused,
+/// so a small message does not hold a large allocation alive while it waits to be read.
+struct FrameBuffer {
+    buffer: Vec<u8>,
+    /// Where the first byte not yet dispatched is.
+    start: usize,
+    /// From `start` up to here there is no NUL.
+    scanned: usize,
+    /// The capacity a new buffer starts with: the largest frame handed over so far, so that
+    /// the next such frame is read without the buffer growing (a snapshot's large replies come
+    /// again, about as large, with every snapshot).
+    expected: usize,
+}
+
+impl FrameBuffer {
+    fn new() -> FrameBuffer {
+        FrameBuffer {
+            buffer: Vec::with_capacity(READ_BUFFER),
+            start: 0,
+            scanned: 0,
+            expected: READ_BUFFER,
+        }
+    }
+
+    /// The next whole frame read (without its NUL), if there is one.
+    fn next_frame(&mut self) -> Option<Bytes> {
+        let unscanned = self.buffer.get(self.scanned..)?;
+        let Some(offset) = memchr(0, unscanned) else {
+            self.scanned = self.buffer.len();
+            return None;
+        };
+        let end = self.scanned + offset;
+        let frame = if self.start == 0 && end >= READ_BUFFER {
+            self.expected = self.expected.max(end);
+            let mut next = Vec::with_capacity(self.expected);
+            next.extend_from_slice(self.buffer.get(end + 1..)?);
+            let mut frame = std::mem::replace(&mut self.buffer, next);
+            frame.truncate(end);
+            // The room left is given back where it lies (the C allocator shrinks a block in
+            // place), so a frame waiting to be read holds no more memory than its bytes.
+            frame.shrink_to_fit();
+            self.start = 0;
+            Bytes::from(frame)
+        } else {
+            let frame = Bytes::copy_from_slice(self.buffer.get(self.start..end)?);
+            self.start = end + 1;
+            frame
+        };
+        self.scanned = self.start;
+        Some(frame)
+    }
+
+    /// Whether bytes of a frame whose end has not been read yet are held.
+    fn holds_partial_frame(&self) -> bool {
+        self.start < self.buffer.len()
+    }
+
+    /// The buffer, with the partial frame moved to its front (so that, should it turn out
+    /// large, it can be handed over whole) and room at its end for the next read.
+    fn spare(&mut self) -> &mut Vec<u8> {
+        if self.start > 0 {
+            // What is moved arrived in the last read, after the frame it ended.
+            self.buffer.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        if self.buffer.capacity() - self.buffer.len() < MIN_READ {
+            self.buffer.reserve(READ_BUFFER);
+        }
+        &mut self.buffer
     }
 }
 

@@ -320,3 +320,196 @@ async fn dropping_every_handle_closes_subscriptions() {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+#[derive(Deserialize, Debug)]
+struct Padded {
+    n: i64,
+    pad: String,
+}
+
+impl Event for Padded {
+    const METHOD: &'static str = "Test.padded";
+}
+
+/// A `Test.padded` event, NUL-terminated, whose pad is `pad_len` copies of a letter of its own.
+fn padded_frame(n: i64, pad_len: usize) -> Vec<u8> {
+    let pad = pad_letter(n).to_string().repeat(pad_len);
+    let mut frame =
+        format!("{{\"method\":\"Test.padded\",\"params\":{{\"n\":{n},\"pad\":\"{pad}\"}}}}")
+            .into_bytes();
+    frame.push(0);
+    frame
+}
+
+fn pad_letter(n: i64) -> char {
+    char::from(b'a' + n.rem_euclid(26) as u8)
+}
+
+/// The browser's end of the pipe, as the reader sees it: exactly these reads, each at most
+/// what the reader asks for, then the end of the stream or nothing ever again.
+struct ScriptedReads {
+    reads: std::collections::VecDeque<Vec<u8>>,
+    then_eof: bool,
+}
+
+impl AsyncRead for ScriptedReads {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.reads.pop_front() {
+            Some(mut read) => {
+                if read.len() > buf.remaining() {
+                    let rest = read.split_off(buf.remaining());
+                    self.reads.push_front(rest);
+                }
+                buf.put_slice(&read);
+                std::task::Poll::Ready(Ok(()))
+            }
+            None if self.then_eof => std::task::Poll::Ready(Ok(())),
+            None => std::task::Poll::Pending,
+        }
+    }
+}
+
+/// A connection reading `reads` (empty ones left out: a read of nothing is the end).
+fn scripted_connection(reads: Vec<Vec<u8>>, then_eof: bool) -> Connection {
+    let reader = ScriptedReads {
+        reads: reads.into_iter().filter(|read| !read.is_empty()).collect(),
+        then_eof,
+    };
+    let options = ConnectionOptions {
+        command_timeout: Duration::from_secs(5),
+        event_capacity: 1024,
+    };
+    Connection::over_pipe(reader, tokio::io::sink(), options)
+}
+
+/// The first `count` `Test.padded` events read from `reads`, as (n, pad length); every pad
+/// must be made of its event's letter.
+async fn padded_events(reads: Vec<Vec<u8>>, count: usize) -> (Connection, Vec<(i64, usize)>) {
+    let conn = scripted_connection(reads, false);
+    let mut events = conn.subscribe::<Padded>(None);
+    let mut seen = Vec::new();
+    for _ in 0..count {
+        match tokio::time::timeout(Duration::from_secs(5), events.next()).await {
+            Ok(Some(Ok(event))) => {
+                assert!(event.pad.chars().all(|c| c == pad_letter(event.n)));
+                seen.push((event.n, event.pad.len()));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    (conn, seen)
+}
+
+#[tokio::test]
+async fn frames_split_across_reads_at_every_position() {
+    // Three frames with an empty one between the second and the third.
+    let mut stream = padded_frame(1, 0);
+    stream.extend(padded_frame(2, 10));
+    stream.push(0);
+    stream.extend(padded_frame(3, 3));
+    let expected = vec![(1, 0), (2, 10), (3, 3)];
+    for cut in 0..=stream.len() {
+        let reads = vec![stream[..cut].to_vec(), stream[cut..].to_vec()];
+        let (conn, seen) = padded_events(reads, 3).await;
+        assert_eq!(seen, expected, "cut at {cut}");
+        assert_eq!(conn.malformed_frames(), 0);
+        assert!(!conn.is_closed());
+    }
+    // And one byte per read.
+    let reads = stream.iter().map(|&b| vec![b]).collect();
+    let (conn, seen) = padded_events(reads, 3).await;
+    assert_eq!(seen, expected);
+    assert_eq!(conn.malformed_frames(), 0);
+}
+
+#[tokio::test]
+async fn several_frames_in_one_read_and_a_nul_last_in_a_read() {
+    let first: Vec<u8> = (0..50).flat_map(|n| padded_frame(n, n as usize)).collect();
+    let second = padded_frame(50, 7);
+    let (conn, seen) = padded_events(vec![first, second], 51).await;
+    let mut expected: Vec<(i64, usize)> = (0..50).map(|n| (n, n as usize)).collect();
+    expected.push((50, 7));
+    assert_eq!(seen, expected);
+    assert_eq!(conn.malformed_frames(), 0);
+}
+
+#[tokio::test]
+async fn huge_frames_are_read_whole_between_small_ones() {
+    // Sizes around the read buffer's (256 KiB), and far beyond it, some starting in the
+    // middle of a read, some at its start.
+    let sizes = [
+        3 << 20,
+        5,
+        (256 << 10) - 60,
+        (256 << 10) + 1,
+        0,
+        9 << 20,
+        300 << 10,
+        (1 << 20) + 17,
+        2,
+    ];
+    let stream: Vec<u8> = sizes
+        .iter()
+        .enumerate()
+        .flat_map(|(n, &size)| padded_frame(n as i64, size))
+        .collect();
+    let expected: Vec<(i64, usize)> = sizes
+        .iter()
+        .enumerate()
+        .map(|(n, &size)| (n as i64, size))
+        .collect();
+    // A pipe's reads, odd-sized reads, and everything at once.
+    for read_size in [64 << 10, 100_003, stream.len()] {
+        let reads = stream.chunks(read_size).map(<[u8]>::to_vec).collect();
+        let (conn, seen) = padded_events(reads, sizes.len()).await;
+        assert_eq!(seen, expected, "reads of {read_size}");
+        assert_eq!(conn.malformed_frames(), 0);
+    }
+}
+
+/// The error every subscriber gets once the scripted reads end, and the frames cut by it.
+async fn end_of(reads: Vec<Vec<u8>>, events_before: usize) -> (Error, u64) {
+    let conn = scripted_connection(reads, true);
+    let mut events = conn.subscribe::<Padded>(None);
+    for n in 0..events_before {
+        match tokio::time::timeout(Duration::from_secs(5), events.next()).await {
+            Ok(Some(Ok(event))) => assert_eq!(event.n, n as i64),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    match tokio::time::timeout(Duration::from_secs(5), events.next()).await {
+        Ok(Some(Err(e))) => (e, conn.malformed_frames()),
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn end_of_stream_between_frames_and_inside_one() {
+    let (closed, malformed) = end_of(vec![padded_frame(0, 4), padded_frame(1, 4)], 2).await;
+    assert_eq!(closed.code(), ErrorCode::BrowserClosed);
+    assert!(closed.message().contains("(end of stream)"), "{closed}");
+    assert_eq!(malformed, 0);
+
+    let (closed, malformed) = end_of(Vec::new(), 0).await;
+    assert!(closed.message().contains("(end of stream)"), "{closed}");
+    assert_eq!(malformed, 0);
+
+    // Cut inside a small frame read with a whole one, and inside a huge one.
+    let mut cut = padded_frame(0, 4);
+    cut.extend_from_slice(b"{\"method\":\"Test.pad");
+    let mut huge = padded_frame(1, 2 << 20);
+    huge.truncate(huge.len() - 1);
+    for (reads, before) in [(vec![cut], 1), (vec![padded_frame(0, 1), huge], 1)] {
+        let (closed, malformed) = end_of(reads, before).await;
+        assert_eq!(closed.code(), ErrorCode::BrowserClosed);
+        assert!(
+            closed.message().contains("end of stream inside a message"),
+            "{closed}"
+        );
+        assert_eq!(malformed, 1);
+    }
+}

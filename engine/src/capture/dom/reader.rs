@@ -42,7 +42,8 @@ impl DomSnapshot {
 
     /// Reads the reply of [`CaptureDomSnapshot`]: the value, or the error, of
     /// [`RawJson::parse`], which also reads unpaired UTF-16 surrogates in page text as U+FFFD.
-    pub(crate) fn from_reply(raw: &RawJson) -> Result<DomSnapshot> {
+    /// The engine's live capture reads the reply this way.
+    pub fn from_reply(raw: &RawJson) -> Result<DomSnapshot> {
         match Reader::new(raw.as_str(), Surrogates::Replace).read() {
             Some(snapshot) => Ok(snapshot),
             None => raw.parse(<CaptureDomSnapshot as crate::cdp::Command>::METHOD),
@@ -1320,6 +1321,78 @@ mod tests {
         for n in (0..100_000u64).chain([9_999_999, 10_000_000, 1 << 53, u64::MAX / 10]) {
             let text = format!("{n},]]]]]]]]");
             assert_eq!(digits(text.as_bytes(), 0), (n, n.to_string().len()), "{n}");
+        }
+    }
+
+    #[test]
+    fn lists_of_mixed_numbers_are_read_as_serde_reads_them() {
+        // Numbers the fast path reads, next to ones it leaves to the general
+        // reader (too long, exponents, spaces, leading zeros refused), in runs long enough
+        // that numbers straddle words at every offset.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let integers = [
+            "0",
+            "7",
+            "-1",
+            "42",
+            "-305",
+            "9999999",
+            "-9999999",
+            "10000000",
+            "123456789012",
+            "-9223372036854775808",
+            " 5",
+            "6 ",
+            " -7 ",
+        ];
+        let floats = [
+            "0",
+            "-0",
+            "0.5",
+            "-0.25",
+            "1204.59375",
+            "82795.921875",
+            "1234567.1234567",
+            "12345678.5",
+            "1.12345678",
+            "1e3",
+            "2.5E-2",
+            "7.1875",
+            " 8",
+            "9.5 ",
+            "-3",
+        ];
+        for round in 0..300 {
+            let count = 1 + (next() % 40) as usize;
+            let pick = |list: &[&str], n: u64| list[n as usize % list.len()].to_owned();
+            let ints: Vec<String> = (0..count).map(|_| pick(&integers, next())).collect();
+            let rows: Vec<String> = (0..count)
+                .map(|_| {
+                    let width = (next() % 5) as usize;
+                    let row: Vec<String> = (0..width).map(|_| pick(&floats, next())).collect();
+                    format!("[{}]", row.join(","))
+                })
+                .collect();
+            let text = BASE
+                .replace(
+                    "\"backendNodeId\":[1,2,3]",
+                    &format!("\"backendNodeId\":[{}]", ints.join(",")),
+                )
+                .replace(
+                    "\"bounds\":[[0,0,800,600],[8,8.5,100.25,20],[8,8.5,30.5,18.1875]]",
+                    &format!("\"bounds\":[{}]", rows.join(",")),
+                );
+            let snapshot = agree(&text);
+            // Within what the general reader reads, every list is read.
+            if ints.iter().all(|i| i.trim().parse::<i64>().is_ok()) {
+                assert!(snapshot.is_some(), "round {round}: {text}");
+            }
         }
     }
 
