@@ -126,20 +126,30 @@ fn events_are_routed_to_their_session() {
             seen += 1;
         }
         assert!(seen > 0, "page a saw its lifecycle events");
-        assert!(
-            b_events.try_next().is_none(),
-            "page b saw nothing of page a"
-        );
+        // Page b may still be hearing of its own first load (about:blank) on a busy machine:
+        // what matters is that nothing of page a reaches it.
+        while let Some(event) = b_events.try_next() {
+            let event = event.expect("b lifecycle event");
+            assert_eq!(
+                event.frame_id,
+                b.target_id(),
+                "page b saw nothing of page a"
+            );
+        }
 
         b.navigate("data:text/html,b", Duration::from_secs(10))
             .await
             .expect("navigate b");
         let event = b_events.try_next().expect("an event").expect("parsed");
         assert_eq!(event.frame_id, b.target_id());
-        assert!(
-            a_events.try_next().is_none(),
-            "page a saw nothing of page b"
-        );
+        while let Some(event) = a_events.try_next() {
+            let event = event.expect("a lifecycle event");
+            assert_eq!(
+                event.frame_id,
+                a.target_id(),
+                "page a saw nothing of page b"
+            );
+        }
         let _ = tokio::join!(a.close(), b.close());
     });
 }
