@@ -8,8 +8,8 @@
 use super::style::{StyleField, StylesPresent};
 use super::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, BoxRects, DocId, Document, LayoutBox,
-    LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
-    NO_BOX_RECTS,
+    LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, RareStrings, Rect, StrId,
+    Style, TextBox, NO_BOX_RECTS,
 };
 use crate::capture::{
     AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture, DocumentRecord, DomSnapshot,
@@ -289,14 +289,10 @@ impl Model {
                     attrs_end: 0,
                     layout: None,
                     pseudo: None,
-                    shadow_root_type: None,
-                    input_value: None,
-                    text_value: None,
                     input_checked: false,
                     option_selected: false,
                     is_clickable: false,
                     content_document: None,
-                    current_source_url: None,
                     ax: None,
                 });
                 // Children are pushed in reverse so they pop in order; a child document comes
@@ -411,6 +407,7 @@ impl Model {
             )?;
         }
         sort_layouts(&mut model, raw_layouts, raw_text_boxes);
+        merge_rare_strings(&mut model.rare);
 
         // Backend ids.
         let by_backend = super::backend_index::BackendIndex::build(
@@ -696,25 +693,31 @@ fn fill_nodes(
         n.attrs_end = attrs_end;
     }
     let nodes = &mut model.nodes;
+    let rare = &mut model.rare;
+    let mut put = |m: usize, set: fn(&mut RareStrings, StrId), v: StrId| {
+        let mut r = RareStrings::default();
+        set(&mut r, v);
+        rare.push((NodeId(m as u32), r));
+    };
     rare_strings(&nd.input_value, s, ctx, "nodes.inputValue", |m, v| {
-        nodes[m].input_value = Some(v)
+        put(m, |r, v| r.input_value = Some(v), v)
     })?;
     rare_strings(&nd.text_value, s, ctx, "nodes.textValue", |m, v| {
-        nodes[m].text_value = Some(v)
+        put(m, |r, v| r.text_value = Some(v), v)
     })?;
     rare_strings(
         &nd.current_source_url,
         s,
         ctx,
         "nodes.currentSourceURL",
-        |m, v| nodes[m].current_source_url = Some(v),
+        |m, v| put(m, |r, v| r.current_source_url = Some(v), v),
     )?;
     rare_strings(
         &nd.shadow_root_type,
         s,
         ctx,
         "nodes.shadowRootType",
-        |m, v| nodes[m].shadow_root_type = Some(v),
+        |m, v| put(m, |r, v| r.shadow_root_type = Some(v), v),
     )?;
     let mut pseudo: Vec<(usize, StrId)> =
         Vec::with_capacity(nd.pseudo_type.as_ref().map_or(0, |r| r.index.len()));
@@ -734,6 +737,24 @@ fn fill_nodes(
         nodes[m].is_clickable = true
     })?;
     Ok(())
+}
+
+/// Sorts the rare strings by node and makes one entry of each node's, a later string of a field
+/// replacing an earlier one.
+fn merge_rare_strings(rare: &mut Vec<(NodeId, RareStrings)>) {
+    // Stable: one node's strings keep the order they were read in.
+    rare.sort_by_key(|&(n, _)| n);
+    rare.dedup_by(|later, kept| {
+        if later.0 != kept.0 {
+            return false;
+        }
+        let (l, k) = (&later.1, &mut kept.1);
+        k.shadow_root_type = l.shadow_root_type.or(k.shadow_root_type);
+        k.input_value = l.input_value.or(k.input_value);
+        k.text_value = l.text_value.or(k.text_value);
+        k.current_source_url = l.current_source_url.or(k.current_source_url);
+        true
+    });
 }
 
 fn rect_of(v: Option<&[f64]>) -> Option<Rect> {
