@@ -87,8 +87,9 @@ impl Model {
             || Model::build_dom(&capture, strings, limits),
         );
         let mut model = model?;
-        // The snapshots are fully read: freed before the trees are linked.
-        drop(capture);
+        // The snapshots are fully read: freed while the trees are linked.
+        let large = model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
+        crate::parallel::drop_aside(capture, large);
         ax.link(&mut model);
         Ok(model)
     }
@@ -1011,11 +1012,12 @@ fn push_to(strings: &mut Vec<String>, s: String) -> StrId {
 fn ax_value(
     strings: &mut Vec<String>,
     interner: &mut Interner,
-    v: AxValueRecord,
+    v: &mut AxValueRecord,
     intern_it: bool,
 ) -> AxValue {
-    let AxValueRecord { type_, value } = v;
-    match (type_, value) {
+    // The string is moved out; the record itself is freed later, with its node.
+    let value = std::mem::take(&mut v.value);
+    match (&v.type_, value) {
         (AXValueType::Tristate, AxScalar::Str(s)) => match s.as_ref() {
             "true" => AxValue::Bool(true),
             "false" => AxValue::Bool(false),
@@ -1046,10 +1048,10 @@ fn ax_value(
 fn ax_string(
     strings: &mut Vec<String>,
     interner: &mut Interner,
-    v: Option<AxValueRecord>,
+    v: Option<&mut AxValueRecord>,
     intern_it: bool,
 ) -> Option<StrId> {
-    match v?.value {
+    match std::mem::take(&mut v?.value) {
         AxScalar::Str(s) => Some(if intern_it {
             interner.get(strings, &s)
         } else {
@@ -1172,7 +1174,10 @@ impl AxPart {
     }
 
     fn read_tree(&mut self, target: u32, tree: AxTreeCapture) {
-        let AxTreeCapture { frame_id, nodes } = tree;
+        let AxTreeCapture {
+            frame_id,
+            mut nodes,
+        } = tree;
         let mut interner = Interner {
             map: FxHashMap::default(),
         };
@@ -1184,21 +1189,29 @@ impl AxPart {
         self.props.reserve(nprops);
         self.children.reserve(nchildren);
         strings.reserve(nodes.len());
-        for (k, n) in nodes.into_iter().enumerate() {
+        // The records are read in place, their strings moved out, and freed all at once when
+        // the tree is read: freed one by one here, their millions of small blocks would land in
+        // the allocator's lists while the DOM part, on the other thread, allocates its large
+        // tables, and each of those allocations would sort through them.
+        for (k, n) in nodes.iter_mut().enumerate() {
             let id = AxId((base + k) as u32);
-            let role = ax_string(strings, &mut interner, n.role, true);
-            let name = ax_string(strings, &mut interner, n.name, false)
+            let role = ax_string(strings, &mut interner, n.role.as_mut(), true);
+            let name = ax_string(strings, &mut interner, n.name.as_mut(), false)
                 .filter(|s| !strings[s.index()].is_empty());
-            let description = ax_string(strings, &mut interner, n.description.map(|d| *d), false)
-                .filter(|s| !strings[s.index()].is_empty());
-            let value = n.value.map(|v| ax_value(strings, &mut interner, *v, false));
+            let description =
+                ax_string(strings, &mut interner, n.description.as_deref_mut(), false)
+                    .filter(|s| !strings[s.index()].is_empty());
+            let value = n
+                .value
+                .as_deref_mut()
+                .map(|v| ax_value(strings, &mut interner, v, false));
             let props_start = self.props.len() as u32;
-            for p in n.properties {
+            for p in &mut n.properties {
                 let name = match ax_prop_name(&p.name) {
                     Some(name) => name,
                     None => AxProp::Other(interner.get(strings, p.name.as_str())),
                 };
-                let value = ax_value(strings, &mut interner, p.value, true);
+                let value = ax_value(strings, &mut interner, &mut p.value, true);
                 self.props.push(AxProperty { name, value });
             }
             let props_end = self.props.len() as u32;
@@ -1221,7 +1234,7 @@ impl AxPart {
                 self.roots.push(id);
             }
             self.nodes.push(AxNode {
-                ax_node_id: n.node_id,
+                ax_node_id: std::mem::replace(&mut n.node_id, AxNodeKey::Int(0)),
                 ignored: n.ignored,
                 role,
                 name,
@@ -1239,6 +1252,8 @@ impl AxPart {
             });
         }
         self.trees.push((target, base..self.nodes.len()));
+        let large = nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
+        crate::parallel::drop_aside(nodes, large);
     }
 
     /// Appends the trees to `model` (whose DOM part is built), moving every id past what the
