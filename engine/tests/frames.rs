@@ -311,9 +311,8 @@ async fn shadow_trees_render_in_flat_tree_order() {
     // No user-agent shadow content: no node of a user-agent root, no pseudo internals.
     assert!(
         model
-            .nodes
-            .iter()
-            .all(|n| model.opt_str(n.shadow_root_type) != Some("user-agent")),
+            .node_ids()
+            .all(|n| model.opt_str(model.rare_strings(n).shadow_root_type) != Some("user-agent")),
         "user-agent shadow nodes leaked into the model"
     );
     let dom = render(

@@ -130,25 +130,31 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         f.hittable_rect = hittable.and_then(|h| h.intersect(&r));
     }
     // Bottom-up: a node is visible through its descendants; a box-less node's bounds are theirs.
-    let mut desc_visible: Vec<Option<Rect>> = vec![None; n];
-    let mut desc_bounds: Vec<Option<Rect>> = vec![None; n];
-    let mut desc_hittable: Vec<Option<Rect>> = vec![None; n];
+    // The descendants' rectangles wait on a stack rather than in three tables as long as the
+    // page: in reverse pre-order every entry left on it belongs to an ancestor of the node at
+    // hand, deepest on top, so a node finds its descendants' rectangles on top (and a long
+    // page's analysis does not stream tens of megabytes more through memory).
+    let mut pending: Vec<Pending> = Vec::new();
     // A node's rectangles are final once its descendants are done, so the flags are set in the
     // same pass rather than in another one over every node's facts.
     let vp = expanded_viewport(geometry, expand);
     for i in (0..n).rev() {
+        let desc = match pending.last() {
+            Some(top) if top.node == i => pending.pop().unwrap_or_default(),
+            _ => Pending::default(),
+        };
         let own_vis = facts[i].visible_rect;
         let own_bounds = facts[i].bounds;
         let own_hit = facts[i].hittable_rect;
-        let hit = union(own_hit, desc_hittable[i]);
+        let hit = union(own_hit, desc.hittable);
         facts[i].hittable_rect = hit;
-        let vis = union(own_vis, desc_visible[i]);
-        let bounds = own_bounds.or(desc_bounds[i]);
+        let vis = union(own_vis, desc.visible);
+        let bounds = own_bounds.or(desc.bounds);
         if own_vis.is_none() {
-            facts[i].visible_rect = desc_visible[i];
+            facts[i].visible_rect = desc.visible;
         }
         if own_bounds.is_none() {
-            facts[i].bounds = desc_bounds[i];
+            facts[i].bounds = desc.bounds;
         }
         let f = &mut facts[i];
         f.visible = f.visible_rect.is_some();
@@ -160,9 +166,28 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         };
         if let Some(p) = model.nodes[i].parent {
             let p = p.index();
-            desc_visible[p] = union(desc_visible[p], vis);
-            desc_bounds[p] = union(desc_bounds[p], bounds);
-            desc_hittable[p] = union(desc_hittable[p], hit);
+            match pending.last_mut() {
+                Some(top) if top.node == p => {
+                    top.visible = union(top.visible, vis);
+                    top.bounds = union(top.bounds, bounds);
+                    top.hittable = union(top.hittable, hit);
+                }
+                _ => pending.push(Pending {
+                    node: p,
+                    visible: vis,
+                    bounds,
+                    hittable: hit,
+                }),
+            }
         }
     }
+}
+
+/// The rectangles of a node's descendants, gathered while its subtree is walked bottom-up.
+#[derive(Default)]
+struct Pending {
+    node: usize,
+    visible: Option<Rect>,
+    bounds: Option<Rect>,
+    hittable: Option<Rect>,
 }

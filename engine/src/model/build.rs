@@ -8,8 +8,8 @@
 use super::style::{StyleField, StylesPresent};
 use super::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, BoxRects, DocId, Document, LayoutBox,
-    LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, Rect, StrId, Style, TextBox,
-    NO_BOX_RECTS,
+    LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, RareStrings, Rect, StrId,
+    Style, TextBox, NO_BOX_RECTS,
 };
 use crate::capture::{
     AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture, DocumentRecord, DomSnapshot,
@@ -87,8 +87,9 @@ impl Model {
             || Model::build_dom(&capture, strings, limits),
         );
         let mut model = model?;
-        // The snapshots are fully read: freed before the trees are linked.
-        drop(capture);
+        // The snapshots are fully read: freed while the trees are linked.
+        let large = model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
+        crate::parallel::drop_aside(capture, large);
         ax.link(&mut model);
         Ok(model)
     }
@@ -289,14 +290,10 @@ impl Model {
                     attrs_end: 0,
                     layout: None,
                     pseudo: None,
-                    shadow_root_type: None,
-                    input_value: None,
-                    text_value: None,
                     input_checked: false,
                     option_selected: false,
                     is_clickable: false,
                     content_document: None,
-                    current_source_url: None,
                     ax: None,
                 });
                 // Children are pushed in reverse so they pop in order; a child document comes
@@ -411,6 +408,7 @@ impl Model {
             )?;
         }
         sort_layouts(&mut model, raw_layouts, raw_text_boxes);
+        merge_rare_strings(&mut model.rare);
 
         // Backend ids.
         let by_backend = super::backend_index::BackendIndex::build(
@@ -696,25 +694,31 @@ fn fill_nodes(
         n.attrs_end = attrs_end;
     }
     let nodes = &mut model.nodes;
+    let rare = &mut model.rare;
+    let mut put = |m: usize, set: fn(&mut RareStrings, StrId), v: StrId| {
+        let mut r = RareStrings::default();
+        set(&mut r, v);
+        rare.push((NodeId(m as u32), r));
+    };
     rare_strings(&nd.input_value, s, ctx, "nodes.inputValue", |m, v| {
-        nodes[m].input_value = Some(v)
+        put(m, |r, v| r.input_value = Some(v), v)
     })?;
     rare_strings(&nd.text_value, s, ctx, "nodes.textValue", |m, v| {
-        nodes[m].text_value = Some(v)
+        put(m, |r, v| r.text_value = Some(v), v)
     })?;
     rare_strings(
         &nd.current_source_url,
         s,
         ctx,
         "nodes.currentSourceURL",
-        |m, v| nodes[m].current_source_url = Some(v),
+        |m, v| put(m, |r, v| r.current_source_url = Some(v), v),
     )?;
     rare_strings(
         &nd.shadow_root_type,
         s,
         ctx,
         "nodes.shadowRootType",
-        |m, v| nodes[m].shadow_root_type = Some(v),
+        |m, v| put(m, |r, v| r.shadow_root_type = Some(v), v),
     )?;
     let mut pseudo: Vec<(usize, StrId)> =
         Vec::with_capacity(nd.pseudo_type.as_ref().map_or(0, |r| r.index.len()));
@@ -734,6 +738,24 @@ fn fill_nodes(
         nodes[m].is_clickable = true
     })?;
     Ok(())
+}
+
+/// Sorts the rare strings by node and makes one entry of each node's, a later string of a field
+/// replacing an earlier one.
+fn merge_rare_strings(rare: &mut Vec<(NodeId, RareStrings)>) {
+    // Stable: one node's strings keep the order they were read in.
+    rare.sort_by_key(|&(n, _)| n);
+    rare.dedup_by(|later, kept| {
+        if later.0 != kept.0 {
+            return false;
+        }
+        let (l, k) = (&later.1, &mut kept.1);
+        k.shadow_root_type = l.shadow_root_type.or(k.shadow_root_type);
+        k.input_value = l.input_value.or(k.input_value);
+        k.text_value = l.text_value.or(k.text_value);
+        k.current_source_url = l.current_source_url.or(k.current_source_url);
+        true
+    });
 }
 
 fn rect_of(v: Option<&[f64]>) -> Option<Rect> {
@@ -990,11 +1012,12 @@ fn push_to(strings: &mut Vec<String>, s: String) -> StrId {
 fn ax_value(
     strings: &mut Vec<String>,
     interner: &mut Interner,
-    v: AxValueRecord,
+    v: &mut AxValueRecord,
     intern_it: bool,
 ) -> AxValue {
-    let AxValueRecord { type_, value } = v;
-    match (type_, value) {
+    // The string is moved out; the record itself is freed later, with its node.
+    let value = std::mem::take(&mut v.value);
+    match (&v.type_, value) {
         (AXValueType::Tristate, AxScalar::Str(s)) => match s.as_ref() {
             "true" => AxValue::Bool(true),
             "false" => AxValue::Bool(false),
@@ -1025,10 +1048,10 @@ fn ax_value(
 fn ax_string(
     strings: &mut Vec<String>,
     interner: &mut Interner,
-    v: Option<AxValueRecord>,
+    v: Option<&mut AxValueRecord>,
     intern_it: bool,
 ) -> Option<StrId> {
-    match v?.value {
+    match std::mem::take(&mut v?.value) {
         AxScalar::Str(s) => Some(if intern_it {
             interner.get(strings, &s)
         } else {
@@ -1151,7 +1174,10 @@ impl AxPart {
     }
 
     fn read_tree(&mut self, target: u32, tree: AxTreeCapture) {
-        let AxTreeCapture { frame_id, nodes } = tree;
+        let AxTreeCapture {
+            frame_id,
+            mut nodes,
+        } = tree;
         let mut interner = Interner {
             map: FxHashMap::default(),
         };
@@ -1163,21 +1189,29 @@ impl AxPart {
         self.props.reserve(nprops);
         self.children.reserve(nchildren);
         strings.reserve(nodes.len());
-        for (k, n) in nodes.into_iter().enumerate() {
+        // The records are read in place, their strings moved out, and freed all at once when
+        // the tree is read: freed one by one here, their millions of small blocks would land in
+        // the allocator's lists while the DOM part, on the other thread, allocates its large
+        // tables, and each of those allocations would sort through them.
+        for (k, n) in nodes.iter_mut().enumerate() {
             let id = AxId((base + k) as u32);
-            let role = ax_string(strings, &mut interner, n.role, true);
-            let name = ax_string(strings, &mut interner, n.name, false)
+            let role = ax_string(strings, &mut interner, n.role.as_mut(), true);
+            let name = ax_string(strings, &mut interner, n.name.as_mut(), false)
                 .filter(|s| !strings[s.index()].is_empty());
-            let description = ax_string(strings, &mut interner, n.description.map(|d| *d), false)
-                .filter(|s| !strings[s.index()].is_empty());
-            let value = n.value.map(|v| ax_value(strings, &mut interner, *v, false));
+            let description =
+                ax_string(strings, &mut interner, n.description.as_deref_mut(), false)
+                    .filter(|s| !strings[s.index()].is_empty());
+            let value = n
+                .value
+                .as_deref_mut()
+                .map(|v| ax_value(strings, &mut interner, v, false));
             let props_start = self.props.len() as u32;
-            for p in n.properties {
+            for p in &mut n.properties {
                 let name = match ax_prop_name(&p.name) {
                     Some(name) => name,
                     None => AxProp::Other(interner.get(strings, p.name.as_str())),
                 };
-                let value = ax_value(strings, &mut interner, p.value, true);
+                let value = ax_value(strings, &mut interner, &mut p.value, true);
                 self.props.push(AxProperty { name, value });
             }
             let props_end = self.props.len() as u32;
@@ -1200,7 +1234,7 @@ impl AxPart {
                 self.roots.push(id);
             }
             self.nodes.push(AxNode {
-                ax_node_id: n.node_id,
+                ax_node_id: std::mem::replace(&mut n.node_id, AxNodeKey::Int(0)),
                 ignored: n.ignored,
                 role,
                 name,
@@ -1218,6 +1252,8 @@ impl AxPart {
             });
         }
         self.trees.push((target, base..self.nodes.len()));
+        let large = nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
+        crate::parallel::drop_aside(nodes, large);
     }
 
     /// Appends the trees to `model` (whose DOM part is built), moving every id past what the

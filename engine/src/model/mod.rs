@@ -270,12 +270,6 @@ pub struct Node {
     pub layout: Option<LayoutId>,
     /// Set for pseudo-elements (`::before`, `::after`, `::marker`, ...).
     pub pseudo: Option<PseudoKind>,
-    /// `shadowRootType` of the snapshot (`user-agent`, `open`, `closed`) when present.
-    pub shadow_root_type: Option<StrId>,
-    /// The current value of `<input>` / `<textarea>` / `<select>` (`inputValue`).
-    pub input_value: Option<StrId>,
-    /// `textValue`: the text of a `<textarea>`.
-    pub text_value: Option<StrId>,
     /// `inputChecked`: a checked checkbox or radio button.
     pub input_checked: bool,
     /// `optionSelected`: a selected `<option>`.
@@ -284,10 +278,24 @@ pub struct Node {
     pub is_clickable: bool,
     /// For an `<iframe>`/`<frame>`/`<object>`: the same-process child document.
     pub content_document: Option<DocId>,
-    /// `currentSourceURL` of images and media.
-    pub current_source_url: Option<StrId>,
     /// The accessibility node of this DOM node, if the AX tree has one.
     pub ax: Option<AxId>,
+}
+
+/// The snapshot's strings that few nodes have (see [`Model::rare_strings`]).
+///
+/// Kept apart from [`Node`]: every stage streams all nodes through memory, and on a long page
+/// four mostly empty fields made each node half as large again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RareStrings {
+    /// `shadowRootType` (`user-agent`, `open`, `closed`) of a shadow root.
+    pub shadow_root_type: Option<StrId>,
+    /// The current value of `<input>` / `<textarea>` / `<select>` (`inputValue`).
+    pub input_value: Option<StrId>,
+    /// `textValue`: the text of a `<textarea>`.
+    pub text_value: Option<StrId>,
+    /// `currentSourceURL` of images and media.
+    pub current_source_url: Option<StrId>,
 }
 
 impl Node {
@@ -539,6 +547,9 @@ pub struct Model {
     pub box_rects: Vec<BoxRects>,
     /// Documents; 0 is the top-level document.
     pub docs: Vec<Document>,
+    /// The nodes that have any [`RareStrings`], sorted by node; read them with
+    /// [`Model::rare_strings`].
+    pub rare: Vec<(NodeId, RareStrings)>,
     /// Accessibility nodes.
     pub ax_nodes: Vec<AxNode>,
     /// Properties of all AX nodes.
@@ -875,11 +886,19 @@ impl Model {
         None
     }
 
+    /// The node's rare snapshot strings (all `None` for most nodes).
+    pub fn rare_strings(&self, id: NodeId) -> RareStrings {
+        self.rare
+            .binary_search_by_key(&id, |&(n, _)| n)
+            .map(|k| self.rare[k].1)
+            .unwrap_or_default()
+    }
+
     /// The current value of a form control: `inputValue` / `textValue` from the snapshot, else
     /// the AX value.
     pub fn form_value(&self, id: NodeId) -> Option<&str> {
-        let n = self.node(id);
-        if let Some(v) = n.input_value.or(n.text_value) {
+        let rare = self.rare_strings(id);
+        if let Some(v) = rare.input_value.or(rare.text_value) {
             return Some(self.str(v));
         }
         match self.ax_of(id).and_then(|a| a.value) {

@@ -119,9 +119,10 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     let Some(root) = root_ax(model) else {
         return Selection::default();
     };
-    let extras = dom_only_interactive(model, analysis);
+    let (extras, fact_bits) = dom_only_interactive(model, analysis);
     let mut labels = Labels::default();
     let arena = build_arena(model, analysis, root, &extras);
+    drop(extras);
     let all = expand_all(analysis);
     let n = arena.len();
     let mut visits = arena;
@@ -134,10 +135,10 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                 // An interactive element the page hides (a heading's `¶` link that shows on
                 // hover) is not printed, so it must not turn its heading into a container.
                 me.props & P_FOCUSABLE != 0
-                    || model.ax(a).node.is_some_and(|d| {
-                        let f = facts(analysis, d);
-                        f.interactive && f.visible
-                    })
+                    || model
+                        .ax(a)
+                        .node
+                        .is_some_and(|d| fact_bits.has(d, FACT_INTERACTIVE | FACT_VISIBLE))
             }
             TreeNode::Dom(_) => true,
         };
@@ -218,7 +219,8 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                 } else if !blocked
                     && !inside
                     && node.node.is_some_and(|d| {
-                        (facts(analysis, d).interactive && !labels.is_redundant(model, analysis, d))
+                        (fact_bits.has(d, FACT_INTERACTIVE)
+                            && !labels.is_redundant(model, analysis, d))
                             || is_scroller(analysis, d)
                     })
                 {
@@ -227,7 +229,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                     // plain text children are not repeated. A large clickable card keeps its
                     // content visible.
                     if let Some(d) = node.node {
-                        if facts(analysis, d).interactive {
+                        if fact_bits.has(d, FACT_INTERACTIVE) {
                             flags |= F_CLICKABLE;
                             if short_text(model, d) {
                                 flags |= F_IN_CONTROL;
@@ -249,7 +251,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     for i in (0..n).rev() {
         let v = &visits[i];
         let keep = v.flags & F_KEEP != 0
-            || (v.flags & F_CANDIDATE != 0 && (all || in_view(model, analysis, v.node)));
+            || (v.flags & F_CANDIDATE != 0 && (all || in_view(model, &fact_bits, v.node)));
         if keep {
             visits[i].flags |= F_KEEP;
             let p = visits[i].parent as usize;
@@ -352,10 +354,49 @@ fn root_ax(model: &Model) -> Option<AxId> {
         .filter(|a| a.index() < model.ax_nodes.len())
 }
 
-/// Interactive elements without an AX node, grouped under the nearest ancestor that has one.
-fn dom_only_interactive(model: &Model, analysis: &Analysis) -> FxHashMap<AxId, Vec<NodeId>> {
+/// The facts the selection asks of every accessibility node's DOM node, a byte per node.
+///
+/// Why: the selection reads them for every node of the AX tree, in the tree's order; read from
+/// the full facts (well over a hundred bytes a node) a long page's reads miss the caches, while
+/// these bytes stay in them.
+struct FactBits(Vec<u8>);
+
+const FACT_INTERACTIVE: u8 = 1;
+const FACT_VISIBLE: u8 = 2;
+const FACT_IN_VIEWPORT: u8 = 4;
+const FACT_BOUNDS: u8 = 8;
+/// Interactive, with a click point in the viewport.
+const FACT_CLICKABLE: u8 = 16;
+
+impl FactBits {
+    /// Whether the node has all of `bits` (a node without facts has none).
+    #[inline]
+    fn has(&self, node: NodeId, bits: u8) -> bool {
+        self.0.get(node.index()).is_some_and(|b| b & bits == bits)
+    }
+}
+
+/// Interactive elements without an AX node, grouped under the nearest ancestor that has one,
+/// and the [`FactBits`] of every node (read in the same pass over the facts).
+fn dom_only_interactive(
+    model: &Model,
+    analysis: &Analysis,
+) -> (FxHashMap<AxId, Vec<NodeId>>, FactBits) {
     let mut map: FxHashMap<AxId, Vec<NodeId>> = FxHashMap::default();
+    let mut bits = Vec::with_capacity(analysis.nodes.len());
     for (i, f) in analysis.nodes.iter().enumerate() {
+        let held = [
+            (f.interactive, FACT_INTERACTIVE),
+            (f.visible, FACT_VISIBLE),
+            (f.in_viewport, FACT_IN_VIEWPORT),
+            (f.bounds.is_some(), FACT_BOUNDS),
+            (f.interactive && f.click_point.is_some(), FACT_CLICKABLE),
+        ];
+        bits.push(
+            held.iter()
+                .filter(|(holds, _)| *holds)
+                .fold(0, |b, (_, bit)| b | bit),
+        );
         // A hidden one is never printed, and must not make its container look interactive.
         if !f.interactive || !f.visible || i >= model.nodes.len() {
             continue;
@@ -374,7 +415,7 @@ fn dom_only_interactive(model: &Model, analysis: &Analysis) -> FxHashMap<AxId, V
             map.entry(owner).or_default().push(id);
         }
     }
-    map
+    (map, FactBits(bits))
 }
 
 /// The virtual tree in pre-order: AX children, then the AX root of a frame's child document
@@ -455,7 +496,7 @@ fn short_text(model: &Model, d: NodeId) -> bool {
     model.text_content(d, caps::NAME * 4 + 8).chars().count() <= caps::NAME
 }
 
-fn in_view(model: &Model, analysis: &Analysis, node: TreeNode) -> bool {
+fn in_view(model: &Model, bits: &FactBits, node: TreeNode) -> bool {
     let d = match node {
         TreeNode::Ax(a) => match model.ax(a).node {
             Some(d) if d.index() < model.nodes.len() => d,
@@ -463,16 +504,15 @@ fn in_view(model: &Model, analysis: &Analysis, node: TreeNode) -> bool {
         },
         TreeNode::Dom(d) => d,
     };
-    let f = facts(analysis, d);
     // A transparent control a click reaches (an `opacity:0` input over its drawn box) is as
     // much in view as the box a person sees.
-    if f.in_viewport || (f.interactive && f.click_point.is_some()) {
+    if bits.has(d, FACT_IN_VIEWPORT) || bits.has(d, FACT_CLICKABLE) {
         return true;
     }
     // Text without facts of its own is judged by its element.
-    if !model.node(d).is_element() && f.bounds.is_none() {
+    if !model.node(d).is_element() && !bits.has(d, FACT_BOUNDS) {
         if let Some(p) = model.parent_element(d) {
-            return facts(analysis, p).in_viewport;
+            return bits.has(p, FACT_IN_VIEWPORT);
         }
     }
     false

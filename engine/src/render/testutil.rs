@@ -144,14 +144,10 @@ impl Builder {
             attrs_end: self.m.attrs.len() as u32,
             layout: None,
             pseudo: None,
-            shadow_root_type: None,
-            input_value: None,
-            text_value: None,
             input_checked: false,
             option_selected: false,
             is_clickable: false,
             content_document: None,
-            current_source_url: None,
             ax: None,
         });
         // Visible and in the viewport unless a test says otherwise.

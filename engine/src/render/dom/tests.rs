@@ -1,6 +1,6 @@
 use super::*;
 use crate::analysis::ScrollInfo;
-use crate::model::{AxProp, AxValue};
+use crate::model::{AxProp, AxValue, RareStrings};
 use crate::render::testutil::Builder;
 use crate::render::{Mode, RenderOptions};
 
@@ -37,7 +37,13 @@ fn form_with_labels_and_buttons() {
     );
     let pw = b.el(form, "input", &[("type", "password"), ("name", "pw")]);
     let v = b.s("hunter2");
-    b.m.nodes[pw.index()].input_value = Some(v);
+    b.m.rare.push((
+        pw,
+        RareStrings {
+            input_value: Some(v),
+            ..RareStrings::default()
+        },
+    ));
     let button = b.el(form, "button", &[("type", "submit"), ("role", "button")]);
     b.text(button, "  Pay\n now ");
     for n in [input, pw, button] {

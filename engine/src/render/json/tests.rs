@@ -1,6 +1,6 @@
 use super::*;
 use crate::analysis::{Point, Rect};
-use crate::model::{AxProp, AxValue};
+use crate::model::{AxProp, AxValue, RareStrings};
 use crate::render::testutil::Builder;
 use crate::render::Format;
 
@@ -56,7 +56,13 @@ fn page() -> Builder {
     );
     b.set_value(pw_ax, "hunter2");
     let v = b.s("hunter2");
-    b.m.nodes[pw.index()].input_value = Some(v);
+    b.m.rare.push((
+        pw,
+        RareStrings {
+            input_value: Some(v),
+            ..RareStrings::default()
+        },
+    ));
     for n in [btn, cb, pw] {
         b.fact(n).interactive = true;
     }
