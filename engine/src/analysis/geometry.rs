@@ -36,6 +36,9 @@ pub struct Geometry {
     /// Per node: the clip rectangle that applies to the node's own box, in its document's
     /// coordinates ([`Rect::infinite`] when nothing clips it; zero-sized when clipped away).
     pub clips: Vec<Rect>,
+    /// The areas of the image maps in use ([`image_map_areas`]), found once for visibility and
+    /// the hit tester alike.
+    pub map_areas: Vec<MapArea>,
 }
 
 /// The padding box of a box, document coordinates: border box inset by `clientLeft/Top`, sized
@@ -309,6 +312,7 @@ impl Geometry {
             doc_offsets,
             doc_clips,
             clips,
+            map_areas: image_map_areas(model),
         }
     }
 
@@ -389,20 +393,14 @@ pub struct MapArea {
 /// inside its shape, and a click there follows the area's link. Its coordinates are CSS px from
 /// the image's top-left corner (borders and padding of an image are rare and ignored).
 pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
-    let area_tags: Vec<u32> = model
-        .strings
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.as_str() == "area")
-        .map(|(k, _)| k as u32)
-        .collect();
+    let area_tags = model.string_ids(|s| s == "area");
     if area_tags.is_empty() {
         return Vec::new();
     }
     // (map name, areas in document order)
     let mut maps: Vec<(&str, Vec<NodeId>)> = Vec::new();
     for (i, node) in model.nodes.iter().enumerate() {
-        if !node.is_element() || !area_tags.contains(&node.tag.0) {
+        if !node.is_element() || !area_tags.contains(&node.tag) {
             continue;
         }
         let id = NodeId(i as u32);

@@ -30,7 +30,7 @@
 //! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
 //!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
 
-use super::geometry::{image_map_areas, is_modal_dialog, Geometry};
+use super::geometry::{is_modal_dialog, Geometry};
 use crate::model::{ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Rect};
 
 /// Grid cell size, CSS px.
@@ -303,14 +303,8 @@ impl HitTester {
         let mut flags = vec![0u8; n];
         let mut box_parent = vec![NONE; n];
         let mut layer_of = vec![NONE; n];
-        // The attribute names that are `inert` (strings are deduplicated: one, or none).
-        let inert_names: Vec<u32> = model
-            .strings
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.eq_ignore_ascii_case("inert"))
-            .map(|(k, _)| k as u32)
-            .collect();
+        // The attribute names that are `inert` (none on the usual page).
+        let inert_names = model.string_ids(|s| s.eq_ignore_ascii_case("inert"));
 
         // Top-down: boxes, layers, atomic contexts, uncertainty.
         for i in 0..n {
@@ -339,7 +333,7 @@ impl HitTester {
                 && model
                     .attrs(NodeId(i as u32))
                     .iter()
-                    .any(|a| inert_names.contains(&a.name.0))
+                    .any(|a| inert_names.contains(&a.name))
             {
                 fl |= F_INERT;
             }
@@ -451,9 +445,9 @@ impl HitTester {
         }
 
         // Paint simulation.
-        let areas = image_map_areas(model);
+        let areas = &geometry.map_areas;
         let mut area_counts: Vec<(u32, u32)> = Vec::new();
-        for a in &areas {
+        for a in areas {
             match area_counts.last_mut() {
                 Some((img, count)) if *img == a.img.0 => *count += 1,
                 _ => area_counts.push((a.img.0, 1)),

@@ -116,7 +116,7 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
     }
     // Image map areas have no box: each is the part of its image its shape covers (the first
     // image using the map), seen and hit as that image is.
-    for a in super::geometry::image_map_areas(model) {
+    for a in &geometry.map_areas {
         let i = a.area.index();
         if facts[i].bounds.is_some() {
             continue;

@@ -671,6 +671,18 @@ impl Model {
 
     /// Whether the node is an element with this (lower-case) tag name.
     #[inline]
+    /// The ids of the strings `matches` accepts: to look for a rare tag or attribute name by
+    /// id in a pass over every node, rather than comparing each node's string. Empty when the
+    /// page has none, which lets that pass be skipped.
+    pub fn string_ids(&self, matches: impl Fn(&str) -> bool) -> Vec<StrId> {
+        self.strings
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches(s))
+            .map(|(k, _)| StrId(k as u32))
+            .collect()
+    }
+
     pub fn is_tag(&self, id: NodeId, tag: &str) -> bool {
         let n = self.node(id);
         n.is_element() && self.str(n.tag) == tag
