@@ -11,6 +11,14 @@
 //! the page however long a session runs. It forgets nodes, not the fact that a uid was issued:
 //! each snapshot remembers how many uids it minted, so a pruned uid is reported as stale, never as
 //! unknown, and is never minted again.
+//!
+//! Storage: Chromium numbers a renderer's nodes with small positive integers handed out in
+//! creation order, so a document's nodes are looked up in a flat array indexed by
+//! backendNodeId rather than a hash map: a snapshot visits them in document order, which walks
+//! the array nearly front to back, where a map of a long page costs a cache miss per node. An
+//! id far beyond what the page's size explains (a renderer that has churned through millions
+//! of nodes, or a negative id) goes to a per-document map instead, so a sparse page never makes
+//! the array huge.
 
 use std::fmt;
 use std::str::FromStr;
@@ -78,10 +86,119 @@ pub struct ResolvedUid<'a> {
     pub backend_node_id: Option<i64>,
 }
 
+/// One remembered node. `last_seen == 0` marks an empty slot of [`DocumentNodes::dense`]
+/// (snapshots are numbered from 1).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     uid: Uid,
     last_seen: u32,
+}
+
+const EMPTY: Entry = Entry {
+    uid: Uid { snapshot: 0, n: 0 },
+    last_seen: 0,
+};
+
+/// Ids below this always go to the array, whatever the page's size: a small page's array stays
+/// well under a megabyte.
+const DENSE_FLOOR: usize = 1 << 16;
+
+/// The remembered nodes of one document.
+///
+/// Invariant: an id below `dense.len()` lives in `dense` (or nowhere), any other id in `sparse`
+/// (or nowhere); growing `dense` moves the ids it now covers out of `sparse`.
+#[derive(Debug, Default)]
+struct DocumentNodes {
+    dense: Vec<Entry>,
+    sparse: FxHashMap<i64, Entry>,
+}
+
+impl DocumentNodes {
+    #[inline]
+    fn get_mut(&mut self, backend: i64) -> Option<&mut Entry> {
+        match usize::try_from(backend) {
+            Ok(i) if i < self.dense.len() => {
+                let e = &mut self.dense[i];
+                (e.last_seen != 0).then_some(e)
+            }
+            _ => self.sparse.get_mut(&backend),
+        }
+    }
+
+    /// Stores a node not present yet; `dense_limit` bounds how far the array may grow for it.
+    #[inline]
+    fn insert(&mut self, backend: i64, entry: Entry, dense_limit: usize) {
+        match usize::try_from(backend) {
+            Ok(i) if i < self.dense.len() => self.dense[i] = entry,
+            Ok(i) if i < dense_limit => {
+                self.grow(i + 1, dense_limit);
+                self.dense[i] = entry;
+            }
+            _ => {
+                self.sparse.insert(backend, entry);
+            }
+        }
+    }
+
+    /// Grows the array to cover at least `len` ids (doubling, up to `limit`).
+    #[cold]
+    fn grow(&mut self, len: usize, limit: usize) {
+        let old = self.dense.len();
+        let new = len.max(old.saturating_mul(2)).min(limit.max(len));
+        self.dense.resize(new, EMPTY);
+        if !self.sparse.is_empty() {
+            let dense = &mut self.dense;
+            self.sparse.retain(|&id, e| match usize::try_from(id) {
+                Ok(i) if i < new => {
+                    dense[i] = *e;
+                    false
+                }
+                _ => true,
+            });
+        }
+    }
+
+    fn remove(&mut self, backend: i64) -> bool {
+        match self.get_mut(backend) {
+            Some(e) => {
+                *e = EMPTY;
+                // A sparse entry is dropped, not kept as an empty one.
+                if !matches!(usize::try_from(backend), Ok(i) if i < self.dense.len()) {
+                    self.sparse.remove(&backend);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets every node not seen by snapshot `current`; returns how many are left.
+    fn retain_seen(&mut self, current: u32) -> usize {
+        let mut left = 0;
+        for e in &mut self.dense {
+            if e.last_seen == current {
+                left += 1;
+            } else {
+                *e = EMPTY;
+            }
+        }
+        self.sparse.retain(|_, e| e.last_seen == current);
+        left + self.sparse.len()
+    }
+
+    fn find(&self, uid: Uid) -> Option<i64> {
+        if let Some(i) = self
+            .dense
+            .iter()
+            .position(|e| e.last_seen != 0 && e.uid == uid)
+        {
+            return Some(i as i64);
+        }
+        self.sparse
+            .iter()
+            .find(|(_, e)| e.uid == uid)
+            .map(|(&id, _)| id)
+    }
 }
 
 /// The per-page uid table. See the module docs for the rules.
@@ -97,7 +214,13 @@ pub struct UidTable {
     document_seen: Vec<u32>,
     /// Snapshot that first saw each document.
     document_first: Vec<u32>,
-    nodes: FxHashMap<(DocKey, i64), Entry>,
+    /// The remembered nodes of each document (indexed by `DocKey`).
+    nodes: Vec<DocumentNodes>,
+    /// How many nodes `nodes` holds.
+    node_count: usize,
+    /// How far a document's array may grow: ids up to a few times the size of the largest
+    /// snapshot are dense enough to be worth it.
+    dense_limit: usize,
     /// The newest snapshot's uids of nodes without a backendNodeId (few: they are not in
     /// `nodes`).
     unkeyed: Vec<(Uid, DocKey)>,
@@ -115,11 +238,11 @@ impl UidTable {
 
     /// Number of nodes the table currently remembers (those seen in the newest snapshot).
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.node_count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.node_count == 0
     }
 
     /// Starts a new snapshot. Every node the snapshot contains must then be passed to
@@ -171,7 +294,8 @@ impl UidTable {
     pub fn forget(&mut self, uid: Uid) {
         match self.find(uid) {
             Some((doc, Some(backend))) => {
-                self.nodes.remove(&(doc, backend));
+                let removed = self.nodes[doc.0 as usize].remove(backend);
+                self.node_count -= usize::from(removed);
             }
             Some((_, None)) => self.unkeyed.retain(|&(u, _)| u != uid),
             None => {}
@@ -186,10 +310,11 @@ impl UidTable {
         if let Some(&(_, doc)) = self.unkeyed.iter().find(|(u, _)| *u == uid) {
             return Some((doc, None));
         }
-        self.nodes
-            .iter()
-            .find(|(_, e)| e.uid == uid)
-            .map(|(&(doc, backend), _)| (doc, Some(backend)))
+        self.nodes.iter().enumerate().find_map(|(d, nodes)| {
+            nodes
+                .find(uid)
+                .map(|backend| (DocKey(d as u32), Some(backend)))
+        })
     }
 
     fn mint(&mut self) -> Uid {
@@ -215,11 +340,11 @@ impl SnapshotUids<'_> {
         self.table.snapshot
     }
 
-    /// Makes room for a snapshot of about `nodes` nodes at once, so a page's first snapshot does
-    /// not grow the maps step by step (a warm table already has the room).
+    /// Tells the table a snapshot of about `nodes` nodes is coming: it bounds how sparse a
+    /// document's ids may be and still be kept in an array.
     pub fn reserve(&mut self, nodes: usize) {
         let t = &mut *self.table;
-        t.nodes.reserve(nodes.saturating_sub(t.nodes.len()));
+        t.dense_limit = t.dense_limit.max(DENSE_FLOOR).max(nodes.saturating_mul(4));
     }
 
     /// Interns a document for this snapshot. Call once per document of the snapshot.
@@ -233,6 +358,7 @@ impl SnapshotUids<'_> {
                 t.document_ids.insert(key.clone(), id);
                 t.document_seen.push(0);
                 t.document_first.push(t.snapshot);
+                t.nodes.push(DocumentNodes::default());
                 id
             }
         };
@@ -250,20 +376,33 @@ impl SnapshotUids<'_> {
             self.table.unkeyed.push((uid, doc));
             return (uid, false);
         };
-        let (uid, minted) = match self.table.nodes.get_mut(&(doc, backend)) {
+        let t = &mut *self.table;
+        let dense_limit = t.dense_limit.max(DENSE_FLOOR);
+        let Some(nodes) = t.nodes.get_mut(doc.0 as usize) else {
+            // A key from another table: nothing to remember it by.
+            return (t.mint(), false);
+        };
+        let (uid, minted) = match nodes.get_mut(backend) {
             Some(entry) => {
                 entry.last_seen = current;
                 (entry.uid, false)
             }
             None => {
-                let uid = self.table.mint();
-                self.table.nodes.insert(
-                    (doc, backend),
+                let slot = &mut t.minted[(t.snapshot - 1) as usize];
+                let uid = Uid {
+                    snapshot: current,
+                    n: *slot,
+                };
+                *slot += 1;
+                nodes.insert(
+                    backend,
                     Entry {
                         uid,
                         last_seen: current,
                     },
+                    dense_limit,
                 );
+                t.node_count += 1;
                 (uid, true)
             }
         };
@@ -275,7 +414,16 @@ impl SnapshotUids<'_> {
     pub fn finish(self) {
         let t = self.table;
         let current = t.snapshot;
-        t.nodes.retain(|_, e| e.last_seen == current);
+        let mut count = 0;
+        for nodes in &mut t.nodes {
+            let left = nodes.retain_seen(current);
+            if left == 0 {
+                // Nothing left (typically a document this snapshot did not show): free it.
+                *nodes = DocumentNodes::default();
+            }
+            count += left;
+        }
+        t.node_count = count;
         // Documents are few; keep their keys (DocKey indices must stay valid) but stop matching
         // a document that has gone, so that it gets new uids should it ever come back.
         let seen = &t.document_seen;
@@ -426,6 +574,78 @@ mod tests {
                 .map(|r| r.document.target.clone())
                 .ok(),
             Some("OOPIF".to_string())
+        );
+    }
+
+    #[test]
+    fn sparse_and_negative_ids_keep_their_uids() {
+        let mut t = UidTable::new();
+        let ids = [3, i64::MAX, -7, 1 << 40, 100_000, 0];
+        let first = snap(&mut t, "L1", &ids);
+        assert_eq!(t.len(), ids.len());
+        let second = snap(&mut t, "L1", &ids);
+        assert_eq!(
+            first,
+            second.iter().map(|&(u, _)| (u, false)).collect::<Vec<_>>()
+        );
+        for (&(uid, _), &id) in first.iter().zip(&ids) {
+            assert_eq!(
+                t.resolve(&uid.to_string()).map(|r| r.backend_node_id).ok(),
+                Some(Some(id))
+            );
+        }
+        snap(&mut t, "L1", &[3, -7]);
+        assert_eq!(t.len(), 2);
+        assert_eq!(
+            t.resolve(&first[1].0.to_string())
+                .map(|_| ())
+                .map_err(|e| e.code()),
+            Err(ErrorCode::StaleUid)
+        );
+    }
+
+    #[test]
+    fn an_id_keeps_its_uid_when_a_larger_page_widens_the_array() {
+        let mut t = UidTable::new();
+        // Beyond the array of a small page: kept aside.
+        let first = snap(&mut t, "L1", &[5, 100_000]);
+        let mut s = t.begin();
+        s.reserve(1_000_000);
+        let d = s.document(&doc("L1"));
+        let wide = s.node(d, Some(200_000));
+        let kept = s.node(d, Some(100_000));
+        let small = s.node(d, Some(5));
+        s.finish();
+        assert!(wide.1, "a node seen for the first time is new");
+        assert_eq!(kept, (first[1].0, false));
+        assert_eq!(small, (first[0].0, false));
+        assert_eq!(t.len(), 3);
+        let again = snap(&mut t, "L1", &[100_000, 200_000]);
+        assert_eq!(again[0].0, first[1].0);
+        assert_eq!(again[1].0, wide.0);
+        assert_eq!(t.len(), 2);
+    }
+
+    #[test]
+    fn forgotten_nodes_are_stale_dense_or_sparse() {
+        let mut t = UidTable::new();
+        let first = snap(&mut t, "L1", &[4, 1 << 50]);
+        t.forget(first[0].0);
+        t.forget(first[1].0);
+        assert!(t.is_empty());
+        for (uid, _) in &first {
+            assert_eq!(
+                t.resolve(&uid.to_string())
+                    .map(|_| ())
+                    .map_err(|e| e.code()),
+                Err(ErrorCode::StaleUid)
+            );
+        }
+        let second = snap(&mut t, "L1", &[4, 1 << 50]);
+        assert_ne!(second[0].0, first[0].0);
+        assert!(
+            second[0].1 && second[1].1,
+            "forgotten nodes come back as new"
         );
     }
 
