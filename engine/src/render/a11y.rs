@@ -102,6 +102,20 @@ struct Visit {
     flags: u16,
     /// [`prop_bits`] of an AX node.
     props: u8,
+    /// [`role_class`] of an AX node's role.
+    class: u8,
+    /// The DOM node it stands for ([`NO_DOM`] for none), read once while building the arena:
+    /// the passes ask it of every node, and the AX node itself is a cache miss on a long page.
+    dom: u32,
+}
+
+const NO_DOM: u32 = u32::MAX;
+
+impl Visit {
+    #[inline]
+    fn dom(&self) -> Option<NodeId> {
+        (self.dom != NO_DOM).then_some(NodeId(self.dom))
+    }
 }
 
 const F_FOCUSABLE_DESC: u16 = 1; // something below is focusable or interactive
@@ -113,6 +127,7 @@ const F_IN_CONTROL: u16 = 32; // children are inside a control
 const F_LEAF: u16 = 64;
 const F_INSIDE: u16 = 128; // this node is inside a control
 const F_CLICKABLE: u16 = 256; // spliced because interactive
+const F_IGNORED: u16 = 512; // an AX node the AX tree marks ignored (set with the arena)
 
 /// Computes which nodes the a11y view prints.
 pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
@@ -131,13 +146,12 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     for i in (1..n).rev() {
         let me = &visits[i];
         let focusable_here = match me.node {
-            TreeNode::Ax(a) => {
+            TreeNode::Ax(_) => {
                 // An interactive element the page hides (a heading's `¶` link that shows on
                 // hover) is not printed, so it must not turn its heading into a container.
                 me.props & P_FOCUSABLE != 0
-                    || model
-                        .ax(a)
-                        .node
+                    || me
+                        .dom()
                         .is_some_and(|d| fact_bits.has(d, FACT_INTERACTIVE | FACT_VISIBLE))
             }
             TreeNode::Dom(_) => true,
@@ -150,7 +164,6 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     }
 
     // Pass 2 (pre-order = parents first): leaf, control and interest, splicing.
-    let mut classes: FxHashMap<u32, u8> = FxHashMap::default();
     let mut child_count = vec![0u32; n];
     for v in visits.iter().skip(1) {
         if let Some(c) = child_count.get_mut(v.parent as usize) {
@@ -181,13 +194,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
         }
         match visits[i].node {
             TreeNode::Ax(a) => {
-                let node = model.ax(a);
-                let class = match node.role {
-                    Some(r) => *classes
-                        .entry(r.0)
-                        .or_insert_with(|| role_class(model.str(r))),
-                    None => 0,
-                };
+                let class = visits[i].class;
                 let has_children = child_count[i] > 0;
                 let bits = visits[i].props;
                 let leaf = !verbose
@@ -201,16 +208,31 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                     );
                 if leaf {
                     flags |= F_LEAF;
+                    // Nothing under a leaf is collected, so a leaf is printed only if it is in
+                    // view itself: one that is not needs no interest rules (whose name checks
+                    // read page text of every leaf of a long page).
+                    if !all && !in_view(model, &fact_bits, visits[i].dom()) {
+                        visits[i].flags = flags;
+                        continue;
+                    }
                 }
+                let dom = visits[i].dom();
                 let interesting = if verbose {
-                    !node.ignored && class & R_INLINE_TEXT_BOX == 0
+                    flags & F_IGNORED == 0 && class & R_INLINE_TEXT_BOX == 0
                 } else {
-                    !blocked && is_interesting(model, a, bits, class, inside, leaf)
+                    !blocked
+                        && is_interesting(
+                            model,
+                            a,
+                            flags & F_IGNORED != 0,
+                            bits,
+                            class,
+                            inside,
+                            leaf,
+                        )
                 };
                 // An iframe whose content could not be captured says so.
-                let uncaptured = node
-                    .node
-                    .is_some_and(|d| model.uncaptured_reason(d).is_some());
+                let uncaptured = dom.is_some_and(|d| model.uncaptured_reason(d).is_some());
                 if interesting || uncaptured {
                     flags |= F_CANDIDATE;
                     if class & R_CONTROL != 0 {
@@ -218,7 +240,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                     }
                 } else if !blocked
                     && !inside
-                    && node.node.is_some_and(|d| {
+                    && dom.is_some_and(|d| {
                         (fact_bits.has(d, FACT_INTERACTIVE)
                             && !labels.is_redundant(model, analysis, d))
                             || is_scroller(analysis, d)
@@ -228,7 +250,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
                     // A short clickable thing reads like a button: its text is its name, so its
                     // plain text children are not repeated. A large clickable card keeps its
                     // content visible.
-                    if let Some(d) = node.node {
+                    if let Some(d) = dom {
                         if fact_bits.has(d, FACT_INTERACTIVE) {
                             flags |= F_CLICKABLE;
                             if short_text(model, d) {
@@ -251,7 +273,7 @@ pub fn select(model: &Model, analysis: &Analysis, verbose: bool) -> Selection {
     for i in (0..n).rev() {
         let v = &visits[i];
         let keep = v.flags & F_KEEP != 0
-            || (v.flags & F_CANDIDATE != 0 && (all || in_view(model, &fact_bits, v.node)));
+            || (v.flags & F_CANDIDATE != 0 && (all || in_view(model, &fact_bits, v.dom())));
         if keep {
             visits[i].flags |= F_KEEP;
             let p = visits[i].parent as usize;
@@ -430,6 +452,7 @@ fn build_arena(
     let mut arena: Vec<Visit> = Vec::with_capacity(model.ax_nodes.len() + 1);
     let mut stack: Vec<(TreeNode, u32)> = vec![(TreeNode::Ax(root), u32::MAX)];
     let mut kids: Vec<TreeNode> = Vec::new();
+    let mut classes: FxHashMap<u32, u8> = FxHashMap::default();
     while let Some((node, parent)) = stack.pop() {
         if let TreeNode::Ax(a) = node {
             match seen.get_mut(a.index()) {
@@ -438,14 +461,27 @@ fn build_arena(
             }
         }
         let me = arena.len() as u32;
+        let (props, class, dom, flags) = match node {
+            TreeNode::Ax(a) => {
+                let ax = model.ax(a);
+                let class = match ax.role {
+                    Some(r) => *classes
+                        .entry(r.0)
+                        .or_insert_with(|| role_class(model.str(r))),
+                    None => 0,
+                };
+                let flags = if ax.ignored { F_IGNORED } else { 0 };
+                (prop_bits(model, a), class, ax.node, flags)
+            }
+            TreeNode::Dom(d) => (0, 0, Some(d), 0),
+        };
         arena.push(Visit {
             node,
             parent,
-            flags: 0,
-            props: match node {
-                TreeNode::Ax(a) => prop_bits(model, a),
-                TreeNode::Dom(_) => 0,
-            },
+            flags,
+            props,
+            class,
+            dom: dom.map_or(NO_DOM, |d| d.0),
         });
         let TreeNode::Ax(a) = node else { continue };
         kids.clear();
@@ -496,13 +532,11 @@ fn short_text(model: &Model, d: NodeId) -> bool {
     model.text_content(d, caps::NAME * 4 + 8).chars().count() <= caps::NAME
 }
 
-fn in_view(model: &Model, bits: &FactBits, node: TreeNode) -> bool {
-    let d = match node {
-        TreeNode::Ax(a) => match model.ax(a).node {
-            Some(d) if d.index() < model.nodes.len() => d,
-            _ => return false,
-        },
-        TreeNode::Dom(d) => d,
+/// Whether the node a visit stands for (its [`Visit::dom`]) is in view.
+fn in_view(model: &Model, bits: &FactBits, dom: Option<NodeId>) -> bool {
+    let d = match dom {
+        Some(d) if d.index() < model.nodes.len() => d,
+        _ => return false,
     };
     // A transparent control a click reaches (an `opacity:0` input over its drawn box) is as
     // much in view as the box a person sees.
@@ -510,7 +544,7 @@ fn in_view(model: &Model, bits: &FactBits, node: TreeNode) -> bool {
         return true;
     }
     // Text without facts of its own is judged by its element.
-    if !model.node(d).is_element() && !bits.has(d, FACT_BOUNDS) {
+    if !bits.has(d, FACT_BOUNDS) && !model.node(d).is_element() {
         if let Some(p) = model.parent_element(d) {
             return bits.has(p, FACT_IN_VIEWPORT);
         }
@@ -660,16 +694,17 @@ fn has_str(model: &Model, s: Option<StrId>) -> bool {
     s.is_some_and(|s| !escape::is_blank(model.str(s)))
 }
 
+/// Puppeteer's interest rule for AX node `a`; `ignored` is the node's own `ignored`.
 fn is_interesting(
     model: &Model,
     a: AxId,
+    ignored: bool,
     bits: u8,
     class: u8,
     inside_control: bool,
     leaf: bool,
 ) -> bool {
-    let node = model.ax(a);
-    if node.ignored || class & R_IGNORED != 0 || bits & P_HIDDEN != 0 {
+    if ignored || class & R_IGNORED != 0 || bits & P_HIDDEN != 0 {
         return false;
     }
     if bits & (P_FOCUSABLE | P_RICH | P_SEMANTIC) != 0 || class & (R_CONTROL | R_LANDMARK) != 0 {
@@ -678,7 +713,11 @@ fn is_interesting(
     if inside_control {
         return false;
     }
-    leaf && (has_str(model, node.name) || has_str(model, node.description))
+    if !leaf {
+        return false;
+    }
+    let node = model.ax(a);
+    has_str(model, node.name) || has_str(model, node.description)
 }
 
 // ----- attributes -----
