@@ -360,6 +360,9 @@ impl Model {
         let mut raw_layouts: Vec<LayoutBox> = Vec::with_capacity(nlayouts);
         // layout = index into raw_layouts
         let mut raw_text_boxes: Vec<TextBox> = Vec::with_capacity(ntext_boxes);
+        // Whether the boxes come in node order, as they do on most pages: noted while they are
+        // read rather than checked after, a pass over a long page's largest table.
+        let mut layouts_in_order = true;
         model.docs = Vec::with_capacity(order.len());
         for &sd in &order {
             let s = &scratch[sd as usize];
@@ -400,6 +403,7 @@ impl Model {
                 &mut raw_layouts,
                 &mut raw_text_boxes,
                 &mut model.box_rects,
+                &mut layouts_in_order,
                 s,
                 d,
                 &t.styles,
@@ -407,7 +411,7 @@ impl Model {
                 &model.strings,
             )?;
         }
-        sort_layouts(&mut model, raw_layouts, raw_text_boxes);
+        sort_layouts(&mut model, raw_layouts, layouts_in_order, raw_text_boxes);
         merge_rare_strings(&mut model.rare);
 
         // Backend ids.
@@ -771,6 +775,7 @@ fn fill_layout(
     layouts: &mut Vec<LayoutBox>,
     text_boxes: &mut Vec<TextBox>,
     box_rects: &mut Vec<BoxRects>,
+    in_order: &mut bool,
     s: &DocScratch,
     d: &DocumentRecord,
     styles: &[StyleField],
@@ -832,6 +837,9 @@ fn fill_layout(
             box_rects.push(found);
             box_rects.len() as u32 - 1
         };
+        if layouts.last().is_some_and(|b| b.node.index() > node) {
+            *in_order = false;
+        }
         layouts.push(LayoutBox {
             node: NodeId(node as u32),
             bounds,
@@ -881,9 +889,13 @@ fn fill_layout(
 /// text boxes by layout box.
 ///
 /// The snapshot lists boxes in layout-tree order, which for most pages already is the model's
-/// pre-order: then nothing moves. Otherwise each box is copied once into its place.
-fn sort_layouts(model: &mut Model, layouts: Vec<LayoutBox>, mut text_boxes: Vec<TextBox>) {
-    let in_order = layouts.windows(2).all(|w| w[0].node <= w[1].node);
+/// pre-order (`in_order`): then nothing moves. Otherwise each box is copied once into its place.
+fn sort_layouts(
+    model: &mut Model,
+    layouts: Vec<LayoutBox>,
+    in_order: bool,
+    mut text_boxes: Vec<TextBox>,
+) {
     let mut sorted = if in_order {
         layouts
     } else {
@@ -905,22 +917,23 @@ fn sort_layouts(model: &mut Model, layouts: Vec<LayoutBox>, mut text_boxes: Vec<
     if !text_boxes.windows(2).all(|w| w[0].layout <= w[1].layout) {
         text_boxes.sort_by_key(|t| t.layout);
     }
+    // One pass over the boxes (on a long page they run to tens of megabytes).
     let mut k = 0usize;
-    for (i, b) in sorted.iter_mut().enumerate() {
+    for i in 0..sorted.len() {
+        let node = sorted[i].node;
+        let next_of_node = sorted.get(i + 1).is_some_and(|b| b.node == node);
+        let b = &mut sorted[i];
         b.text_boxes_start = k as u32;
         while k < text_boxes.len() && text_boxes[k].layout.index() == i {
             k += 1;
         }
         b.text_boxes_end = k as u32;
-    }
-    for i in 0..sorted.len() {
-        let node = sorted[i].node;
+        if next_of_node {
+            b.next_for_node = Some(LayoutId(i as u32 + 1));
+        }
         let n = &mut model.nodes[node.index()];
         if n.layout.is_none() {
             n.layout = Some(LayoutId(i as u32));
-        }
-        if i + 1 < sorted.len() && sorted[i + 1].node == node {
-            sorted[i].next_for_node = Some(LayoutId(i as u32 + 1));
         }
     }
     model.layouts = sorted;
