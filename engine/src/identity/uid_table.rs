@@ -452,6 +452,11 @@ mod tests {
         out
     }
 
+    /// What resolving `uid` in `t` gives, reduced to its error code.
+    fn resolved(t: &UidTable, uid: &str) -> Result<(), ErrorCode> {
+        t.resolve(uid).map(|_| ()).map_err(|e| e.code())
+    }
+
     #[test]
     fn uid_round_trips_through_text() {
         let uid = Uid { snapshot: 3, n: 12 };
@@ -492,10 +497,7 @@ mod tests {
             !after_reload[0].1,
             "a document's first snapshot marks nothing new"
         );
-        let err = t
-            .resolve(&first[0].0.to_string())
-            .map(|_| ())
-            .map_err(|e| e.code());
+        let err = resolved(&t, &first[0].0.to_string());
         assert_eq!(err, Err(ErrorCode::StaleUid));
         let ok = t.resolve(&after_reload[1].0.to_string());
         assert_eq!(ok.map(|r| r.backend_node_id).ok(), Some(Some(11)));
@@ -504,22 +506,21 @@ mod tests {
     #[test]
     fn resolve_distinguishes_no_snapshot_unknown_and_stale() {
         let mut t = UidTable::new();
-        assert_eq!(
-            t.resolve("1_0").map(|_| ()).map_err(|e| e.code()),
-            Err(ErrorCode::NoSnapshot)
-        );
+        assert_eq!(resolved(&t, "1_0"), Err(ErrorCode::NoSnapshot));
         let first = snap(&mut t, "L1", &[1, 2, 3]);
         snap(&mut t, "L1", &[1, 3]);
-        let code = |t: &UidTable, s: &str| t.resolve(s).map(|_| ()).map_err(|e| e.code());
-        assert_eq!(code(&t, &first[1].0.to_string()), Err(ErrorCode::StaleUid));
         assert_eq!(
-            code(&t, "1_3"),
+            resolved(&t, &first[1].0.to_string()),
+            Err(ErrorCode::StaleUid)
+        );
+        assert_eq!(
+            resolved(&t, "1_3"),
             Err(ErrorCode::UnknownUid),
             "snapshot 1 minted 3 uids"
         );
-        assert_eq!(code(&t, "7_0"), Err(ErrorCode::UnknownUid));
-        assert_eq!(code(&t, "nonsense"), Err(ErrorCode::UnknownUid));
-        assert_eq!(code(&t, &first[2].0.to_string()), Ok(()));
+        assert_eq!(resolved(&t, "7_0"), Err(ErrorCode::UnknownUid));
+        assert_eq!(resolved(&t, "nonsense"), Err(ErrorCode::UnknownUid));
+        assert_eq!(resolved(&t, &first[2].0.to_string()), Ok(()));
     }
 
     #[test]
@@ -530,9 +531,7 @@ mod tests {
         let third = snap(&mut t, "L1", &[1, 2]);
         assert_ne!(third[1].0, first[1].0);
         assert_eq!(
-            t.resolve(&first[1].0.to_string())
-                .map(|_| ())
-                .map_err(|e| e.code()),
+            resolved(&t, &first[1].0.to_string()),
             Err(ErrorCode::StaleUid)
         );
     }
@@ -597,9 +596,7 @@ mod tests {
         snap(&mut t, "L1", &[3, -7]);
         assert_eq!(t.len(), 2);
         assert_eq!(
-            t.resolve(&first[1].0.to_string())
-                .map(|_| ())
-                .map_err(|e| e.code()),
+            resolved(&t, &first[1].0.to_string()),
             Err(ErrorCode::StaleUid)
         );
     }
@@ -634,12 +631,7 @@ mod tests {
         t.forget(first[1].0);
         assert!(t.is_empty());
         for (uid, _) in &first {
-            assert_eq!(
-                t.resolve(&uid.to_string())
-                    .map(|_| ())
-                    .map_err(|e| e.code()),
-                Err(ErrorCode::StaleUid)
-            );
+            assert_eq!(resolved(&t, &uid.to_string()), Err(ErrorCode::StaleUid));
         }
         let second = snap(&mut t, "L1", &[4, 1 << 50]);
         assert_ne!(second[0].0, first[0].0);
