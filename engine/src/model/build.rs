@@ -986,7 +986,6 @@ fn ax_prop_name(name: &AXPropertyName) -> Option<AxProp> {
     })
 }
 
-/// Interns short, repetitive strings (roles, tokens, property names) added by the AX tree.
 /// The accessibility trees of a capture in the model's own shapes, read without the DOM part
 /// (string, node, property and child ids count from 0 here), so that on a large page this runs
 /// while the DOM part is built; [`AxPart::link`] then appends it to the model and ties each
@@ -1002,8 +1001,14 @@ struct AxPart {
     trees: Vec<(u32, std::ops::Range<usize>)>,
 }
 
+/// Interns short, repetitive strings (roles, tokens, property names) added by the AX tree.
+#[derive(Default)]
 struct Interner {
     map: FxHashMap<String, StrId>,
+    /// Strings borrowed from the protocol's static tables (every node's role), by address: one
+    /// multiplication to find, where hashing and comparing the text cost a tenth of a long
+    /// page's reading.
+    statics: FxHashMap<(usize, usize), StrId>,
 }
 
 impl Interner {
@@ -1014,6 +1019,25 @@ impl Interner {
         let id = push_to(strings, s.to_string());
         self.map.insert(s.to_string(), id);
         id
+    }
+
+    /// [`Interner::get`] for a value that may be borrowed from a static table.
+    fn get_cow(&mut self, strings: &mut Vec<String>, s: &std::borrow::Cow<'static, str>) -> StrId {
+        match s {
+            std::borrow::Cow::Borrowed(text) => {
+                // Address and length: one static string may be the start of another.
+                let key = (text.as_ptr() as usize, text.len());
+                match self.statics.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.get(strings, text);
+                        self.statics.insert(key, id);
+                        id
+                    }
+                }
+            }
+            std::borrow::Cow::Owned(text) => self.get(strings, text),
+        }
     }
 }
 
@@ -1049,7 +1073,7 @@ fn ax_value(
         ) => AxValue::Other,
         (_, AxScalar::Str(s)) => {
             if intern_it {
-                AxValue::Str(interner.get(strings, &s))
+                AxValue::Str(interner.get_cow(strings, &s))
             } else {
                 AxValue::Str(push_to(strings, s.into_owned()))
             }
@@ -1066,12 +1090,101 @@ fn ax_string(
 ) -> Option<StrId> {
     match std::mem::take(&mut v?.value) {
         AxScalar::Str(s) => Some(if intern_it {
-            interner.get(strings, &s)
+            interner.get_cow(strings, &s)
         } else {
             push_to(strings, s.into_owned())
         }),
         AxScalar::Number(n) => Some(push_to(strings, n.to_string())),
         _ => None,
+    }
+}
+
+/// Reads the records of one accessibility tree into [`AxPart`], one node at a time.
+struct TreeReader<'a> {
+    /// The [`AxId`] of the tree's first node.
+    base: usize,
+    /// The frame the tree was asked for (a node may name its own).
+    frame: Option<StrId>,
+    ids: AxKeyIndex,
+    interner: Interner,
+    part: &'a mut AxPart,
+    /// The property and child lists of records written over, freed with the rest of the tree.
+    spent_props: Vec<Vec<crate::capture::AxPropertyRecord>>,
+    spent_children: Vec<Vec<AxNodeKey>>,
+}
+
+impl TreeReader<'_> {
+    /// The node of record `k`, its strings moved out of the record.
+    fn node(&mut self, k: usize, n: &mut crate::capture::AxNodeRecord) -> AxNode {
+        let part = &mut *self.part;
+        let strings = &mut part.strings;
+        let interner = &mut self.interner;
+        let id = AxId((self.base + k) as u32);
+        let role = ax_string(strings, interner, n.role.as_mut(), true);
+        let name = ax_string(strings, interner, n.name.as_mut(), false)
+            .filter(|s| !strings[s.index()].is_empty());
+        let description = ax_string(strings, interner, n.description.as_deref_mut(), false)
+            .filter(|s| !strings[s.index()].is_empty());
+        let value = n
+            .value
+            .as_deref_mut()
+            .map(|v| ax_value(strings, interner, v, false));
+        let props_start = part.props.len() as u32;
+        for p in &mut n.properties {
+            let name = match ax_prop_name(&p.name) {
+                Some(name) => name,
+                None => AxProp::Other(interner.get(strings, p.name.as_str())),
+            };
+            let value = ax_value(strings, interner, &mut p.value, true);
+            part.props.push(AxProperty { name, value });
+        }
+        let props_end = part.props.len() as u32;
+        let frame_id = n
+            .frame_id
+            .as_deref()
+            .map(|f| interner.get(strings, f))
+            .or(self.frame);
+        let parent = n.parent_id.as_ref().and_then(|p| self.ids.get(p));
+        let children_start = part.children.len() as u32;
+        for c in &n.child_ids {
+            if let Some(cid) = self.ids.get(c) {
+                if cid != id {
+                    part.children.push(cid);
+                }
+            }
+        }
+        let children_end = part.children.len() as u32;
+        if parent.is_none() {
+            part.roots.push(id);
+        }
+        AxNode {
+            ax_node_id: std::mem::replace(&mut n.node_id, AxNodeKey::Int(0)),
+            ignored: n.ignored,
+            role,
+            name,
+            description,
+            value,
+            props_start,
+            props_end,
+            parent,
+            children_start,
+            children_end,
+            // Tied to the DOM in `link`.
+            node: None,
+            backend_dom_node_id: n.backend_dom_node_id,
+            frame_id,
+        }
+    }
+
+    /// Moves the lists a read record still holds aside, so that dropping it frees nothing but
+    /// its rare boxed parts.
+    fn spend(&mut self, n: &mut crate::capture::AxNodeRecord) {
+        if n.properties.capacity() > 0 {
+            self.spent_props.push(std::mem::take(&mut n.properties));
+        }
+        if n.child_ids.capacity() > 0 {
+            self.spent_children.push(std::mem::take(&mut n.child_ids));
+        }
     }
 }
 
@@ -1187,86 +1300,63 @@ impl AxPart {
     }
 
     fn read_tree(&mut self, target: u32, tree: AxTreeCapture) {
-        let AxTreeCapture {
-            frame_id,
-            mut nodes,
-        } = tree;
-        let mut interner = Interner {
-            map: FxHashMap::default(),
-        };
-        let strings = &mut self.strings;
-        let frame = Some(interner.get(strings, &frame_id));
+        let AxTreeCapture { frame_id, nodes } = tree;
+        let mut interner = Interner::default();
+        let frame = Some(interner.get(&mut self.strings, &frame_id));
         let base = self.nodes.len();
-        let (mut ids, nprops, nchildren) = AxKeyIndex::build(&nodes, base);
-        self.nodes.reserve(nodes.len());
+        let (ids, nprops, nchildren) = AxKeyIndex::build(&nodes, base);
+        let large = nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
         self.props.reserve(nprops);
         self.children.reserve(nchildren);
-        strings.reserve(nodes.len());
-        // The records are read in place, their strings moved out, and freed all at once when
-        // the tree is read: freed one by one here, their millions of small blocks would land in
-        // the allocator's lists while the DOM part, on the other thread, allocates its large
-        // tables, and each of those allocations would sort through them.
-        for (k, n) in nodes.iter_mut().enumerate() {
-            let id = AxId((base + k) as u32);
-            let role = ax_string(strings, &mut interner, n.role.as_mut(), true);
-            let name = ax_string(strings, &mut interner, n.name.as_mut(), false)
-                .filter(|s| !strings[s.index()].is_empty());
-            let description =
-                ax_string(strings, &mut interner, n.description.as_deref_mut(), false)
-                    .filter(|s| !strings[s.index()].is_empty());
-            let value = n
-                .value
-                .as_deref_mut()
-                .map(|v| ax_value(strings, &mut interner, v, false));
-            let props_start = self.props.len() as u32;
-            for p in &mut n.properties {
-                let name = match ax_prop_name(&p.name) {
-                    Some(name) => name,
-                    None => AxProp::Other(interner.get(strings, p.name.as_str())),
-                };
-                let value = ax_value(strings, &mut interner, &mut p.value, true);
-                self.props.push(AxProperty { name, value });
+        self.strings.reserve(nodes.len());
+        let mut reader = TreeReader {
+            base,
+            frame,
+            ids,
+            interner,
+            part: self,
+            spent_props: Vec::new(),
+            spent_children: Vec::new(),
+        };
+        if base == 0 {
+            // The first tree's nodes are written over its records, each over one already read:
+            // a long page's records are tens of megabytes the parse has just written, while as
+            // many fresh ones would each have to be handed out, zeroed, by the system first.
+            // What the records still hold is kept aside and freed with the rest of them (see
+            // below).
+            let converted: Vec<AxNode> = nodes
+                .into_iter()
+                .enumerate()
+                .map(|(k, mut n)| {
+                    let node = reader.node(k, &mut n);
+                    reader.spend(&mut n);
+                    node
+                })
+                .collect();
+            let TreeReader {
+                part,
+                spent_props,
+                spent_children,
+                ..
+            } = reader;
+            part.nodes = converted;
+            part.trees.push((target, 0..part.nodes.len()));
+            crate::parallel::drop_aside((spent_props, spent_children), large);
+        } else {
+            // The records are read in place, their strings moved out, and freed all at once
+            // when the tree is read: freed one by one here, their millions of small blocks would
+            // land in the allocator's lists while the DOM part, on the other thread, allocates
+            // its large tables, and each of those allocations would sort through them.
+            let mut nodes = nodes;
+            reader.part.nodes.reserve(nodes.len());
+            for (k, n) in nodes.iter_mut().enumerate() {
+                let node = reader.node(k, n);
+                reader.part.nodes.push(node);
             }
-            let props_end = self.props.len() as u32;
-            let frame_id = n
-                .frame_id
-                .as_deref()
-                .map(|f| interner.get(strings, f))
-                .or(frame);
-            let parent = n.parent_id.as_ref().and_then(|p| ids.get(p));
-            let children_start = self.children.len() as u32;
-            for c in &n.child_ids {
-                if let Some(cid) = ids.get(c) {
-                    if cid != id {
-                        self.children.push(cid);
-                    }
-                }
-            }
-            let children_end = self.children.len() as u32;
-            if parent.is_none() {
-                self.roots.push(id);
-            }
-            self.nodes.push(AxNode {
-                ax_node_id: std::mem::replace(&mut n.node_id, AxNodeKey::Int(0)),
-                ignored: n.ignored,
-                role,
-                name,
-                description,
-                value,
-                props_start,
-                props_end,
-                parent,
-                children_start,
-                children_end,
-                // Tied to the DOM in `link`.
-                node: None,
-                backend_dom_node_id: n.backend_dom_node_id,
-                frame_id,
-            });
+            let part = reader.part;
+            part.trees.push((target, base..part.nodes.len()));
+            crate::parallel::drop_aside(nodes, large);
         }
-        self.trees.push((target, base..self.nodes.len()));
-        let large = nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
-        crate::parallel::drop_aside(nodes, large);
     }
 
     /// Appends the trees to `model` (whose DOM part is built), moving every id past what the

@@ -241,6 +241,64 @@ fn stitches_child_documents_under_their_owner() {
 }
 
 #[test]
+fn reads_every_frames_tree_in_order() {
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "IFRAME", &[], ""),
+        ],
+        &[(2, [100.0, 50.0, 300.0, 200.0], BLOCK, 1)],
+        json!({"nodes": {"contentDocumentIndex": {"index": [2], "value": [1]}}}),
+    );
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BUTTON", &[], ""),
+        ],
+        &[(2, [0.0, 0.0, 10.0, 10.0], BLOCK, 1)],
+        json!({}),
+    );
+    p.ax = vec![
+        json!({"nodeId": "1", "role": {"type": "internalRole", "value": "RootWebArea"},
+               "childIds": ["7"], "backendDOMNodeId": 1000}),
+        json!({"nodeId": "7", "role": {"type": "role", "value": "Iframe"}, "parentId": "1",
+               "backendDOMNodeId": 1002}),
+    ];
+    let mut capture = p.capture();
+    // The child frame's tree numbers its nodes from 1 again, as Chromium does.
+    let inner = json!([
+        {"nodeId": "1", "role": {"type": "internalRole", "value": "RootWebArea"},
+         "childIds": ["2"], "backendDOMNodeId": 2000, "frameId": "frame1"},
+        {"nodeId": "2", "role": {"type": "role", "value": "button"},
+         "name": {"type": "computedString", "value": "Inner"}, "parentId": "1",
+         "properties": [{"name": "focusable", "value": {"type": "booleanOrUndefined", "value": true}}],
+         "backendDOMNodeId": 2002},
+    ]);
+    capture.ax_trees.push(crate::capture::AxTreeCapture {
+        frame_id: "frame1".to_string(),
+        nodes: serde_json::from_value(inner).unwrap(),
+    });
+    let m = Model::from_capture(capture).unwrap();
+    assert_eq!(m.ax_nodes.len(), 4);
+    assert_eq!(m.ax_roots, vec![AxId(0), AxId(2)]);
+    assert_eq!(m.ax_children(AxId(0)), &[AxId(1)]);
+    assert_eq!(m.ax_children(AxId(2)), &[AxId(3)]);
+    assert_eq!(m.ax(AxId(1)).parent, Some(AxId(0)));
+    assert_eq!(m.ax(AxId(3)).parent, Some(AxId(2)));
+    assert_eq!(m.role(NodeId(2)), Some("Iframe"));
+    assert_eq!(m.role(NodeId(5)), Some("button"));
+    assert_eq!(m.ax_name(NodeId(5)), Some("Inner"));
+    assert!(m.ax_flag(AxId(3), AxProp::Focusable));
+    assert!(!m.ax_flag(AxId(1), AxProp::Focusable));
+    let frame = |a: u32| m.ax(AxId(a)).frame_id.map(|s| m.str(s));
+    assert_eq!(frame(1), Some("frame0"));
+    assert_eq!(frame(3), Some("frame1"));
+}
+
+#[test]
 fn corrupt_snapshots_are_errors_not_panics() {
     let mut p = Page::new();
     p.doc(
