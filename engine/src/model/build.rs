@@ -1022,7 +1022,7 @@ impl Interner {
     }
 
     /// [`Interner::get`] for a value that may be borrowed from a static table.
-    fn get_cow(&mut self, strings: &mut Vec<String>, s: &std::borrow::Cow<'static, str>) -> StrId {
+    fn get_cow(&mut self, strings: &mut Vec<String>, s: std::borrow::Cow<'static, str>) -> StrId {
         match s {
             std::borrow::Cow::Borrowed(text) => {
                 // Address and length: one static string may be the start of another.
@@ -1036,7 +1036,7 @@ impl Interner {
                     }
                 }
             }
-            std::borrow::Cow::Owned(text) => self.get(strings, text),
+            std::borrow::Cow::Owned(text) => self.get(strings, &text),
         }
     }
 }
@@ -1073,7 +1073,7 @@ fn ax_value(
         ) => AxValue::Other,
         (_, AxScalar::Str(s)) => {
             if intern_it {
-                AxValue::Str(interner.get_cow(strings, &s))
+                AxValue::Str(interner.get_cow(strings, s))
             } else {
                 AxValue::Str(push_to(strings, s.into_owned()))
             }
@@ -1090,7 +1090,7 @@ fn ax_string(
 ) -> Option<StrId> {
     match std::mem::take(&mut v?.value) {
         AxScalar::Str(s) => Some(if intern_it {
-            interner.get_cow(strings, &s)
+            interner.get_cow(strings, s)
         } else {
             push_to(strings, s.into_owned())
         }),
