@@ -19,12 +19,18 @@
 //! - `whole_from_json`, `whole_from_gz`: `snapshot::render_capture` from the plain JSON / the
 //!   gzip'd file's bytes to the text: parse + merge + analysis + uids + render, and what each
 //!   leaves to free (the figure compared with the time Chromium takes to produce the capture).
+//!
+//! Memory: like the `pagesight` command line, the bench keeps what one run frees for the next
+//! ([`pagesight::keep_freed_memory`]); otherwise a long page's tables, above the allocator's
+//! threshold, come back from the kernel on every run and the series measures the kernel zeroing
+//! pages. `PAGESIGHT_BENCH_ALLOCATOR_DEFAULT=1` measures with the allocator's own policy (what a
+//! library embedding pagesight gets unless its host chooses otherwise).
 
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use pagesight::analysis::{analyze, Analysis, AnalysisOptions};
 use pagesight::capture::Capture;
 use pagesight::identity::{assign_uids, UidAssignment, UidTable};
@@ -246,4 +252,12 @@ criterion_group! {
         .measurement_time(Duration::from_secs(3));
     targets = fixtures, scale_series
 }
-criterion_main!(benches);
+
+/// The groups, with the command line's memory policy unless asked otherwise (module docs).
+fn main() {
+    if std::env::var_os("PAGESIGHT_BENCH_ALLOCATOR_DEFAULT").is_none() {
+        pagesight::keep_freed_memory();
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
