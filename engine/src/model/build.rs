@@ -1158,7 +1158,6 @@ impl TreeReader<'_> {
             part.roots.push(id);
         }
         AxNode {
-            ax_node_id: std::mem::replace(&mut n.node_id, AxNodeKey::Int(0)),
             ignored: n.ignored,
             role,
             name,

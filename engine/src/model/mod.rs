@@ -474,11 +474,11 @@ pub struct AxProperty {
     pub value: AxValue,
 }
 
-/// One node of the accessibility tree.
+/// One node of the accessibility tree. The protocol's own `nodeId` is not kept: it only says
+/// how the tree hangs together, which `parent` and the children already say, and every pass
+/// over a long page's accessibility nodes streams them through memory.
 #[derive(Debug, Clone)]
 pub struct AxNode {
-    /// The AX tree's own `nodeId` (a string in the protocol; kept as a number when it is one).
-    pub ax_node_id: crate::capture::AxNodeKey,
     /// `ignored`: not exposed to assistive technology (layout-only wrappers, hidden nodes).
     pub ignored: bool,
     /// `role.value` (`button`, `link`, `generic`, `StaticText`, `RootWebArea`, ...).

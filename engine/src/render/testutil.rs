@@ -193,7 +193,6 @@ impl Builder {
         let role = self.s(role);
         let name = (!name.is_empty()).then(|| self.s(name));
         self.m.ax_nodes.push(AxNode {
-            ax_node_id: crate::capture::AxNodeKey::Int(i64::from(id.0)),
             ignored: false,
             role: Some(role),
             name,
