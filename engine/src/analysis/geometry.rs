@@ -194,7 +194,7 @@ impl Geometry {
                 fixed_inner[i] = fixed_inner[p];
                 continue;
             };
-            let style = &l.style;
+            let style = model.style(l);
             // The top layer is painted over the whole document, outside every ancestor.
             let top_layer = node.is_element()
                 && style.position.is_out_of_flow()

@@ -236,7 +236,7 @@ impl Painter<'_> {
                 let block = node.is_element()
                     && model
                         .layout_of(NodeId(j))
-                        .is_some_and(|l| is_block_level(l.style.display));
+                        .is_some_and(|l| is_block_level(model.style(l).display));
                 match f.phase {
                     0 if block => {
                         self.next = self.next.saturating_add(1);
@@ -348,7 +348,7 @@ impl HitTester {
                     b = model.layout(id).next_for_node;
                 }
                 // A `clip-path` shape cuts the box to something the snapshot does not describe.
-                if l.style.transform_rotated || l.style.clip_path == ClipPath::Shape {
+                if model.style(l).transform_rotated || model.style(l).clip_path == ClipPath::Shape {
                     fl |= F_UNCERTAIN;
                 }
                 if node.is_element() {
@@ -366,11 +366,11 @@ impl HitTester {
                     if layer || node.parent.is_none() {
                         fl |= F_LAYER;
                     }
-                    let s = &l.style;
+                    let s = model.style(l);
                     let parent_flex = (box_parent[i] != NONE)
                         && model
                             .layout_of(NodeId(box_parent[i]))
-                            .is_some_and(|b| b.style.display.is_flex_or_grid());
+                            .is_some_and(|b| model.style(b).display.is_flex_or_grid());
                     let replaced = node.pseudo.is_none() && is_replaced(model.str(node.tag));
                     let float = s.float != Float::None && !s.position.is_out_of_flow();
                     if float {
@@ -421,7 +421,7 @@ impl HitTester {
                 let Some(l) = model.layout_of(NodeId(i as u32)) else {
                     continue;
                 };
-                if l.style.z_index.is_none_or(|z| z >= 0) {
+                if model.style(l).z_index.is_none_or(|z| z >= 0) {
                     continue;
                 }
                 // The stacking context this layer belongs to.
@@ -522,7 +522,7 @@ impl HitTester {
                 continue;
             };
             let l = model.layout(lid);
-            let s = &l.style;
+            let s = model.style(l);
             if s.pointer_events == PointerEvents::None
                 || s.visibility.is_hidden()
                 || fl & F_INERT != 0
@@ -600,8 +600,8 @@ impl HitTester {
                 let mut b = Some(lid);
                 while let Some(bid) = b {
                     let bl = model.layout(bid);
-                    let hidden = bl.style.pointer_events == PointerEvents::None
-                        || bl.style.visibility.is_hidden();
+                    let hidden = model.style(bl).pointer_events == PointerEvents::None
+                        || model.style(bl).visibility.is_hidden();
                     if !hidden {
                         for t in model.text_boxes_of(bid) {
                             if !t.bounds.is_empty() {

@@ -380,7 +380,7 @@ fn reasons_with(model: &Model, id: NodeId, kinds: &mut Kinds) -> Interaction {
         r |= Interaction::CLICKABLE;
     }
     if let Some(l) = n.layout.map(|l| model.layout(l)) {
-        if l.style.cursor == Cursor::Pointer {
+        if model.style(l).cursor == Cursor::Pointer {
             let parent_pointer = model
                 .ancestors(id)
                 .find(|a| model.node(*a).layout.is_some())

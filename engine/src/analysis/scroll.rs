@@ -13,7 +13,7 @@ pub fn compute(model: &Model, geometry: &Geometry) -> Vec<(NodeId, ScrollInfo)> 
     // Boxes are in node order and far fewer than nodes; only the rare scrollable ones need
     // their node, so the nodes are not streamed through memory.
     for (k, l) in model.layouts.iter().enumerate() {
-        if !l.style.user_scrollable() {
+        if !model.style(l).user_scrollable() {
             continue;
         }
         let Some(node) = model.nodes.get(l.node.index()) else {
@@ -41,8 +41,8 @@ pub fn compute(model: &Model, geometry: &Geometry) -> Vec<(NodeId, ScrollInfo)> 
             client_width: c.width,
             client_height: c.height,
         };
-        let x = l.style.overflow_x.user_scrollable() && info.scrolls_horizontally();
-        let y = l.style.overflow_y.user_scrollable() && info.scrolls_vertically();
+        let x = model.style(l).overflow_x.user_scrollable() && info.scrolls_horizontally();
+        let y = model.style(l).overflow_y.user_scrollable() && info.scrolls_vertically();
         if x || y {
             out.push((l.node, info));
         }

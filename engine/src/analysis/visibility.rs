@@ -41,7 +41,7 @@ pub fn own_visible_rect(
     let n = model.node(node);
     let lid = n.layout?;
     let l = model.layout(lid);
-    if l.style.visibility.is_hidden() {
+    if model.style(l).visibility.is_hidden() {
         return None;
     }
     if n.is_text() {
@@ -102,14 +102,14 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         let inherited = node.parent.is_some_and(|p| transparent[p.index()]);
         let own = node
             .layout
-            .is_some_and(|l| node.is_element() && model.layout(l).style.opacity <= 0.0);
+            .is_some_and(|l| node.is_element() && model.style(model.layout(l)).opacity <= 0.0);
         transparent[i] = inherited || own;
         let id = NodeId(i as u32);
         // Opacity hides from a person but not from the mouse; pointer-events the reverse.
         let own = own_visible_rect(model, geometry, id, false);
         facts[i].hittable_rect = own.filter(|_| {
             node.layout
-                .is_some_and(|l| model.layout(l).style.pointer_events != PointerEvents::None)
+                .is_some_and(|l| model.style(model.layout(l)).pointer_events != PointerEvents::None)
         });
         facts[i].visible_rect = if transparent[i] { None } else { own };
         facts[i].bounds = own_bounds(model, geometry, id);

@@ -9,7 +9,7 @@ use super::style::{StyleField, StylesPresent};
 use super::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, BoxRects, DocId, Document, LayoutBox,
     LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, RareStrings, Rect, StrId,
-    Style, TextBox, NO_BOX_RECTS,
+    Style, StyleId, TextBox, NO_BOX_RECTS,
 };
 use crate::capture::{
     AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture, DocumentRecord, DomSnapshot,
@@ -363,6 +363,10 @@ impl Model {
         // Whether the boxes come in node order, as they do on most pages: noted while they are
         // read rather than checked after, a pass over a long page's largest table.
         let mut layouts_in_order = true;
+        let mut style_rows = StyleRows {
+            styles: vec![Style::INITIAL],
+            ids: FxHashMap::default(),
+        };
         model.docs = Vec::with_capacity(order.len());
         for &sd in &order {
             let s = &scratch[sd as usize];
@@ -403,14 +407,17 @@ impl Model {
                 &mut raw_layouts,
                 &mut raw_text_boxes,
                 &mut model.box_rects,
+                &mut style_rows,
                 &mut layouts_in_order,
                 s,
                 d,
+                s.target,
                 &t.styles,
                 &ctx,
                 &model.strings,
             )?;
         }
+        model.styles = style_rows.styles;
         sort_layouts(&mut model, raw_layouts, layouts_in_order, raw_text_boxes);
         merge_rare_strings(&mut model.rare);
 
@@ -770,14 +777,28 @@ fn rect_of(v: Option<&[f64]>) -> Option<Rect> {
     Some(Rect::new(v[0], v[1], v[2], v[3]))
 }
 
+/// The model's table of distinct styles while it is filled, with the style each snapshot style
+/// row parsed to.
+///
+/// Boxes share a few hundred style rows (the snapshot's strings are deduplicated, so equal rows
+/// are equal index lists): each distinct row is parsed once, and every box with it holds the
+/// same [`StyleId`]. A row is keyed by its target too, as each target has its own string table
+/// and list of requested styles; documents of one target share their rows.
+struct StyleRows<'a> {
+    styles: Vec<Style>,
+    ids: FxHashMap<(u32, &'a [i64]), StyleId>,
+}
+
 #[allow(clippy::too_many_arguments)]
-fn fill_layout(
+fn fill_layout<'a>(
     layouts: &mut Vec<LayoutBox>,
     text_boxes: &mut Vec<TextBox>,
     box_rects: &mut Vec<BoxRects>,
+    style_rows: &mut StyleRows<'a>,
     in_order: &mut bool,
     s: &DocScratch,
-    d: &DocumentRecord,
+    d: &'a DocumentRecord,
+    target: u32,
     styles: &[StyleField],
     ctx: &Ctx,
     strings: &[String],
@@ -800,14 +821,11 @@ fn fill_layout(
         .max(l.scroll_rects.as_ref().map_or(0, |r| r.len()))
         .min(l.node_index.len());
     box_rects.reserve(with_rects);
-    // Boxes share a handful of style rows (the snapshot's strings are deduplicated, so equal
-    // rows are equal index lists): each distinct row is parsed once.
-    let mut parsed_rows: FxHashMap<&[i64], Style> = FxHashMap::default();
     for (k, &ni) in l.node_index.iter().enumerate() {
         let node = local_to_model(s, ni, ctx.doc, "layout.nodeIndex")?;
         let style = match l.styles.get(k) {
-            Some(vals) => match parsed_rows.get(vals) {
-                Some(style) => *style,
+            Some(vals) => match style_rows.ids.get(&(target, vals)) {
+                Some(&id) => id,
                 None => {
                     let mut style = Style::default();
                     for (f, &v) in styles.iter().zip(vals.iter()) {
@@ -816,11 +834,13 @@ fn fill_layout(
                             f.apply(&mut style, &strings[sid.index()]);
                         }
                     }
-                    parsed_rows.insert(vals, style);
-                    style
+                    let id = StyleId(style_rows.styles.len() as u32);
+                    style_rows.styles.push(style);
+                    style_rows.ids.insert((target, vals), id);
+                    id
                 }
             },
-            None => Style::default(),
+            None => StyleId::INITIAL,
         };
         let bounds = rect_of(l.bounds.get(k)).unwrap_or_default();
         let text = match l.text.get(k) {

@@ -11,7 +11,10 @@
 //!   [`StrId`]. Strings the model adds (lower-cased tag names, AX roles and names) are appended.
 //! - **Computed styles are parsed once** into small enums and numbers ([`Style`]), so the analysis
 //!   never compares strings in its hot loops.
-//! - **Typed ids** ([`NodeId`], [`LayoutId`], [`AxId`], [`DocId`], [`StrId`]) instead of bare
+//! - **Boxes share their styles.** A page has a few hundred distinct computed styles and up to
+//!   hundreds of thousands of boxes; each box holds a [`StyleId`] into [`Model::styles`] rather
+//!   than a copy, which keeps the box table (streamed through memory by every stage) small.
+//! - **Typed ids** ([`NodeId`], [`LayoutId`], [`AxId`], [`DocId`], [`StrId`], [`StyleId`]) instead of bare
 //!   integers, so an index of one arena cannot be used in another by mistake.
 //!
 //! Coordinates in the model are those of the snapshot: CSS px in the *document* coordinates of the
@@ -50,6 +53,16 @@ pub struct DocId(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct StrId(pub u32);
 
+/// Index of a distinct computed style in [`Model::styles`]; [`StyleId::INITIAL`] is
+/// [`Style::default()`] (every property at its initial value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct StyleId(pub u32);
+
+impl StyleId {
+    /// The style of a box the capture gave no computed styles for.
+    pub const INITIAL: StyleId = StyleId(0);
+}
+
 macro_rules! id_index {
     ($($t:ty),*) => {$(
         impl $t {
@@ -66,7 +79,7 @@ macro_rules! id_index {
         }
     )*};
 }
-id_index!(NodeId, LayoutId, AxId, DocId, StrId);
+id_index!(NodeId, LayoutId, AxId, DocId, StrId, StyleId);
 
 /// An axis-aligned rectangle in CSS px.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -345,8 +358,8 @@ pub struct LayoutBox {
     pub paint_order: i64,
     /// `stackingContexts`: the box's layer is a stacking context.
     pub stacking_context: bool,
-    /// Parsed computed style.
-    pub style: Style,
+    /// Parsed computed style, in [`Model::styles`]; read it with [`Model::style`].
+    pub style: StyleId,
     /// `text` of the box: the rendered text of text boxes and pseudo-element text.
     pub text: Option<StrId>,
     /// Its client and scroll rectangles in [`Model::box_rects`], or [`NO_BOX_RECTS`]; read them
@@ -541,6 +554,9 @@ pub struct Model {
     pub attrs: Vec<Attr>,
     /// Layout boxes.
     pub layouts: Vec<LayoutBox>,
+    /// The distinct computed styles of the layout boxes; [`StyleId::INITIAL`] (index 0) is
+    /// [`Style::default()`] when there is any box.
+    pub styles: Vec<Style>,
     /// Text fragments of all layout boxes.
     pub text_boxes: Vec<TextBox>,
     /// Client and scroll rectangles of the layout boxes that have them (see [`BoxRects`]).
@@ -644,10 +660,21 @@ impl Model {
         self.node(id).layout.map(|l| self.layout(l))
     }
 
+    /// The parsed computed style of a layout box.
+    ///
+    /// An id the table does not hold (a model assembled by hand that left [`Model::styles`]
+    /// empty) reads as the initial style, which is what [`StyleId::INITIAL`] stands for.
+    #[inline]
+    pub fn style(&self, layout: &LayoutBox) -> &Style {
+        self.styles
+            .get(layout.style.index())
+            .unwrap_or(&Style::INITIAL)
+    }
+
     /// The node's parsed computed style, if it has a layout box.
     #[inline]
     pub fn style_of(&self, id: NodeId) -> Option<&Style> {
-        self.layout_of(id).map(|l| &l.style)
+        self.layout_of(id).map(|l| self.style(l))
     }
 
     /// The text fragments of a layout box.

@@ -415,30 +415,33 @@ pub struct Style {
 
 impl Default for Style {
     fn default() -> Self {
-        Style {
-            display: Display::Inline,
-            visibility: Visibility::Visible,
-            opacity: 1.0,
-            overflow_x: Overflow::Visible,
-            overflow_y: Overflow::Visible,
-            cursor: Cursor::Auto,
-            pointer_events: PointerEvents::Auto,
-            position: Position::Static,
-            z_index: None,
-            clip: None,
-            content_visibility: ContentVisibility::Visible,
-            float: Float::None,
-            has_background: false,
-            transformed: false,
-            transform_3d: false,
-            transform_rotated: false,
-            clip_path: ClipPath::None,
-            paint_contained: false,
-        }
+        Style::INITIAL
     }
 }
 
 impl Style {
+    /// Every property at its CSS initial value.
+    pub const INITIAL: Style = Style {
+        display: Display::Inline,
+        visibility: Visibility::Visible,
+        opacity: 1.0,
+        overflow_x: Overflow::Visible,
+        overflow_y: Overflow::Visible,
+        cursor: Cursor::Auto,
+        pointer_events: PointerEvents::Auto,
+        position: Position::Static,
+        z_index: None,
+        clip: None,
+        content_visibility: ContentVisibility::Visible,
+        float: Float::None,
+        has_background: false,
+        transformed: false,
+        transform_3d: false,
+        transform_rotated: false,
+        clip_path: ClipPath::None,
+        paint_contained: false,
+    };
+
     /// Content overflowing on either axis is clipped.
     pub fn clips_overflow(&self) -> bool {
         self.overflow_x.clips() || self.overflow_y.clips()

@@ -323,3 +323,61 @@ fn corrupt_snapshots_are_errors_not_panics() {
     p.docs[0]["nodes"]["nodeName"][1] = json!(4242);
     assert!(Model::from_capture(p.capture()).is_err());
 }
+
+#[test]
+fn boxes_of_one_style_share_it() {
+    let mut p = simple();
+    // An iframe document of the same target under `div#a`: its rows are the same index lists
+    // as the top document's.
+    let mut hidden = BLOCK;
+    hidden[1] = "hidden";
+    p.doc(
+        &[(-1, 9, "#document", &[], ""), (0, 1, "HTML", &[], "")],
+        &[
+            (0, [0.0, 0.0, 10.0, 10.0], BLOCK, 0),
+            (1, [0.0, 0.0, 10.0, 10.0], hidden, 0),
+        ],
+        json!({}),
+    );
+    p.docs[0]["nodes"]["contentDocumentIndex"] = json!({"index": [3], "value": [1]});
+    // `div#b` (the top document's last box) without a style row.
+    p.docs[0]["layout"]["styles"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(4);
+    let m = p.model();
+    let tags: Vec<_> = m.node_ids().map(|i| m.str(m.node(i).tag)).collect();
+    assert_eq!(
+        tags,
+        [
+            "#document",
+            "html",
+            "body",
+            "div",
+            "#document",
+            "html",
+            "div",
+            "#text"
+        ]
+    );
+    assert_eq!(m.styles.len(), 3, "initial, block, hidden block");
+    assert_eq!(m.styles[StyleId::INITIAL.index()], Style::default());
+    let block = m.layout_of(NodeId(0)).unwrap().style;
+    for n in [1, 2, 3, 4] {
+        assert_eq!(m.layout_of(NodeId(n)).unwrap().style, block, "node {n}");
+    }
+    assert_eq!(m.style_of(NodeId(4)).unwrap().display, Display::Block);
+    let hidden = m.style_of(NodeId(5)).unwrap();
+    assert!(hidden.visibility.is_hidden());
+    assert_eq!(hidden.display, Display::Block);
+    let unstyled = m.layout_of(NodeId(6)).unwrap();
+    assert_eq!(unstyled.style, StyleId::INITIAL);
+    assert_eq!(*m.style(unstyled), Style::default());
+}
+
+#[test]
+fn layout_boxes_stay_small() {
+    // Every stage streams all boxes through memory, and a long page has hundreds of thousands:
+    // a style is shared by id rather than held by each box.
+    assert!(std::mem::size_of::<LayoutBox>() <= 80);
+}

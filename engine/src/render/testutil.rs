@@ -8,7 +8,7 @@ use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand, NodeFacts, Rec
 use crate::identity::Uid;
 use crate::model::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, Display, DocId, Document, LayoutBox, LayoutId,
-    Model, Node, NodeId, NodeKind, StrId, Style,
+    Model, Node, NodeId, NodeKind, StrId, Style, StyleId,
 };
 
 /// Uids `1_<node index>` for DOM nodes, `1_<1000 + ax index>` for AX-only nodes.
@@ -250,15 +250,26 @@ impl Builder {
     /// Gives an element a block box (so free text inside it is a line of its own).
     pub fn block(&mut self, n: NodeId) {
         let id = LayoutId(self.m.layouts.len() as u32);
+        if self.m.styles.is_empty() {
+            self.m.styles.push(Style::INITIAL);
+        }
+        let block = Style {
+            display: Display::Block,
+            ..Style::INITIAL
+        };
+        let style = match self.m.styles.iter().position(|s| *s == block) {
+            Some(k) => StyleId(k as u32),
+            None => {
+                self.m.styles.push(block);
+                StyleId(self.m.styles.len() as u32 - 1)
+            }
+        };
         self.m.layouts.push(LayoutBox {
             node: n,
             bounds: Rect::new(0.0, 0.0, 10.0, 10.0),
             paint_order: 0,
             stacking_context: false,
-            style: Style {
-                display: Display::Block,
-                ..Style::default()
-            },
+            style,
             text: None,
             rects: crate::model::NO_BOX_RECTS,
             text_boxes_start: 0,
