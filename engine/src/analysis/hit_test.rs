@@ -347,8 +347,9 @@ impl HitTester {
                     }
                     b = model.layout(id).next_for_node;
                 }
+                let s = model.style(l);
                 // A `clip-path` shape cuts the box to something the snapshot does not describe.
-                if model.style(l).transform_rotated || model.style(l).clip_path == ClipPath::Shape {
+                if s.transform_rotated || s.clip_path == ClipPath::Shape {
                     fl |= F_UNCERTAIN;
                 }
                 if node.is_element() {
@@ -366,7 +367,6 @@ impl HitTester {
                     if layer || node.parent.is_none() {
                         fl |= F_LAYER;
                     }
-                    let s = model.style(l);
                     let parent_flex = (box_parent[i] != NONE)
                         && model
                             .layout_of(NodeId(box_parent[i]))
@@ -600,8 +600,9 @@ impl HitTester {
                 let mut b = Some(lid);
                 while let Some(bid) = b {
                     let bl = model.layout(bid);
-                    let hidden = model.style(bl).pointer_events == PointerEvents::None
-                        || model.style(bl).visibility.is_hidden();
+                    let style = model.style(bl);
+                    let hidden =
+                        style.pointer_events == PointerEvents::None || style.visibility.is_hidden();
                     if !hidden {
                         for t in model.text_boxes_of(bid) {
                             if !t.bounds.is_empty() {

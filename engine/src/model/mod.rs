@@ -14,8 +14,8 @@
 //! - **Boxes share their styles.** A page has a few hundred distinct computed styles and up to
 //!   hundreds of thousands of boxes; each box holds a [`StyleId`] into [`Model::styles`] rather
 //!   than a copy, which keeps the box table (streamed through memory by every stage) small.
-//! - **Typed ids** ([`NodeId`], [`LayoutId`], [`AxId`], [`DocId`], [`StrId`], [`StyleId`]) instead of bare
-//!   integers, so an index of one arena cannot be used in another by mistake.
+//! - **Typed ids** ([`NodeId`], [`LayoutId`], [`AxId`], [`DocId`], [`StrId`], [`StyleId`])
+//!   instead of bare integers, so an index of one arena cannot be used in another by mistake.
 //!
 //! Coordinates in the model are those of the snapshot: CSS px in the *document* coordinates of the
 //! node's own document (viewport position plus that document's scroll offset). The analysis turns
@@ -554,8 +554,8 @@ pub struct Model {
     pub attrs: Vec<Attr>,
     /// Layout boxes.
     pub layouts: Vec<LayoutBox>,
-    /// The distinct computed styles of the layout boxes; [`StyleId::INITIAL`] (index 0) is
-    /// [`Style::default()`] when there is any box.
+    /// The distinct computed styles of the layout boxes, read with [`Model::style`]; index 0
+    /// ([`StyleId::INITIAL`]) is [`Style::default()`].
     pub styles: Vec<Style>,
     /// Text fragments of all layout boxes.
     pub text_boxes: Vec<TextBox>,
