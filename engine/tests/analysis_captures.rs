@@ -114,22 +114,23 @@ fn every_capture_loads_and_analyses() {
             if f.interactive {
                 interactive += 1;
             }
+            let c = a.click(id);
             // Nothing is both hidden from the mouse and clickable.
-            if f.click_point.is_some() {
+            if c.click_point.is_some() {
                 assert!(
-                    f.hittable,
+                    f.hittable(),
                     "{name}: node {i} has a click point but cannot be hit"
                 );
             }
             if f.in_viewport {
                 in_view += 1;
-                assert!(f.visible);
+                assert!(f.visible());
             }
-            if f.occluded {
+            if c.occluded {
                 occluded += 1;
-                assert!(f.click_point.is_none());
+                assert!(c.click_point.is_none());
             }
-            if let Some(p) = f.click_point {
+            if let Some(p) = c.click_point {
                 with_point += 1;
                 assert!(f.interactive);
                 let h = a.hit_test(p.x, p.y).expect("click point hits");
@@ -140,9 +141,9 @@ fn every_capture_loads_and_analyses() {
                 let v = a.viewport.rect();
                 assert!(p.x >= v.x && p.x < v.right() && p.y >= v.y && p.y < v.bottom());
             }
-            if f.visible {
+            if f.visible() {
                 assert!(
-                    f.bounds.is_some(),
+                    f.bounds().is_some(),
                     "{name}: visible node {i} without bounds"
                 );
             }
@@ -166,7 +167,7 @@ fn every_capture_loads_and_analyses() {
             },
         );
         for f in &all.nodes {
-            assert_eq!(f.visible, f.in_viewport);
+            assert_eq!(f.visible(), f.in_viewport);
         }
     }
 }

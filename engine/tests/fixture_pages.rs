@@ -60,9 +60,10 @@ fn check_expectations(page: &str, snap: &Snapshot, tally: &mut Tally) {
         let tokens: Vec<&str> = expect.split_whitespace().collect();
         let has = |t: &str| tokens.contains(&t);
         let f = snap.analysis.facts(node);
+        let c = snap.analysis.click(node);
         let id = id_of(model, node);
-        let shown = f.visible && f.in_viewport;
-        let facts = format!("{f:?}");
+        let shown = f.visible() && f.in_viewport;
+        let facts = format!("{f:?} {c:?}");
         let mut expect_eq = |name: &str, expected: bool, actual: bool| {
             tally.check(expected == actual, || {
                 format!(
@@ -72,17 +73,17 @@ fn check_expectations(page: &str, snap: &Snapshot, tally: &mut Tally) {
             });
         };
         expect_eq("visible", has("visible"), shown);
-        expect_eq("offscreen", has("offscreen"), f.visible && !f.in_viewport);
+        expect_eq("offscreen", has("offscreen"), f.visible() && !f.in_viewport);
         expect_eq("interactive", has("interactive"), f.interactive);
         expect_eq("disabled", has("disabled"), f.disabled);
-        expect_eq("occluded", has("occluded"), f.occluded);
+        expect_eq("occluded", has("occluded"), c.occluded);
         expect_eq(
             "clickable",
             has("clickable"),
-            f.interactive && !f.occluded && f.click_point.is_some(),
+            f.interactive && !c.occluded && c.click_point.is_some(),
         );
         if let Some(covered) = model.attr(node, "data-covered-by") {
-            let actual = f.covered_by.map(|c| id_of(model, c));
+            let actual = c.covered_by.map(|c| id_of(model, c));
             tally.check(actual.as_deref() == Some(covered), || {
                 format!("{page} #{id}: expected covered by #{covered}, got {actual:?}")
             });
@@ -148,11 +149,12 @@ async fn check_oracle(
         if !f.interactive || !f.in_viewport {
             continue;
         }
-        let point = if let Some(p) = f.click_point {
+        let c = snap.analysis.click(node);
+        let point = if let Some(p) = c.click_point {
             p
-        } else if f.occluded {
+        } else if c.occluded {
             match f
-                .visible_rect
+                .visible_rect()
                 .and_then(|r| r.intersect(&snap.analysis.viewport.rect()))
             {
                 Some(r) => r.center(),
@@ -181,7 +183,7 @@ async fn check_oracle(
         let on_element = hit_node.is_some_and(|h| model.contains(node, h));
         let id = id_of(model, node);
         let got = hit_node.map(|h| id_of(model, h));
-        if f.occluded {
+        if c.occluded {
             tally.check(!on_element, || {
                 format!("{page_name} #{id}: reported occluded, but Chromium hits it at {point:?}")
             });

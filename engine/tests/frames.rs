@@ -56,8 +56,12 @@ async fn child_hit_test(
 ) -> Result<bool, String> {
     let model = &snap.model;
     let f = snap.analysis.facts(node);
-    let point = f.click_point.ok_or("no click point")?;
-    let bounds = f.bounds.ok_or("no bounds")?;
+    let point = snap
+        .analysis
+        .click(node)
+        .click_point
+        .ok_or("no click point")?;
+    let bounds = f.bounds().ok_or("no bounds")?;
     let layout = model.node(node).layout.ok_or("no layout box")?;
     let doc_bounds = model.layout(layout).bounds;
     let target = model.docs[model.node(node).doc.index()].target;
@@ -210,8 +214,12 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
     ] {
         let node = node_by_id(model, id).unwrap_or_else(|| panic!("#{id} is in the model"));
         let f = snap.analysis.facts(node);
-        assert!(f.interactive && f.visible && f.in_viewport, "#{id}: {f:?}");
-        assert!(!f.occluded, "#{id} reported occluded: {f:?}");
+        assert!(
+            f.interactive && f.visible() && f.in_viewport,
+            "#{id}: {f:?}"
+        );
+        let c = snap.analysis.click(node);
+        assert!(!c.occluded, "#{id} reported occluded: {c:?}");
         let uid = snap.uids.dom(node).expect("a uid");
         assert!(
             text.contains(&format!("uid={uid} button \"{name}\"")),
@@ -219,13 +227,13 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
         );
         match child_hit_test(&page, &snap, &oopif_targets, node).await {
             Ok(true) => {}
-            Ok(false) => panic!("#{id}: Chromium does not hit it at {:?}", f.click_point),
+            Ok(false) => panic!("#{id}: Chromium does not hit it at {:?}", c.click_point),
             Err(e) => panic!("#{id}: hit test failed: {e}"),
         }
     }
     // Clipped away by the container around its iframe; scrolled frame offsets applied.
     let away = node_by_id(model, "clipped-away").expect("#clipped-away");
-    assert!(!snap.analysis.facts(away).in_viewport || !snap.analysis.facts(away).visible);
+    assert!(!snap.analysis.facts(away).in_viewport || !snap.analysis.facts(away).visible());
     // Tracking and zero-size frames add nothing to read.
     assert!(!text.contains("TRACKER-PIXEL"), "{text}");
 
@@ -235,10 +243,10 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
         .expect("live snapshot");
     for id in ["xo-btn", "leaf-btn", "scrolled-btn"] {
         let node = node_by_id(&live.model, id).expect("button");
-        let f = live.analysis.facts(node);
+        let c = live.analysis.click(node);
         assert!(
-            !f.occluded && f.click_point.is_some(),
-            "#{id} after confirmation: {f:?}"
+            !c.occluded && c.click_point.is_some(),
+            "#{id} after confirmation: {c:?}"
         );
     }
 

@@ -11,7 +11,7 @@
 
 use super::geometry::Geometry;
 use super::hit_test::HitTester;
-use super::NodeFacts;
+use super::{ClickFacts, NodeFacts};
 use crate::model::{Model, NodeId, Point, Rect};
 
 /// Sample positions across the visible box, as fractions, centre first.
@@ -127,23 +127,36 @@ pub fn find_click_point(model: &Model, hit: &HitTester, node: NodeId, area: &Rec
     }
 }
 
-/// Fills `click_point`, `click_point_unsure`, `occluded` and `covered_by` of interactive nodes.
-pub fn compute(model: &Model, geometry: &Geometry, hit: &HitTester, facts: &mut [NodeFacts]) {
+/// The click facts of the interactive nodes with some part in the viewport, ordered by node.
+pub fn compute(
+    model: &Model,
+    geometry: &Geometry,
+    hit: &HitTester,
+    facts: &[NodeFacts],
+) -> Vec<(NodeId, ClickFacts)> {
     let viewport = geometry.viewport.rect();
-    for (i, f) in facts.iter_mut().enumerate() {
+    let mut clicks = Vec::new();
+    for (i, f) in facts.iter().enumerate() {
         if !f.interactive {
             continue;
         }
-        let Some(vis) = f.visible_rect.or(f.hittable_rect) else {
+        let Some(vis) = f.visible_rect().or(f.hittable_rect()) else {
             continue;
         };
         let Some(area) = vis.intersect(&viewport) else {
             continue;
         };
-        let c = find_click_point(model, hit, NodeId(i as u32), &area);
-        f.click_point = c.point;
-        f.click_point_unsure = c.unsure;
-        f.occluded = c.point.is_none();
-        f.covered_by = c.covered_by;
+        let id = NodeId(i as u32);
+        let c = find_click_point(model, hit, id, &area);
+        clicks.push((
+            id,
+            ClickFacts {
+                occluded: c.point.is_none(),
+                covered_by: c.covered_by,
+                click_point: c.point,
+                click_point_unsure: c.unsure,
+            },
+        ));
     }
+    clicks
 }

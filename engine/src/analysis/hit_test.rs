@@ -303,6 +303,10 @@ impl HitTester {
         let mut flags = vec![0u8; n];
         let mut box_parent = vec![NONE; n];
         let mut layer_of = vec![NONE; n];
+        // Each node's own paint order (`i64::MIN` without a box) once the top-down pass has read
+        // it with the rest of the box, then the highest in its subtree: the bottom-up pass over
+        // a long page then streams this table rather than every layout box once more.
+        let mut subtree_max = vec![i64::MIN; n];
         // The attribute names that are `inert` (none on the usual page).
         let inert_names = model.string_ids(|s| s.eq_ignore_ascii_case("inert"));
 
@@ -340,6 +344,7 @@ impl HitTester {
             if let Some(lid) = node.layout {
                 fl |= F_BOX;
                 let l = model.layout(lid);
+                subtree_max[i] = l.paint_order;
                 let mut b = Some(lid);
                 while let Some(id) = b {
                     if model.layout(id).text_boxes_end > model.layout(id).text_boxes_start {
@@ -402,11 +407,8 @@ impl HitTester {
         // Negative-z layers: the content of their stacking context is lifted above them.
         let mut neg_end: Vec<i64> = vec![-1; n];
         {
-            let mut subtree_max = vec![i64::MIN; n];
             for i in (0..n).rev() {
-                let own = model.layout_of(NodeId(i as u32)).map(|l| l.paint_order);
-                let m = own.unwrap_or(i64::MIN).max(subtree_max[i]);
-                subtree_max[i] = m;
+                let m = subtree_max[i];
                 if let Some(p) = model.nodes[i].parent {
                     if model.node(p).doc == model.nodes[i].doc {
                         let pm = &mut subtree_max[p.index()];

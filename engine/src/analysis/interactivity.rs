@@ -426,7 +426,7 @@ pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
         !r.is_strong()
             && strong_below[i]
             && facts[i]
-                .bounds
+                .bounds()
                 .is_some_and(|b| b.width * b.height >= 0.25 * viewport_area)
     };
     // Nearest interactive ancestor (inclusive), disabled fieldset ancestor.

@@ -115,41 +115,137 @@ impl ScrollInfo {
 }
 
 /// What the analysis decided about one node.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+///
+/// Why the rectangles sit behind methods, and the click facts in [`Analysis::clicks`]: the facts
+/// of every node of a page are one table that every stage and renderer streams through, so its
+/// size is paid per node many times over; and a table beyond what the allocator keeps for reuse
+/// (32 MiB for glibc) is mapped afresh and faulted in page by page on every analysis of a long
+/// page. Three rectangles share one byte saying which are present, and what only interactive
+/// elements in the viewport have is kept with them alone.
+#[derive(Clone, Copy, PartialEq, Default)]
 pub struct NodeFacts {
-    /// Border box in top-level viewport CSS px, unclipped. For a node without a box of its own
-    /// (`display:contents`, text without fragments, a zero-size wrapper) the union of its
-    /// descendants' boxes. `None` when nothing of it is rendered.
-    pub bounds: Option<Rect>,
-    /// The part of `bounds` not clipped away by overflow ancestors, `clip: rect()` or iframes
-    /// (not limited to the viewport). `None` when nothing of it can be seen.
-    pub visible_rect: Option<Rect>,
-    /// A person can see it (or something inside it): rendered, not `visibility:hidden`, not
-    /// fully transparent, with some area left after clipping.
-    pub visible: bool,
-    /// The part that can receive clicks (rendered, not `visibility:hidden`, not
-    /// `pointer-events:none`, not clipped away — but possibly transparent), viewport CSS px,
-    /// including descendants. `None` when no part of it can be hit.
-    pub hittable_rect: Option<Rect>,
-    /// `hittable_rect` is not `None`: it (or something inside it) can receive clicks, even if a
-    /// person cannot see it (`opacity: 0`).
-    pub hittable: bool,
+    bounds: Rect,
+    visible_rect: Rect,
+    hittable_rect: Rect,
+    /// Which of the rectangles are present (`HAS_*`); an absent one is all zeros.
+    has: u8,
     /// Visible and intersecting the viewport grown by [`AnalysisOptions::expand`].
     pub in_viewport: bool,
     /// Offered to an agent as something to act on.
     pub interactive: bool,
-    /// Why it is interactive (empty when it is not).
-    pub interaction: Interaction,
     /// Interactive but disabled (`disabled` attribute, inside a disabled `<fieldset>`, or AX
     /// disabled).
     pub disabled: bool,
-    /// Interactive and in the viewport, but no sample point inside it hits the element: something
-    /// else is on top.
+    /// Why it is interactive (empty when it is not).
+    pub interaction: Interaction,
+}
+
+const HAS_BOUNDS: u8 = 1;
+const HAS_VISIBLE: u8 = 2;
+const HAS_HITTABLE: u8 = 4;
+
+impl NodeFacts {
+    #[inline]
+    fn get(&self, bit: u8, r: &Rect) -> Option<Rect> {
+        (self.has & bit != 0).then_some(*r)
+    }
+
+    #[inline]
+    fn set(has: &mut u8, bit: u8, slot: &mut Rect, r: Option<Rect>) {
+        match r {
+            Some(r) => {
+                *has |= bit;
+                *slot = r;
+            }
+            None => {
+                *has &= !bit;
+                *slot = Rect::default();
+            }
+        }
+    }
+
+    /// Border box in top-level viewport CSS px, unclipped. For a node without a box of its own
+    /// (`display:contents`, text without fragments, a zero-size wrapper) the union of its
+    /// descendants' boxes. `None` when nothing of it is rendered.
+    #[inline]
+    pub fn bounds(&self) -> Option<Rect> {
+        self.get(HAS_BOUNDS, &self.bounds)
+    }
+
+    /// The part of [`NodeFacts::bounds`] not clipped away by overflow ancestors, `clip: rect()`
+    /// or iframes (not limited to the viewport). `None` when nothing of it can be seen.
+    #[inline]
+    pub fn visible_rect(&self) -> Option<Rect> {
+        self.get(HAS_VISIBLE, &self.visible_rect)
+    }
+
+    /// The part that can receive clicks (rendered, not `visibility:hidden`, not
+    /// `pointer-events:none`, not clipped away — but possibly transparent), viewport CSS px,
+    /// including descendants. `None` when no part of it can be hit.
+    #[inline]
+    pub fn hittable_rect(&self) -> Option<Rect> {
+        self.get(HAS_HITTABLE, &self.hittable_rect)
+    }
+
+    /// A person can see it (or something inside it): rendered, not `visibility:hidden`, not
+    /// fully transparent, with some area left after clipping ([`NodeFacts::visible_rect`] is
+    /// not `None`).
+    #[inline]
+    pub fn visible(&self) -> bool {
+        self.has & HAS_VISIBLE != 0
+    }
+
+    /// [`NodeFacts::hittable_rect`] is not `None`: it (or something inside it) can receive
+    /// clicks, even if a person cannot see it (`opacity: 0`).
+    #[inline]
+    pub fn hittable(&self) -> bool {
+        self.has & HAS_HITTABLE != 0
+    }
+
+    /// Sets [`NodeFacts::bounds`].
+    #[inline]
+    pub fn set_bounds(&mut self, r: Option<Rect>) {
+        Self::set(&mut self.has, HAS_BOUNDS, &mut self.bounds, r);
+    }
+
+    /// Sets [`NodeFacts::visible_rect`] (and with it [`NodeFacts::visible`]).
+    #[inline]
+    pub fn set_visible_rect(&mut self, r: Option<Rect>) {
+        Self::set(&mut self.has, HAS_VISIBLE, &mut self.visible_rect, r);
+    }
+
+    /// Sets [`NodeFacts::hittable_rect`] (and with it [`NodeFacts::hittable`]).
+    #[inline]
+    pub fn set_hittable_rect(&mut self, r: Option<Rect>) {
+        Self::set(&mut self.has, HAS_HITTABLE, &mut self.hittable_rect, r);
+    }
+}
+
+impl std::fmt::Debug for NodeFacts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeFacts")
+            .field("bounds", &self.bounds())
+            .field("visible_rect", &self.visible_rect())
+            .field("hittable_rect", &self.hittable_rect())
+            .field("in_viewport", &self.in_viewport)
+            .field("interactive", &self.interactive)
+            .field("disabled", &self.disabled)
+            .field("interaction", &self.interaction)
+            .finish()
+    }
+}
+
+/// Where a click on one interactive element lands, as found by hit-testing sample points inside
+/// its visible box ([`click`]). Only interactive elements with some part in the viewport have
+/// them; see [`Analysis::click`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ClickFacts {
+    /// No sample point inside it hits the element: something else is on top.
     pub occluded: bool,
     /// What is on top of an occluded element (the node hit at its centre).
     pub covered_by: Option<NodeId>,
-    /// Where a click lands on the element itself (viewport CSS px); `None` when it is not in the
-    /// viewport, not interactive, or occluded.
+    /// Where a click lands on the element itself (viewport CSS px); `None` when it is
+    /// occluded.
     pub click_point: Option<Point>,
     /// The click point lies where the snapshot alone cannot be sure (near an edge, SVG, 3-D
     /// transform): confirm with one `DOM.getNodeForLocation` before relying on it.
@@ -163,6 +259,9 @@ pub struct Analysis {
     pub viewport: Viewport,
     /// Per-node facts, indexed by [`NodeId`].
     pub nodes: Vec<NodeFacts>,
+    /// Where clicks land on interactive elements in the viewport, ordered by node; read with
+    /// [`Analysis::click`].
+    pub clicks: Vec<(NodeId, ClickFacts)>,
     /// How each scroll container (and each document's `#document` node) is scrolled, ordered
     /// by node; read with [`Analysis::scroll`]. Kept out of [`NodeFacts`]: few nodes scroll,
     /// and every stage streams the facts of a long page through memory.
@@ -180,6 +279,20 @@ impl Analysis {
     #[inline]
     pub fn facts(&self, id: NodeId) -> &NodeFacts {
         &self.nodes[id.index()]
+    }
+
+    /// Where a click on the node lands: empty facts (no click point, not occluded) for a node
+    /// that is not interactive or has no part in the viewport.
+    pub fn click(&self, id: NodeId) -> ClickFacts {
+        self.clicks
+            .binary_search_by_key(&id, |(n, _)| *n)
+            .map_or_else(|_| ClickFacts::default(), |k| self.clicks[k].1)
+    }
+
+    /// The click facts of the node, to correct them (after a live hit test).
+    pub fn click_mut(&mut self, id: NodeId) -> Option<&mut ClickFacts> {
+        let k = self.clicks.binary_search_by_key(&id, |(n, _)| *n).ok()?;
+        Some(&mut self.clicks[k].1)
     }
 
     /// How the node scrolls, when it is a scroll container or a `#document`.
@@ -274,10 +387,11 @@ pub fn analyze_view(model: &Model, options: &AnalysisOptions, view: Option<ViewF
             scroll::compute(model, &geometry)
         },
     );
-    click::compute(model, &geometry, &hit_tester, &mut nodes);
+    let clicks = click::compute(model, &geometry, &hit_tester, &nodes);
     Analysis {
         viewport,
         nodes,
+        clicks,
         scrolls,
         geometry,
         hit_tester,

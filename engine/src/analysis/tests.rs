@@ -41,7 +41,7 @@ fn higher_paint_layer_wins_over_document_order() {
     assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
     // #b is now covered at its centre.
     let f = a.facts(NodeId(4));
-    assert!(f.bounds.is_some());
+    assert!(f.bounds().is_some());
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn scroll_offsets_are_subtracted() {
     p.docs[0]["scrollOffsetY"] = json!(40.0);
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let b = a.facts(NodeId(3)).bounds.unwrap();
+    let b = a.facts(NodeId(3)).bounds().unwrap();
     assert_eq!((b.x, b.y), (10.0, -30.0));
     assert_eq!(a.viewport.scroll_y, 40.0);
     assert_eq!(a.viewport.device_pixel_ratio, 1.0);
@@ -104,7 +104,7 @@ fn iframe_content_is_offset_by_the_owner_content_box() {
     let a = analyze(&m, &AnalysisOptions::default());
     let button = NodeId(5);
     assert_eq!(m.tag(button), Some("button"));
-    let b = a.facts(button).bounds.unwrap();
+    let b = a.facts(button).bounds().unwrap();
     // content box (102, 52) + document (5, 20) - scroll (0, 10).
     assert_eq!((b.x, b.y), (107.0, 62.0));
     assert_eq!(a.hit_test(110.0, 65.0).unwrap().node, button);
@@ -114,7 +114,7 @@ fn iframe_content_is_offset_by_the_owner_content_box() {
     assert_eq!(a.hit_test(100.0, 100.0).unwrap().node, NodeId(2));
     assert!(a.facts(button).interactive);
     assert_eq!(
-        a.facts(button).click_point.map(|p| (p.x, p.y)),
+        a.click(button).click_point.map(|p| (p.x, p.y)),
         Some((132.0, 72.0))
     );
 }
@@ -126,7 +126,7 @@ fn opacity_zero_is_hit_but_not_visible_and_visibility_hidden_is_neither() {
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
     let f = a.facts(NodeId(4));
-    assert!(!f.visible && f.hittable);
+    assert!(!f.visible() && f.hittable());
     assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
 
     let mut p = simple();
@@ -134,7 +134,7 @@ fn opacity_zero_is_hit_but_not_visible_and_visibility_hidden_is_neither() {
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
     let f = a.facts(NodeId(4));
-    assert!(!f.visible && !f.hittable);
+    assert!(!f.visible() && !f.hittable());
     assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
 }
 
@@ -164,8 +164,8 @@ fn overflow_clips_descendants_but_absolute_boxes_escape() {
     );
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert!(!a.facts(NodeId(4)).visible);
-    assert!(a.facts(NodeId(5)).visible);
+    assert!(!a.facts(NodeId(4)).visible());
+    assert!(a.facts(NodeId(5)).visible());
     assert_eq!(a.hit_test(10.0, 160.0).unwrap().node, NodeId(2));
     assert_eq!(a.hit_test(10.0, 260.0).unwrap().node, NodeId(5));
 }
@@ -198,17 +198,18 @@ fn covered_controls_are_occluded() {
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
     let f = a.facts(NodeId(3));
-    assert!(f.interactive && f.visible && f.in_viewport);
-    assert!(f.occluded);
-    assert_eq!(f.covered_by, Some(NodeId(4)));
-    assert_eq!(f.click_point, None);
+    assert!(f.interactive && f.visible() && f.in_viewport);
+    let c = a.click(NodeId(3));
+    assert!(c.occluded);
+    assert_eq!(c.covered_by, Some(NodeId(4)));
+    assert_eq!(c.click_point, None);
 
     // Partly covered: the click point moves to the uncovered part.
     let mut p2 = p;
     p2.docs[0]["layout"]["bounds"][3] = json!([0.0, 0.0, 800.0, 30.0]);
     let m = p2.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let f = a.facts(NodeId(3));
+    let f = a.click(NodeId(3));
     assert!(!f.occluded);
     let c = f.click_point.unwrap();
     assert!(c.y >= 30.0 && c.y < 40.0);
@@ -220,7 +221,7 @@ fn expand_controls_in_viewport() {
     p.docs[0]["layout"]["bounds"][3] = json!([10.0, 900.0, 100.0, 100.0]);
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert!(a.facts(NodeId(3)).visible && !a.facts(NodeId(3)).in_viewport);
+    assert!(a.facts(NodeId(3)).visible() && !a.facts(NodeId(3)).in_viewport);
     let a = analyze(
         &m,
         &AnalysisOptions {

@@ -92,7 +92,7 @@ pub fn expanded_viewport(geometry: &Geometry, expand: Expand) -> Option<Rect> {
     }
 }
 
-/// Fills `bounds`, `visible_rect`, `visible` and `in_viewport` of every node.
+/// Fills the rectangles and `in_viewport` of every node.
 pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [NodeFacts]) {
     let n = model.nodes.len();
     let mut transparent = vec![false; n];
@@ -107,27 +107,28 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         let id = NodeId(i as u32);
         // Opacity hides from a person but not from the mouse; pointer-events the reverse.
         let own = own_visible_rect(model, geometry, id, false);
-        facts[i].hittable_rect = own.filter(|_| {
+        let f = &mut facts[i];
+        f.set_hittable_rect(own.filter(|_| {
             node.layout
                 .is_some_and(|l| model.style(model.layout(l)).pointer_events != PointerEvents::None)
-        });
-        facts[i].visible_rect = if transparent[i] { None } else { own };
-        facts[i].bounds = own_bounds(model, geometry, id);
+        }));
+        f.set_visible_rect(if transparent[i] { None } else { own });
+        f.set_bounds(own_bounds(model, geometry, id));
     }
     // Image map areas have no box: each is the part of its image its shape covers (the first
     // image using the map), seen and hit as that image is.
     for a in &geometry.map_areas {
         let i = a.area.index();
-        if facts[i].bounds.is_some() {
+        if facts[i].bounds().is_some() {
             continue;
         }
         let img = &facts[a.img.index()];
         let r = geometry.to_viewport(model.node(a.img).doc, a.rect);
-        let (visible, hittable) = (img.visible_rect, img.hittable_rect);
+        let (visible, hittable) = (img.visible_rect(), img.hittable_rect());
         let f = &mut facts[i];
-        f.bounds = Some(r);
-        f.visible_rect = visible.and_then(|v| v.intersect(&r));
-        f.hittable_rect = hittable.and_then(|h| h.intersect(&r));
+        f.set_bounds(Some(r));
+        f.set_visible_rect(visible.and_then(|v| v.intersect(&r)));
+        f.set_hittable_rect(hittable.and_then(|h| h.intersect(&r)));
     }
     // Bottom-up: a node is visible through its descendants; a box-less node's bounds are theirs.
     // The descendants' rectangles wait on a stack rather than in three tables as long as the
@@ -143,23 +144,21 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
             Some(top) if top.node == i => pending.pop().unwrap_or_default(),
             _ => Pending::default(),
         };
-        let own_vis = facts[i].visible_rect;
-        let own_bounds = facts[i].bounds;
-        let own_hit = facts[i].hittable_rect;
+        let f = &mut facts[i];
+        let own_vis = f.visible_rect();
+        let own_bounds = f.bounds();
+        let own_hit = f.hittable_rect();
         let hit = union(own_hit, desc.hittable);
-        facts[i].hittable_rect = hit;
+        f.set_hittable_rect(hit);
         let vis = union(own_vis, desc.visible);
         let bounds = own_bounds.or(desc.bounds);
         if own_vis.is_none() {
-            facts[i].visible_rect = desc.visible;
+            f.set_visible_rect(desc.visible);
         }
         if own_bounds.is_none() {
-            facts[i].bounds = desc.bounds;
+            f.set_bounds(desc.bounds);
         }
-        let f = &mut facts[i];
-        f.visible = f.visible_rect.is_some();
-        f.hittable = f.hittable_rect.is_some();
-        f.in_viewport = match (&f.visible_rect, &vp) {
+        f.in_viewport = match (&f.visible_rect(), &vp) {
             (Some(r), Some(v)) => r.intersect(v).is_some(),
             (Some(_), None) => true,
             (None, _) => false,

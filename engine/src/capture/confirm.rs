@@ -44,25 +44,29 @@ pub async fn confirm_hits(
 ) -> Result<Confirmation> {
     let viewport = analysis.viewport.rect();
     let candidates: Vec<(NodeId, Vec<Point>)> = analysis
-        .nodes
+        .clicks
         .iter()
-        .enumerate()
-        .filter(|(_, f)| f.interactive && f.in_viewport && (f.occluded || f.click_point_unsure))
+        .filter(|(_, c)| c.occluded || c.click_point_unsure)
+        .filter_map(|(id, c)| Some((*id, c, analysis.nodes.get(id.index())?)))
+        .filter(|(_, _, f)| f.interactive && f.in_viewport)
         // The page session's hit test stops at an out-of-process `<iframe>`: it cannot speak
         // for nodes in other targets, whose analysis answer stands.
-        .filter(|(i, _)| {
+        .filter(|(id, _, _)| {
             model
                 .nodes
-                .get(*i)
+                .get(id.index())
                 .and_then(|n| model.docs.get(n.doc.index()))
                 .is_some_and(|d| d.target == 0)
         })
-        .filter_map(|(i, f)| {
-            let area = f.visible_rect.or(f.hittable_rect)?.intersect(&viewport)?;
-            let mut points: Vec<Point> = f.click_point.into_iter().collect();
-            points.extend(sample_points(&area).filter(|p| Some(*p) != f.click_point));
+        .filter_map(|(id, c, f)| {
+            let area = f
+                .visible_rect()
+                .or(f.hittable_rect())?
+                .intersect(&viewport)?;
+            let mut points: Vec<Point> = c.click_point.into_iter().collect();
+            points.extend(sample_points(&area).filter(|p| Some(*p) != c.click_point));
             points.truncate(MAX_POINTS);
-            Some((NodeId(i as u32), points))
+            Some((id, points))
         })
         .take(MAX_CONFIRMED)
         .collect();
@@ -93,7 +97,9 @@ pub async fn confirm_hits(
     done.elements = answers.len();
     for (node, point, covered_by, queries) in answers {
         done.queries += queries;
-        let f = &mut analysis.nodes[node.index()];
+        let Some(f) = analysis.click_mut(node) else {
+            continue;
+        };
         let before = (f.occluded, f.click_point);
         match point {
             Some(p) => {

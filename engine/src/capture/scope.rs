@@ -179,7 +179,7 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
             NodeKind::Element | NodeKind::Document => {
                 facts[i].in_viewport
                     || facts[i]
-                        .hittable_rect
+                        .hittable_rect()
                         .is_some_and(|r| r.intersect(&viewport).is_some())
             }
             // Text without facts of its own is judged by its element (as the renderers do);
@@ -187,7 +187,7 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
             NodeKind::Text | NodeKind::CData => {
                 node.layout.is_some()
                     && (facts[i].in_viewport
-                        || (facts[i].bounds.is_none()
+                        || (facts[i].bounds().is_none()
                             && model
                                 .parent_element(crate::model::NodeId(i as u32))
                                 .is_some_and(|p| facts[p.index()].in_viewport)))

@@ -409,10 +409,13 @@ fn dom_only_interactive(
     for (i, f) in analysis.nodes.iter().enumerate() {
         let held = [
             (f.interactive, FACT_INTERACTIVE),
-            (f.visible, FACT_VISIBLE),
+            (f.visible(), FACT_VISIBLE),
             (f.in_viewport, FACT_IN_VIEWPORT),
-            (f.bounds.is_some(), FACT_BOUNDS),
-            (f.interactive && f.click_point.is_some(), FACT_CLICKABLE),
+            (f.bounds().is_some(), FACT_BOUNDS),
+            (
+                f.interactive && analysis.click(NodeId(i as u32)).click_point.is_some(),
+                FACT_CLICKABLE,
+            ),
         ];
         bits.push(
             held.iter()
@@ -420,7 +423,7 @@ fn dom_only_interactive(
                 .fold(0, |b, (_, bit)| b | bit),
         );
         // A hidden one is never printed, and must not make its container look interactive.
-        if !f.interactive || !f.visible || i >= model.nodes.len() {
+        if !f.interactive || !f.visible() || i >= model.nodes.len() {
             continue;
         }
         let id = NodeId(i as u32);
@@ -511,7 +514,7 @@ fn frame_child_root(model: &Model, analysis: &Analysis, ax: &AxNode) -> Option<A
     let d = ax.node?;
     let doc = model.nodes.get(d.index())?.content_document?;
     let shown = facts(analysis, d)
-        .bounds
+        .bounds()
         .is_some_and(|r| r.width >= 2.0 && r.height >= 2.0);
     if !shown {
         return None;
@@ -766,8 +769,9 @@ pub fn for_each_attr<'m, U: UidSource + ?Sized>(
     if fa.disabled && !ax_disabled {
         f("disabled", AttrVal::Flag);
     }
-    if fa.occluded {
-        let cover = fa.covered_by.filter(|c| c.index() < model.nodes.len());
+    let click = analysis.click(d);
+    if click.occluded {
+        let cover = click.covered_by.filter(|c| c.index() < model.nodes.len());
         match cover.map(|c| element_of(model, c)) {
             Some(c) => match uids.dom(c) {
                 Some(uid) => f("occluded-by", AttrVal::Uid(uid)),

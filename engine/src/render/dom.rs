@@ -62,7 +62,7 @@ pub fn printed_flags<U: UidSource + ?Sized>(
         // A transparent control a click reaches (an `opacity:0` input over its drawn box) is
         // offered like the box a person sees.
         *p = ((f.interactive && !labels.is_redundant(model, analysis, id)) || scroller)
-            && (all || f.in_viewport || f.click_point.is_some())
+            && (all || f.in_viewport || analysis.click(id).click_point.is_some())
             && uids.dom(id).is_some();
     }
     printed
@@ -138,7 +138,7 @@ pub fn render<U: UidSource + ?Sized>(
                 open.push(id);
             }
         } else if node.is_text() && open.is_empty() {
-            let visible = text_fact(model, analysis, id, |f| f.visible);
+            let visible = text_fact(model, analysis, id, |f| f.visible());
             let in_view = all || text_fact(model, analysis, id, |f| f.in_viewport);
             if visible && in_view {
                 if let Some(text) = node.value.map(|v| model.str(v)) {
@@ -199,7 +199,7 @@ fn text_fact(
     if get(f) {
         return true;
     }
-    if f.bounds.is_none() {
+    if f.bounds().is_none() {
         if let Some(p) = model.parent_element(id) {
             return get(facts(analysis, p));
         }
@@ -272,7 +272,7 @@ fn element_text(
             j = n.subtree_end.index().max(j + 1);
             continue;
         }
-        if n.is_text() && (any_visibility || text_fact(model, analysis, id, |f| f.visible)) {
+        if n.is_text() && (any_visibility || text_fact(model, analysis, id, |f| f.visible())) {
             if let Some(v) = n.value {
                 if !scratch.is_empty() {
                     scratch.push(' ');
@@ -327,10 +327,10 @@ fn write_element<U: UidSource + ?Sized>(
             Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         }
     }
-    let f = facts(analysis, id);
-    if f.occluded {
+    let click = analysis.click(id);
+    if click.occluded {
         out.push_str(" occluded-by=");
-        push_covered_by(out, model, uids, f.covered_by);
+        push_covered_by(out, model, uids, click.covered_by);
     }
     if let Some(s) = analysis.scroll(id).filter(scrolls) {
         out.push_str(" scroll=\"");

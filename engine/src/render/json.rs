@@ -254,8 +254,10 @@ fn base_node<'a, U: UidSource + ?Sized>(
             .get(n.doc.index())
             .and_then(|d| model.opt_str(d.frame_id))
     });
-    let covered_by = if f.occluded {
-        f.covered_by
+    let click = dom.map(|d| analysis.click(d)).unwrap_or_default();
+    let covered_by = if click.occluded {
+        click
+            .covered_by
             .filter(|c| c.index() < model.nodes.len())
             .map(|c| {
                 if model.node(c).is_element() {
@@ -277,17 +279,17 @@ fn base_node<'a, U: UidSource + ?Sized>(
         name,
         tag: dom.and_then(|d| model.tag(d)),
         interactive: f.interactive,
-        visible: f.visible,
+        visible: f.visible(),
         in_viewport: f.in_viewport,
-        occluded: f.occluded,
+        occluded: click.occluded,
         covered_by,
-        bounds: f.bounds.map(|b| RectJson {
+        bounds: f.bounds().map(|b| RectJson {
             x: b.x,
             y: b.y,
             width: b.width,
             height: b.height,
         }),
-        click_point: f.click_point.map(|p| PointJson { x: p.x, y: p.y }),
+        click_point: click.click_point.map(|p| PointJson { x: p.x, y: p.y }),
         new: uid.is_some_and(|u| uids.is_new(u)),
         attributes: Attrs(Vec::new()),
         value: None,

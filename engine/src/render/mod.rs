@@ -275,7 +275,7 @@ impl<'m> Labels<'m> {
         let all = expand_all(analysis);
         self.control(model, node).is_some_and(|c| {
             let f = facts(analysis, c);
-            f.interactive && !f.occluded && (all || f.in_viewport)
+            f.interactive && !analysis.click(c).occluded && (all || f.in_viewport)
         })
     }
 }

@@ -4,7 +4,9 @@
 use rustc_hash::FxHashSet;
 
 use super::UidSource;
-use crate::analysis::{analyze, Analysis, AnalysisOptions, Expand, NodeFacts, Rect, ScrollInfo};
+use crate::analysis::{
+    analyze, Analysis, AnalysisOptions, ClickFacts, Expand, NodeFacts, Rect, ScrollInfo,
+};
 use crate::identity::Uid;
 use crate::model::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, Display, DocId, Document, LayoutBox, LayoutId,
@@ -48,6 +50,7 @@ pub struct Builder {
     pub facts: Vec<NodeFacts>,
     /// Hand-set scroll states (see [`Builder::scroll`]).
     scrolls: Vec<(NodeId, ScrollInfo)>,
+    clicks: Vec<(NodeId, ClickFacts)>,
     ax_kids: Vec<Vec<AxId>>,
     ax_props: Vec<Vec<AxProperty>>,
     pub expand: Expand,
@@ -63,6 +66,7 @@ impl Builder {
             m,
             facts: Vec::new(),
             scrolls: Vec::new(),
+            clicks: Vec::new(),
             ax_kids: Vec::new(),
             ax_props: Vec::new(),
             expand: Expand::Viewport,
@@ -151,13 +155,11 @@ impl Builder {
             ax: None,
         });
         // Visible and in the viewport unless a test says otherwise.
-        self.facts.push(NodeFacts {
-            bounds: Some(Rect::new(0.0, 0.0, 10.0, 10.0)),
-            visible_rect: Some(Rect::new(0.0, 0.0, 10.0, 10.0)),
-            visible: true,
-            in_viewport: true,
-            ..NodeFacts::default()
-        });
+        let mut facts = NodeFacts::default();
+        facts.in_viewport = true;
+        facts.set_bounds(Some(Rect::new(0.0, 0.0, 10.0, 10.0)));
+        facts.set_visible_rect(Some(Rect::new(0.0, 0.0, 10.0, 10.0)));
+        self.facts.push(facts);
         let mut p = parent;
         while let Some(pp) = p {
             self.m.nodes[pp.index()].subtree_end = NodeId(id.0 + 1);
@@ -288,6 +290,18 @@ impl Builder {
         &mut self.facts[n.index()]
     }
 
+    /// The click facts of a node (empty until a test sets them).
+    pub fn click(&mut self, n: NodeId) -> &mut ClickFacts {
+        let k = match self.clicks.iter().position(|(m, _)| *m == n) {
+            Some(k) => k,
+            None => {
+                self.clicks.push((n, ClickFacts::default()));
+                self.clicks.len() - 1
+            }
+        };
+        &mut self.clicks[k].1
+    }
+
     /// Sets how a node scrolls.
     pub fn scroll(&mut self, n: NodeId, info: ScrollInfo) {
         self.scrolls.retain(|(m, _)| *m != n);
@@ -318,6 +332,8 @@ impl Builder {
             },
         );
         analysis.nodes = self.facts;
+        self.clicks.sort_by_key(|(n, _)| *n);
+        analysis.clicks = self.clicks;
         self.scrolls.sort_by_key(|(n, _)| *n);
         analysis.scrolls = self.scrolls;
         let uids = TestUids {

@@ -231,10 +231,10 @@ fn occluded_disabled_and_scroll_markers() {
     let (list, list_ax) = b.control(body, body_ax, "div", &[], "generic", "", &[], None);
     b.control(list, list_ax, "p", &[], "paragraph", "", &[], Some("Item"));
     {
-        let f = b.fact(btn);
-        f.interactive = true;
-        f.occluded = true;
-        f.covered_by = Some(overlay);
+        b.fact(btn).interactive = true;
+        let c = b.click(btn);
+        c.occluded = true;
+        c.covered_by = Some(overlay);
     }
     {
         let f = b.fact(off);
@@ -454,7 +454,7 @@ fn labels_of_offered_controls_are_not_spliced() {
     for n in [label, input, label2] {
         b.fact(n).interactive = true;
     }
-    b.fact(hidden).visible = false;
+    b.fact(hidden).set_visible_rect(None);
     b.fact(hidden).in_viewport = false;
     let out = text(b);
     assert_eq!(
@@ -517,7 +517,7 @@ fn a_hidden_link_does_not_unmake_a_heading() {
     // A permalink shown only on hover: interactive by its markup, hidden, no AX node.
     let link = b.el(h, "a", &[("href", "#intro")]);
     b.fact(link).interactive = true;
-    b.fact(link).visible = false;
+    b.fact(link).set_visible_rect(None);
     assert_eq!(
         text(b),
         "uid=1_0 RootWebArea \"Docs\"\n  uid=1_3 heading \"Intro\" level=\"1\"\n"

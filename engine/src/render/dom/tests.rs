@@ -95,8 +95,8 @@ fn hidden_and_offscreen_things_are_left_out() {
     let (mut b, body, _) = Builder::page("H");
     let p = b.el(body, "p", &[]);
     let t = b.text(p, "secret");
-    b.fact(t).visible = false;
-    b.fact(p).visible = false;
+    b.fact(t).set_visible_rect(None);
+    b.fact(p).set_visible_rect(None);
     let far = b.el(body, "button", &[]);
     let far_text = b.text(far, "Far");
     b.fact(far_text).in_viewport = false;
@@ -184,8 +184,8 @@ fn checkbox_state_scroll_container_and_occlusion() {
     let item = b.el(list, "button", &[]);
     b.text(item, "Row");
     b.fact(cb).interactive = true;
-    b.fact(cb).occluded = true;
-    b.fact(cb).covered_by = Some(list);
+    b.click(cb).occluded = true;
+    b.click(cb).covered_by = Some(list);
     b.fact(item).interactive = true;
     b.fact(item).disabled = true;
     b.scroll(

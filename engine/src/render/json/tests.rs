@@ -66,11 +66,12 @@ fn page() -> Builder {
     for n in [btn, cb, pw] {
         b.fact(n).interactive = true;
     }
-    let f = b.fact(btn);
-    f.bounds = Some(Rect::new(10.0, 20.0, 80.0, 30.0));
-    f.click_point = Some(Point { x: 50.0, y: 35.0 });
-    f.occluded = true;
-    f.covered_by = Some(cb);
+    b.fact(btn)
+        .set_bounds(Some(Rect::new(10.0, 20.0, 80.0, 30.0)));
+    let c = b.click(btn);
+    c.click_point = Some(Point { x: 50.0, y: 35.0 });
+    c.occluded = true;
+    c.covered_by = Some(cb);
     b
 }
 
