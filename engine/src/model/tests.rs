@@ -198,8 +198,9 @@ fn links_ax_nodes_and_keeps_orphans() {
     assert_eq!(m.ax_roots, vec![AxId(0)]);
 }
 
-#[test]
-fn stitches_child_documents_under_their_owner() {
+/// `#document > html > [iframe > (#document > html > button), p]`: the iframe's document is
+/// the snapshot's second.
+fn framed() -> Page {
     let mut p = Page::new();
     p.doc(
         &[
@@ -220,7 +221,12 @@ fn stitches_child_documents_under_their_owner() {
         &[(2, [0.0, 0.0, 10.0, 10.0], BLOCK, 1)],
         json!({}),
     );
-    let m = p.model();
+    p
+}
+
+#[test]
+fn stitches_child_documents_under_their_owner() {
+    let m = framed().model();
     let names: Vec<_> = m.node_ids().map(|i| m.str(m.node(i).tag)).collect();
     assert_eq!(
         names,
@@ -242,25 +248,7 @@ fn stitches_child_documents_under_their_owner() {
 
 #[test]
 fn reads_every_frames_tree_in_order() {
-    let mut p = Page::new();
-    p.doc(
-        &[
-            (-1, 9, "#document", &[], ""),
-            (0, 1, "HTML", &[], ""),
-            (1, 1, "IFRAME", &[], ""),
-        ],
-        &[(2, [100.0, 50.0, 300.0, 200.0], BLOCK, 1)],
-        json!({"nodes": {"contentDocumentIndex": {"index": [2], "value": [1]}}}),
-    );
-    p.doc(
-        &[
-            (-1, 9, "#document", &[], ""),
-            (0, 1, "HTML", &[], ""),
-            (1, 1, "BUTTON", &[], ""),
-        ],
-        &[(2, [0.0, 0.0, 10.0, 10.0], BLOCK, 1)],
-        json!({}),
-    );
+    let mut p = framed();
     p.ax = vec![
         json!({"nodeId": "1", "role": {"type": "internalRole", "value": "RootWebArea"},
                "childIds": ["7"], "backendDOMNodeId": 1000}),
