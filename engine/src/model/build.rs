@@ -1358,6 +1358,10 @@ impl AxPart {
                 spent_children,
                 ..
             } = reader;
+            // The records were larger than the nodes: what is left over goes back (in place,
+            // nothing copied), so a snapshot kept for actions holds only its nodes.
+            let mut converted = converted;
+            converted.shrink_to_fit();
             part.nodes = converted;
             part.trees.push((target, 0..part.nodes.len()));
             crate::parallel::drop_aside((spent_props, spent_children), large);
