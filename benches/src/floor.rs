@@ -9,7 +9,7 @@
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
 use pagesight::capture::box_rects::{
-    boxes_needing_rects, create_world, resolve_boxes, RectBox, View, Worlds,
+    boxes_needing_rects, create_world, read_with_kept, KeptBoxes, RectBox, View, Worlds,
 };
 use pagesight::capture::{ax_fetch_set, AxFetch, Capture, COMPUTED_STYLES};
 use pagesight::transport::RawJson;
@@ -47,6 +47,8 @@ pub struct ViewPlan {
     pub node_by_node: bool,
     /// The view shows so much of the page that it is captured whole, as `--expand all` is.
     pub whole_page: bool,
+    /// Handles to the boxes read, kept from one run to the next as the engine keeps a page's.
+    pub kept: KeptBoxes,
 }
 
 impl ViewPlan {
@@ -71,6 +73,7 @@ impl ViewPlan {
             node_by_node: AxFetch::Auto.node_by_node(ids.len(), dom_node_count(capture)),
             whole_page: AxFetch::Auto.whole_page(&capture.layout_metrics, 0.0),
             ids,
+            kept: KeptBoxes::default(),
         })
     }
 }
@@ -98,15 +101,12 @@ pub async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorRep
             .collect();
         async move { tokio::join!(main, futures_util::future::join_all(children)) }
     };
+    // Together, as the engine writes them: the frame tree, the metrics, the main frame's
+    // isolated world, the snapshot, the kept boxes' reading; the full trees (whole page) once
+    // the frame tree is in.
     let tree = conn.send_raw_now("Page.getFrameTree", session, &empty, timeout);
     let metrics = conn.send_raw_now("Page.getLayoutMetrics", session, &empty, timeout);
-    let (tree, metrics) = tokio::join!(tree, metrics);
-    let tree = tree.map_err(|e| err("Page.getFrameTree", e))?;
-    let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
-    let (main_frame, frames) = frame_ids(&tree);
-    let full = view.is_none();
-    // Together: the main frame's isolated world, the snapshot, (whole page) the full trees.
-    let world = create_world(conn, session, &main_frame, rects_timeout);
+    let world = create_world(conn, session, page.target_id(), rects_timeout);
     let snapshot_params = snapshot_params(false);
     let snapshot = conn.send_raw_now(
         "DOMSnapshot.captureSnapshot",
@@ -114,18 +114,33 @@ pub async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorRep
         &snapshot_params,
         timeout,
     );
+    let early = plan.kept.read_now(conn, session, rects_timeout);
+    let (tree, metrics) = tokio::join!(tree, metrics);
+    let tree = tree.map_err(|e| err("Page.getFrameTree", e))?;
+    let metrics = metrics.map_err(|e| err("Page.getLayoutMetrics", e))?;
+    let (main_frame, frames) = frame_ids(&tree);
+    let full = view.is_none();
     let trees = full.then(|| full_trees(&frames));
-    let (snapshot, world) = tokio::join!(snapshot, world);
+    let (snapshot, world, early) = tokio::join!(snapshot, world, early);
     let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
     let worlds: Worlds = world.ok().map(|id| (main_frame, id)).into_iter().collect();
     let boxes = match view {
         Some(plan) => &plan.boxes,
         None => &plan.all_boxes,
     };
-    let resolved = resolve_boxes(conn, session, boxes, &worlds, rects_timeout)
-        .await
-        .map_err(|e| err("resolving boxes", e))?;
-    let values = resolved.read(conn, session, rects_timeout);
+    let all = plan.all_boxes.len();
+    let values = read_with_kept(
+        &plan.kept,
+        early,
+        conn,
+        session,
+        boxes,
+        || all,
+        &worlds,
+        rects_timeout,
+    )
+    .await
+    .map_err(|e| err("resolving boxes", e))?;
     let (ax_main, children, after) = if let Some(plan) = view {
         values.await.map_err(|e| err("reading box rectangles", e))?;
         // The view's accessibility nodes (or the full trees), then the frame tree again.

@@ -465,3 +465,94 @@ async fn scroll_containers_report_hidden_content() {
     assert_eq!(scroll["clientHeight"].as_f64(), Some(client), "{scroll}");
     session.shutdown().await.expect("close");
 }
+
+/// The page's own report of a scroll container, as the snapshot line prints it.
+async fn panel_scroll(page: &pagesight::browser::Page) -> String {
+    let expression = "(() => { const p = document.getElementById('panel'); \
+         return [p.scrollTop, p.scrollHeight - p.scrollTop - p.clientHeight, p.clientHeight]; })()"
+        .to_string();
+    let measured = page
+        .send(&pagesight::cdp::runtime::EvaluateParams {
+            return_by_value: Some(true),
+            ..pagesight::cdp::runtime::EvaluateParams::new(expression)
+        })
+        .await
+        .expect("evaluate")
+        .result
+        .value
+        .expect("a value");
+    let num = |i: usize| measured[i].as_f64().expect("a number");
+    let (above, below, client) = (num(0), num(1), num(2));
+    format!(
+        "scroll=\"{above}px above ({:.1} pages), {below}px below ({:.1} pages)\"",
+        above / client,
+        below / client
+    )
+}
+
+/// The handles a page keeps to the boxes it measures (scroll containers) read the boxes as they
+/// are now: after the container scrolls, once it is replaced by a new one, after a reload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_box_handles_read_the_page_as_it_is_now() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let path = frames_dir().join("scroll-panel.html");
+    session.open(&path.to_string_lossy()).await.expect("open");
+    let page = session.current_page().expect("a page").clone();
+    let run = |page: pagesight::browser::Page, expression: &str| {
+        let expression = expression.to_string();
+        async move {
+            page.send(&pagesight::cdp::runtime::EvaluateParams::new(expression))
+                .await
+                .expect("evaluate");
+        }
+    };
+    let panel_line = async |session: &mut Session| {
+        let text = session
+            .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
+            .await
+            .expect("a11y");
+        let text = text.as_str().expect("text").to_string();
+        let expected = panel_scroll(session.current_page().expect("a page")).await;
+        let line = text
+            .lines()
+            .find(|l| l.contains("region \"Messages\""))
+            .unwrap_or_else(|| panic!("no panel line:\n{text}"))
+            .to_string();
+        assert!(
+            line.contains(&expected),
+            "expected {expected} in {line}\n{text}"
+        );
+    };
+
+    panel_line(&mut session).await;
+    // The same box, scrolled: read through the handle kept from the first snapshot.
+    run(
+        page.clone(),
+        "document.getElementById('panel').scrollTop = 120",
+    )
+    .await;
+    panel_line(&mut session).await;
+    run(
+        page.clone(),
+        "document.getElementById('panel').scrollTop = 650",
+    )
+    .await;
+    panel_line(&mut session).await;
+    // A new box in its place (the old one, still held by its handle, is gone from the page).
+    run(
+        page.clone(),
+        "(() => { const p = document.getElementById('panel'); const q = p.cloneNode(true); \
+         p.replaceWith(q); q.scrollTop = 480; })()",
+    )
+    .await;
+    panel_line(&mut session).await;
+    // A new document: the kept handles died with the old one.
+    session
+        .execute(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
+        .await
+        .expect("reopen");
+    panel_line(&mut session).await;
+    session.shutdown().await.expect("close");
+}

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::capture::box_rects::KeptBoxes;
 use crate::cdp::{emulation, page, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
@@ -37,6 +38,8 @@ pub struct Page {
     target_id: String,
     /// Its out-of-process iframe targets (see [`super::frames`]).
     frames: FrameTargets,
+    /// Handles to the boxes its captures measure, kept for the next capture.
+    kept_boxes: KeptBoxes,
 }
 
 impl Page {
@@ -71,6 +74,7 @@ impl Page {
             session_id,
             target_id: target_id.to_owned(),
             frames,
+            kept_boxes: KeptBoxes::default(),
         };
         // Pipelined: one round trip for all three.
         let enable_params = page::EnableParams::default();
@@ -99,7 +103,13 @@ impl Page {
             session_id: frame.session_id.clone(),
             target_id: frame.target_id.clone(),
             frames: FrameTargets::default(),
+            kept_boxes: KeptBoxes::default(),
         }
+    }
+
+    /// Handles to the boxes this page's captures measure (see [`crate::capture::box_rects`]).
+    pub(crate) fn kept_boxes(&self) -> KeptBoxes {
+        self.kept_boxes.clone()
     }
 
     /// The connection the page's session runs on.

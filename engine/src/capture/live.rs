@@ -22,19 +22,20 @@
 //!
 //! Round trips: Chromium answers the calls of one session in the order it receives them, so a
 //! call that must be answered after another need not wait for that reply, only be written after
-//! it ([`Connection::send_now`]); what waits a round trip is a call that needs an answer. So
-//! once the metrics are in, the isolated world the boxes' rectangles are read in (see
-//! [`super::box_rects`]), the snapshot and the full trees are written together; the boxes are
-//! resolved as soon as the snapshot is in, their values read once resolved, and the frame trees
-//! read again are written behind each renderer's last data request. A page taken whole costs
-//! four round trips (metrics, snapshot, handles, values) where it took six, one more when a
-//! child frame in the same renderer has boxes to read (its world is created then: a hidden frame
-//! would never need one); a viewport scope adds one, the view's accessibility nodes, asked for
-//! once the rectangles are in, with the check riding along. The snapshot waits for the metrics
-//! although it asks the same whatever they say: the full trees must follow it at once (a page
-//! taken whole is decided from the metrics), or a page changing every few milliseconds would
-//! change between the two.
-//!
+//! it ([`Connection::send_now`]); what waits a round trip is a call that needs an answer. So the
+//! frame tree, the metrics, the isolated world the boxes' rectangles are read in (see
+//! [`super::box_rects`]), the snapshot and the reading of the boxes the page's last capture
+//! measured are written together; the full trees as soon as the frame tree and the metrics are
+//! in (Chromium is still computing the snapshot then, so they follow it at once: the less time
+//! between the two, the less a page changing every few milliseconds changes in between); boxes
+//! new to this snapshot are resolved as soon as it is in and their values read once resolved;
+//! and the frame trees read again are written behind each renderer's last data request. A page
+//! taken whole costs one round trip of its own (the metrics, answered while the snapshot is
+//! computed) where it took six, two more when boxes new to the page need rectangles (handles,
+//! values), one more when a child frame in the same renderer has boxes to read (its world is
+//! created then: a hidden frame would never need one); a viewport scope adds one, the view's
+//! accessibility nodes, asked for once the rectangles are in, with the check riding along.
+
 //! Out-of-process iframes (see [`crate::browser::FrameTarget`]) are other renderers: each is
 //! captured over its own session at the same time as the page, and its owner `<iframe>` is found
 //! with `DOM.getFrameOwner` on the session that holds it. A frame that cannot be captured (it
@@ -67,7 +68,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::ax::{AxNodeKey, AxNodeRecord, FullAxTree, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
 use super::box_rects::{
-    boxes_needing_rects, create_world, resolve_boxes, write_rects, RectBox, View, Worlds,
+    boxes_needing_rects, create_world, read_with_kept, resolve_boxes, write_rects, KeptBoxes,
+    KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::scope::{fetch_set, AxFetch, AxScope};
@@ -235,12 +237,27 @@ async fn capture_once(
         depth: Some(0),
         ..Default::default()
     };
-    // The metrics come first: how much of the page the view shows decides what to ask for.
-    let (before, _, metrics) = tokio::join!(
-        page.send(&GetFrameTreeParams {}),
-        page.send(&document_root),
-        page.send(&GetLayoutMetricsParams {})
-    );
+    // Written together, in this order, and answered in it: the frame tree and the metrics (how
+    // much of the page the view shows decides what else to ask for), the isolated world the
+    // boxes' rectangles are read in (its reply is in when the snapshot's is, so the boxes can
+    // be resolved at once), the snapshot (it asks the same whatever the metrics say), and the
+    // boxes the last capture measured (see `super::box_rects`: ahead of the trees, so their
+    // rectangles need not wait for them). The full trees are written as soon as the frame tree
+    // is in (a whole scope, or a view the metrics say is best taken whole): Chromium is still
+    // computing the snapshot then, so they follow it at once, and the less time between the
+    // two, the less the page's scripts can change in between. A viewport scope asks for
+    // accessibility nodes once the snapshot says what is in view.
+    let before = page.send_now(&GetFrameTreeParams {});
+    let root = page.send_now(&document_root);
+    let metrics = page.send_now(&GetLayoutMetricsParams {});
+    // A page target's main frame has the target's id; the world is asked for again, in the
+    // right frame, should the frame tree say otherwise.
+    let world_frame = page.target_id().to_string();
+    let world = (!dom_rects).then(|| create_world(conn, session, &world_frame, FRAME_TIMEOUT));
+    let snapshot = snapshot_now(conn, session, dom_rects, conn.command_timeout());
+    let kept = page.kept_boxes();
+    let early = (!dom_rects).then(|| kept.read_now(conn, session, FRAME_TIMEOUT));
+    let (before, _, metrics) = tokio::join!(before, root, metrics);
     let (before, metrics) = (before?.frame_tree, metrics?);
     // The view asked for, kept when a viewport scope is taken whole: its geometry and
     // visibility are then computed while the full trees are.
@@ -258,20 +275,17 @@ async fn capture_once(
         AxScope::Viewport { expand } => Some(expand),
         AxScope::Full => None,
     };
-
-    // Written together, in this order, and answered in it: the isolated world the boxes'
-    // rectangles are read in (its reply is in when the snapshot's is, so the boxes can be
-    // resolved at once), the snapshot, and the full trees right behind the snapshot (the less
-    // time between the two, the less the page's scripts can change in between); a viewport
-    // scope asks for accessibility nodes once the snapshot says what is in view.
-    let world = (!dom_rects).then(|| create_world(conn, session, &main_frame, FRAME_TIMEOUT));
-    let snapshot = snapshot_now(conn, session, dom_rects, conn.command_timeout());
     let ax_full = full.then(|| full_trees(conn, session, &frames, None));
+    let world = world.filter(|_| world_frame == main_frame);
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
     // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
     let main = async {
         let (snapshot, world) = with_world(snapshot, world).await;
+        let early = match early {
+            Some(early) => early.await,
+            None => None,
+        };
         let snapshot = snapshot?;
         if let Some(why) = not_the_page(&snapshot, &main_frame) {
             return Ok(Err(why));
@@ -284,7 +298,13 @@ async fn capture_once(
                 .map(|id| (main_frame.clone(), id))
                 .into_iter()
                 .collect();
-            start_reading(conn, session, boxes, &worlds, conn.command_timeout()).await
+            let kept = KeptReading {
+                boxes: kept,
+                early,
+                snapshot: &snapshot,
+            };
+            let again = conn.command_timeout();
+            start_reading(conn, session, boxes, &worlds, again, Some(kept)).await
         };
         Ok(Ok((snapshot, reading)))
     };
@@ -583,24 +603,44 @@ enum Reading<'a> {
     Again(BoxFuture<'a, Result<DomSnapshot>>),
 }
 
+/// The page's kept box handles (see [`super::box_rects`]), what was read through them right
+/// behind its snapshot, and that snapshot.
+struct KeptReading<'s> {
+    boxes: KeptBoxes,
+    early: Option<KeptValues>,
+    snapshot: &'s DomSnapshot,
+}
+
 /// Starts reading the rectangles of one renderer's `boxes`: resolves them (in the worlds of
 /// `worlds`, or new ones) and writes the reads, or, when that fails, asks for the snapshot
-/// again with every rectangle (`again`: that call's timeout).
+/// again with every rectangle (`again`: that call's timeout). `kept`: for the page's own
+/// renderer, its kept handles; only the boxes those do not cover are resolved.
 async fn start_reading<'a>(
     conn: &'a Connection,
     session: Option<&SessionId>,
     boxes: Vec<RectBox>,
     worlds: &Worlds,
     again: Duration,
+    kept: Option<KeptReading<'_>>,
 ) -> Reading<'a> {
     if boxes.is_empty() {
         return Reading::Nothing;
     }
-    match resolve_boxes(conn, session, &boxes, worlds, FRAME_TIMEOUT).await {
-        Ok(resolved) => {
-            let values = resolved.read(conn, session, FRAME_TIMEOUT);
-            Reading::Sent(boxes, values.boxed())
+    let values = match kept {
+        Some(k) => {
+            let could_use = || boxes_needing_rects(k.snapshot, &computed_styles(), None).len();
+            let (early, timeout) = (k.early, FRAME_TIMEOUT);
+            read_with_kept(
+                &k.boxes, early, conn, session, &boxes, could_use, worlds, timeout,
+            )
+            .await
         }
+        None => resolve_boxes(conn, session, &boxes, worlds, FRAME_TIMEOUT)
+            .await
+            .map(|resolved| resolved.read(conn, session, FRAME_TIMEOUT).boxed()),
+    };
+    match values {
+        Ok(values) => Reading::Sent(boxes, values),
         Err(_) => Reading::Again(snapshot_now(conn, session, true, again).boxed()),
     }
 }
@@ -888,7 +928,7 @@ async fn frame_part<'a>(
             .map(|id| (before.frame.id.clone(), id))
             .into_iter()
             .collect();
-        let reading = start_reading(conn, session, boxes, &worlds, FRAME_TIMEOUT).await;
+        let reading = start_reading(conn, session, boxes, &worlds, FRAME_TIMEOUT, None).await;
         Ok::<_, Error>((snapshot, reading))
     };
     let (owner, snapshot, trees) = tokio::join!(owner, snapshot, trees);
