@@ -360,40 +360,9 @@ async fn scroll_containers_report_hidden_content() {
     session.open(&path.to_string_lossy()).await.expect("open");
     // What the page itself says about the panel (`scrollTop`, `scrollHeight`, `clientHeight`).
     let page = session.current_page().expect("a page").clone();
-    let measured = page
-        .send(&pagesight::cdp::runtime::EvaluateParams {
-            expression: "(() => { const p = document.getElementById('panel'); \
-                         return [p.scrollTop, p.scrollHeight - p.scrollTop - p.clientHeight, p.clientHeight]; })()"
-                .to_string(),
-            object_group: None,
-            include_command_line_api: None,
-            silent: None,
-            context_id: None,
-            return_by_value: Some(true),
-            generate_preview: None,
-            user_gesture: None,
-            await_promise: None,
-            throw_on_side_effect: None,
-            timeout: None,
-            disable_breaks: None,
-            repl_mode: None,
-            allow_unsafe_eval_blocked_by_csp: None,
-            unique_context_id: None,
-            serialization_options: None,
-        })
-        .await
-        .expect("evaluate")
-        .result
-        .value
-        .expect("a value");
-    let num = |i: usize| measured[i].as_f64().expect("a number");
-    let (above, below_panel, client) = (num(0), num(1), num(2));
-    assert!(above > 0.0 && below_panel > 0.0, "{measured}");
-    let panel = format!(
-        "scroll=\"{above}px above ({:.1} pages), {below_panel}px below ({:.1} pages)\"",
-        above / client,
-        below_panel / client
-    );
+    let (above, below_panel, client) = panel_measured(&page).await;
+    assert!(above > 0.0 && below_panel > 0.0, "{above} {below_panel}");
+    let panel = scroll_attribute(above, below_panel, client);
     let a11y_text = session
         .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
         .await
@@ -466,8 +435,8 @@ async fn scroll_containers_report_hidden_content() {
     session.shutdown().await.expect("close");
 }
 
-/// The page's own report of a scroll container, as the snapshot line prints it.
-async fn panel_scroll(page: &pagesight::browser::Page) -> String {
+/// The page's own report of its panel: pixels above, pixels below, client height.
+async fn panel_measured(page: &pagesight::browser::Page) -> (f64, f64, f64) {
     let expression = "(() => { const p = document.getElementById('panel'); \
          return [p.scrollTop, p.scrollHeight - p.scrollTop - p.clientHeight, p.clientHeight]; })()"
         .to_string();
@@ -482,7 +451,11 @@ async fn panel_scroll(page: &pagesight::browser::Page) -> String {
         .value
         .expect("a value");
     let num = |i: usize| measured[i].as_f64().expect("a number");
-    let (above, below, client) = (num(0), num(1), num(2));
+    (num(0), num(1), num(2))
+}
+
+/// A scroll container's attribute as the snapshot line prints it.
+fn scroll_attribute(above: f64, below: f64, client: f64) -> String {
     format!(
         "scroll=\"{above}px above ({:.1} pages), {below}px below ({:.1} pages)\"",
         above / client,
@@ -514,7 +487,8 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
             .await
             .expect("a11y");
         let text = text.as_str().expect("text").to_string();
-        let expected = panel_scroll(session.current_page().expect("a page")).await;
+        let (above, below, client) = panel_measured(session.current_page().expect("a page")).await;
+        let expected = scroll_attribute(above, below, client);
         let line = text
             .lines()
             .find(|l| l.contains("region \"Messages\""))
