@@ -69,34 +69,49 @@ pub fn padding_box(model: &Model, node: NodeId) -> Option<Rect> {
     })
 }
 
-/// The CSS `zoom` a box is laid out at, from its border box and its client rectangle.
+/// The scale a box is laid out at (CSS `zoom`, or a `scale()` transform), from its border box
+/// and its client rectangle.
 ///
-/// Why: `clientLeft/Top/Width/Height` are in the box's own unzoomed px while the snapshot's
-/// bounds are zoomed, so under `zoom: 2` the client rectangle is half the padding box, and
+/// Why: `clientLeft/Top/Width/Height` are in the box's own unscaled px while the snapshot's
+/// bounds are scaled, so under `zoom: 2` the client rectangle is half the padding box, and
 /// content would be clipped away. The snapshot has no `zoom` style, so it is inferred: the border
-/// box is the zoom times the client size plus both borders (taken equal on each axis), plus
-/// a scrollbar that `zoom` does not scale. The zoom is 1 unless both axes agree on another one
-/// under some choice of scrollbars the overflow allows, and none of those choices fits 1.
+/// box is the scale times the client size plus both borders (taken equal on each axis), plus a
+/// scrollbar when the axis can scroll — one that `zoom` does not scale, one that a transform
+/// does, or (right-to-left) one on the left, which `clientLeft` already counts. The scale is 1
+/// unless both axes agree on another one under some choice of scrollbars, and none of those
+/// choices fits 1.
 fn zoom_of(b: Rect, c: Rect, style: &Style) -> f64 {
     let units_x = 2.0 * c.x + c.width;
     let units_y = 2.0 * c.y + c.height;
     if units_x < 8.0 || units_y < 8.0 || b.width <= 0.0 || b.height <= 0.0 {
         return 1.0;
     }
-    // One unzoomed px of rounding in the client size, on each axis.
+    // One unscaled px of rounding in the client size, on each axis.
     let tolerance = 1.5 / units_x.min(units_y) + 0.005;
-    let bars = |scrolls: bool| {
-        if scrolls {
-            [0.0, SCROLLBAR]
-        } else {
-            [0.0, 0.0]
-        }
+    // (px of the border box, unscaled px of the client rectangle) a scrollbar adds.
+    const NO_BAR: [(f64, f64); 1] = [(0.0, 0.0)];
+    const BARS: [(f64, f64); 3] = [(0.0, 0.0), (SCROLLBAR, 0.0), (0.0, SCROLLBAR)];
+    const BARS_X: [(f64, f64); 4] = [
+        (0.0, 0.0),
+        (SCROLLBAR, 0.0),
+        (0.0, SCROLLBAR),
+        (0.0, -SCROLLBAR),
+    ];
+    let bars_x: &[(f64, f64)] = if style.overflow_y.user_scrollable() {
+        &BARS_X
+    } else {
+        &NO_BAR
+    };
+    let bars_y: &[(f64, f64)] = if style.overflow_x.user_scrollable() {
+        &BARS
+    } else {
+        &NO_BAR
     };
     let mut found: Option<f64> = None;
-    for bar_v in bars(style.overflow_y.user_scrollable()) {
-        for bar_h in bars(style.overflow_x.user_scrollable()) {
-            let zx = (b.width - bar_v) / units_x;
-            let zy = (b.height - bar_h) / units_y;
+    for (px_x, units_bar_x) in bars_x {
+        for (px_y, units_bar_y) in bars_y {
+            let zx = (b.width - px_x) / (units_x + units_bar_x);
+            let zy = (b.height - px_y) / (units_y + units_bar_y);
             if (zx - 1.0).abs() <= tolerance && (zy - 1.0).abs() <= tolerance {
                 return 1.0;
             }
@@ -161,10 +176,11 @@ pub fn paints_own_layer(l: &LayoutBox, style: &Style) -> bool {
 const SCROLLBAR: f64 = 15.0;
 
 /// The scrollbars of a scroll container, document coordinates: the vertical one right of the
-/// padding box, the horizontal one below it (the corner between them is neither). The snapshot
-/// gives the padding box (`clientRects`) but not the right and bottom border widths, so a
-/// scrollbar is taken to be there when the axis scrolls (`scroll`, or `auto` with more content
-/// than room) and as wide as the room left of [`SCROLLBAR`].
+/// padding box (left of it right to left), the horizontal one below it; the corner between them
+/// is neither. The snapshot gives the padding box (`clientRects`) but no border widths, so the
+/// borders are taken equal on opposite sides: a scrollbar is there when its axis scrolls
+/// (`scroll`, or `auto` with more content than room) and is as wide as the difference of the
+/// two insets, up to [`SCROLLBAR`] (scaled by a transform).
 pub fn scrollbars(model: &Model, node: NodeId) -> [Option<Rect>; 2] {
     let none = [None, None];
     let Some(l) = model.layout_of(node) else {
@@ -184,10 +200,18 @@ pub fn scrollbars(model: &Model, node: NodeId) -> [Option<Rect>; 2] {
         crate::model::Overflow::Auto => content.is_none_or(|c| c > room + 0.5),
         _ => false,
     };
-    let width = (b.right() - pb.right()).min(SCROLLBAR);
-    let height = (b.bottom() - pb.bottom()).min(SCROLLBAR);
+    let right_inset = b.right() - pb.right();
+    let left_inset = pb.x - b.x;
+    // Right to left, the vertical scrollbar is on the left: that side's inset is the wider by
+    // the scrollbar. With borders taken equal on both sides, the difference of the insets is
+    // the scrollbar, up to its width (scaled by a transform, not by `zoom`).
+    let widest = SCROLLBAR * zoom_of(b, c, style).max(1.0);
+    let on_left = left_inset - right_inset >= SCROLLBAR - 1.0;
+    let width = (right_inset - left_inset).abs().min(widest);
+    let height = (b.bottom() - pb.bottom() - (pb.y - b.y)).min(widest);
+    let bar_x = if on_left { pb.x - width } else { pb.right() };
     let vertical = (shows(style.overflow_y, scroll.map(|s| s.height), c.height) && width >= 1.0)
-        .then(|| Rect::new(pb.right(), pb.y, width, pb.height));
+        .then(|| Rect::new(bar_x, pb.y, width, pb.height));
     let horizontal = (shows(style.overflow_x, scroll.map(|s| s.width), c.width) && height >= 1.0)
         .then(|| Rect::new(pb.x, pb.bottom(), pb.width, height));
     [vertical, horizontal]

@@ -825,7 +825,15 @@ fn overflowing_lines(
             let mut b = nj.layout;
             while let Some(id) = b {
                 for t in model.text_boxes_of(id) {
-                    push(t.bounds, key.saturating_sub(1), NodeId(j as u32));
+                    let r = t.bounds;
+                    if r.height > 2.5 * r.width && r.width >= 8.0 {
+                        // Most likely vertical writing, whose lines run top to bottom: the
+                        // snapshot does not say, and horizontal lines would be wrong. (A space
+                        // between inline blocks is as narrow, and as tall, but not this wide.)
+                        out.clear();
+                        return;
+                    }
+                    push(r, key.saturating_sub(1), NodeId(j as u32));
                 }
                 b = model.layout(id).next_for_node;
             }

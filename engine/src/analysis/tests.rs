@@ -325,6 +325,35 @@ fn a_zoomed_scroller_clips_at_its_zoomed_padding_box() {
     );
     let a = analyze(&m, &AnalysisOptions::default());
     assert_eq!(a.hit_test(50.0, 112.0).unwrap().node, NodeId(3));
+    // `transform: scale(1.5)` on a 208x108 scroller with a vertical scrollbar, which the
+    // transform scales too: the content 130 px down is inside it, the scrollbar is not.
+    let scaled = style(&[(6, "auto"), (7, "auto")]);
+    let m = scroller_page(
+        scaled,
+        2,
+        [0.0, 0.0, 312.0, 162.0],
+        [4.0, 4.0, 185.0, 100.0],
+        [6.0, 6.0, 277.5, 450.0],
+    );
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(100.0, 140.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(290.0, 80.0).unwrap().node, NodeId(3));
+}
+
+#[test]
+fn a_right_to_left_scroller_has_its_scrollbar_on_the_left() {
+    // Border 5, the vertical scrollbar left of the padding box (`clientLeft` counts it).
+    let rtl = style(&[(4, "absolute"), (6, "auto"), (7, "auto")]);
+    let m = scroller_page(
+        rtl,
+        2,
+        [0.0, 0.0, 310.0, 70.0],
+        [20.0, 5.0, 285.0, 60.0],
+        [-300.0, 5.0, 600.0, 150.0],
+    );
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(10.0, 30.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(100.0, 30.0).unwrap().node, NodeId(4));
 }
 
 #[test]
