@@ -18,9 +18,15 @@
 //! - `clip-path: inset()` clips any box and all it paints, positioned descendants included; other
 //!   shapes are left to the hit tester's uncertainty.
 //! - `content-visibility: hidden` skips painting the element's contents.
+//! - Hit-testing clips differently from painting in one case, measured against
+//!   `DOM.getNodeForLocation`: a clipping box with a paint layer of its own (positioned, opacity,
+//!   transform, ...) clips the hit tests of the descendants that share its layer at its *border
+//!   box*, not its padding box; its scrollbars still take the clicks over them. So content
+//!   scrolled under such a box's border takes the click there, although it is not painted there.
+//!   Descendants with layers of their own are clipped at the padding box, as painted.
 
 use super::Viewport;
-use crate::model::{DocId, Model, NodeId, Position, Rect, Style};
+use crate::model::{DocId, LayoutBox, Model, NodeId, Position, Rect, Style};
 
 /// Where each document sits in the viewport and what each box is clipped by.
 #[derive(Debug, Clone)]
@@ -36,6 +42,9 @@ pub struct Geometry {
     /// Per node: the clip rectangle that applies to the node's own box, in its document's
     /// coordinates ([`Rect::infinite`] when nothing clips it; zero-sized when clipped away).
     pub clips: Vec<Rect>,
+    /// Per node, the clip of its hit tests where it differs from `clips` anywhere on the page
+    /// (see the module docs); empty when it is `clips` for every node, as on most pages.
+    hit_clips: Vec<Rect>,
     /// The areas of the image maps in use ([`image_map_areas`]), found once for visibility and
     /// the hit tester alike.
     pub map_areas: Vec<MapArea>,
@@ -45,12 +54,73 @@ pub struct Geometry {
 /// `clientWidth/Height` (scrollbars excluded). Without DOM rects, the border box.
 pub fn padding_box(model: &Model, node: NodeId) -> Option<Rect> {
     let l = model.layout_of(node)?;
+    let style = model.style(l);
     Some(match model.client_rect(l) {
         Some(c) if c.width > 0.0 || c.height > 0.0 => {
-            Rect::new(l.bounds.x + c.x, l.bounds.y + c.y, c.width, c.height)
+            let z = zoom_of(l.bounds, c, style);
+            Rect::new(
+                l.bounds.x + c.x * z,
+                l.bounds.y + c.y * z,
+                c.width * z,
+                c.height * z,
+            )
         }
         _ => l.bounds,
     })
+}
+
+/// The scale a box is laid out at (CSS `zoom`, or a `scale()` transform), from its border box
+/// and its client rectangle.
+///
+/// Why: `clientLeft/Top/Width/Height` are in the box's own unscaled px while the snapshot's
+/// bounds are scaled, so under `zoom: 2` the client rectangle is half the padding box, and
+/// content would be clipped away. The snapshot has no `zoom` style, so it is inferred: the border
+/// box is the scale times the client size plus both borders (taken equal on each axis), plus a
+/// scrollbar when the axis can scroll — one that `zoom` does not scale, one that a transform
+/// does, or (right-to-left) one on the left, which `clientLeft` already counts. The scale is 1
+/// unless both axes agree on another one under some choice of scrollbars, and none of those
+/// choices fits 1.
+fn zoom_of(b: Rect, c: Rect, style: &Style) -> f64 {
+    let units_x = 2.0 * c.x + c.width;
+    let units_y = 2.0 * c.y + c.height;
+    if units_x < 8.0 || units_y < 8.0 || b.width <= 0.0 || b.height <= 0.0 {
+        return 1.0;
+    }
+    // One unscaled px of rounding in the client size, on each axis.
+    let tolerance = 1.5 / units_x.min(units_y) + 0.005;
+    // (px of the border box, unscaled px of the client rectangle) a scrollbar adds.
+    const NO_BAR: [(f64, f64); 1] = [(0.0, 0.0)];
+    const BARS: [(f64, f64); 3] = [(0.0, 0.0), (SCROLLBAR, 0.0), (0.0, SCROLLBAR)];
+    const BARS_X: [(f64, f64); 4] = [
+        (0.0, 0.0),
+        (SCROLLBAR, 0.0),
+        (0.0, SCROLLBAR),
+        (0.0, -SCROLLBAR),
+    ];
+    let bars_x: &[(f64, f64)] = if style.overflow_y.user_scrollable() {
+        &BARS_X
+    } else {
+        &NO_BAR
+    };
+    let bars_y: &[(f64, f64)] = if style.overflow_x.user_scrollable() {
+        &BARS
+    } else {
+        &NO_BAR
+    };
+    let mut found: Option<f64> = None;
+    for (px_x, units_bar_x) in bars_x {
+        for (px_y, units_bar_y) in bars_y {
+            let zx = (b.width - px_x) / (units_x + units_bar_x);
+            let zy = (b.height - px_y) / (units_y + units_bar_y);
+            if (zx - 1.0).abs() <= tolerance && (zy - 1.0).abs() <= tolerance {
+                return 1.0;
+            }
+            if zx > 0.0 && (zx - zy).abs() <= tolerance * zx.max(zy) {
+                found.get_or_insert((zx + zy) / 2.0);
+            }
+        }
+    }
+    found.unwrap_or(1.0)
 }
 
 /// The content box of an `<iframe>` owner, document coordinates: the padding box without the
@@ -92,6 +162,59 @@ pub fn iframe_content_box(model: &Model, owner: NodeId, child: DocId) -> Option<
         (pad.width - 2.0 * pad_x).max(0.0),
         (pad.height - 2.0 * pad_y).max(0.0),
     ))
+}
+
+/// Whether a box paints itself in a paint layer of its own: positioned boxes, stacking contexts
+/// (opacity, filters, transforms, `isolation`, ...). A box that is only an overflow clip gets a
+/// paint order number of its own too, but is painted as part of its ancestor's layer.
+pub fn paints_own_layer(l: &LayoutBox, style: &Style) -> bool {
+    style.position.is_positioned() || l.stacking_context || style.transformed
+}
+
+/// Width of a classic scrollbar, CSS px (what headless Chromium draws; overlay scrollbars take
+/// no room and leave the padding box as wide as the border box allows).
+const SCROLLBAR: f64 = 15.0;
+
+/// The scrollbars of a scroll container, document coordinates: the vertical one right of the
+/// padding box (left of it right to left), the horizontal one below it; the corner between them
+/// is neither. The snapshot gives the padding box (`clientRects`) but no border widths, so the
+/// borders are taken equal on opposite sides: a scrollbar is there when its axis scrolls
+/// (`scroll`, or `auto` with more content than room) and is as wide as the difference of the
+/// two insets, up to [`SCROLLBAR`] (scaled by a transform).
+pub fn scrollbars(model: &Model, node: NodeId) -> [Option<Rect>; 2] {
+    let none = [None, None];
+    let Some(l) = model.layout_of(node) else {
+        return none;
+    };
+    let style = model.style(l);
+    if !clips_own_overflow(model, node, style) {
+        return none;
+    }
+    let (Some(c), Some(pb)) = (model.client_rect(l), padding_box(model, node)) else {
+        return none;
+    };
+    let scroll = model.scroll_rect(l);
+    let b = l.bounds;
+    let shows = |o: crate::model::Overflow, content: Option<f64>, room: f64| match o {
+        crate::model::Overflow::Scroll => true,
+        crate::model::Overflow::Auto => content.is_none_or(|c| c > room + 0.5),
+        _ => false,
+    };
+    let right_inset = b.right() - pb.right();
+    let left_inset = pb.x - b.x;
+    // Right to left, the vertical scrollbar is on the left: that side's inset is the wider by
+    // the scrollbar. With borders taken equal on both sides, the difference of the insets is
+    // the scrollbar, up to its width (scaled by a transform, not by `zoom`).
+    let widest = SCROLLBAR * zoom_of(b, c, style).max(1.0);
+    let on_left = left_inset - right_inset >= SCROLLBAR - 1.0;
+    let width = (right_inset - left_inset).abs().min(widest);
+    let height = (b.bottom() - pb.bottom() - (pb.y - b.y)).min(widest);
+    let bar_x = if on_left { pb.x - width } else { pb.right() };
+    let vertical = (shows(style.overflow_y, scroll.map(|s| s.height), c.height) && width >= 1.0)
+        .then(|| Rect::new(bar_x, pb.y, width, pb.height));
+    let horizontal = (shows(style.overflow_x, scroll.map(|s| s.width), c.width) && height >= 1.0)
+        .then(|| Rect::new(pb.x, pb.bottom(), pb.width, height));
+    [vertical, horizontal]
 }
 
 /// Whether the element's overflow clips (root element and propagated `<body>` overflow do not:
@@ -171,6 +294,10 @@ impl Geometry {
         let mut inner = vec![0u32; n];
         let mut abs_inner = vec![0u32; n];
         let mut fixed_inner = vec![0u32; n];
+        // What descendants painted in the node's paint layer are hit through.
+        let mut hit_inner = vec![0u32; n];
+        let mut hit_clips = vec![Rect::infinite(); n];
+        let mut hit_differs = false;
         let empty = Rect::new(0.0, 0.0, 0.0, 0.0);
         let add = |rects: &mut Vec<Rect>, r: Rect| -> u32 {
             rects.push(r);
@@ -189,9 +316,11 @@ impl Geometry {
             let Some(l) = node.layout.map(|l| model.layout(l)) else {
                 // No box (display:contents, text without a box, ...): pass everything through.
                 clips[i] = rects[inner[p] as usize];
+                hit_clips[i] = rects[hit_inner[p] as usize];
                 inner[i] = inner[p];
                 abs_inner[i] = abs_inner[p];
                 fixed_inner[i] = fixed_inner[p];
+                hit_inner[i] = hit_inner[p];
                 continue;
             };
             let style = model.style(l);
@@ -222,12 +351,27 @@ impl Geometry {
             // descendants included (the `clip-path: inset(50%)` "visually hidden" idiom).
             let mut clip_path_abs = abs_inner[p];
             let mut clip_path_fixed = fixed_inner[p];
+            // A box that paints itself in a layer of its own is hit through the clip it is
+            // painted through.
+            let own_layer = node.is_element() && paints_own_layer(l, style);
+            let mut hit_at = if own_layer || top_layer {
+                clip_at
+            } else {
+                hit_inner[p]
+            };
             if let (true, crate::model::ClipPath::Inset(inset)) =
                 (node.is_element(), style.clip_path)
             {
                 let r = inset.rect_in(l.bounds);
+                let same = hit_at == clip_at;
                 let clipped = rects[clip_at as usize].clip_to(&r);
                 clip_at = add(&mut rects, clipped);
+                hit_at = if same {
+                    clip_at
+                } else {
+                    let clipped = rects[hit_at as usize].clip_to(&r);
+                    add(&mut rects, clipped)
+                };
                 let abs = rects[clip_path_abs as usize].clip_to(&r);
                 clip_path_abs = add(&mut rects, abs);
                 let fixed = rects[clip_path_fixed as usize].clip_to(&r);
@@ -235,7 +379,11 @@ impl Geometry {
             }
             let clip = rects[clip_at as usize];
             clips[i] = clip;
+            let hit_clip = rects[hit_at as usize];
+            hit_clips[i] = hit_clip;
+            hit_differs |= hit_clip != clip;
             let mut own_inner = clip_at;
+            let mut own_hit_inner = hit_at;
             // Paint containment (`contain: paint`, and `content-visibility: auto`, which implies
             // it) clips like `overflow: clip` on both axes; not on inline boxes nor on the root.
             let paint_contained = node.is_element()
@@ -245,24 +393,33 @@ impl Geometry {
                 && model.nodes[p].is_element();
             if paint_contained || clips_own_overflow(model, id, style) {
                 if let Some(pb) = padding_box(model, id) {
-                    let mut r = Rect::infinite();
-                    if paint_contained || style.overflow_x.clips() {
-                        r.x = pb.x;
-                        r.width = pb.width;
-                    }
-                    if paint_contained || style.overflow_y.clips() {
-                        r.y = pb.y;
-                        r.height = pb.height;
-                    }
-                    own_inner = add(&mut rects, clip.clip_to(&r));
+                    let clip_x = paint_contained || style.overflow_x.clips();
+                    let clip_y = paint_contained || style.overflow_y.clips();
+                    let axes = |b: Rect| {
+                        let mut r = Rect::infinite();
+                        if clip_x {
+                            r.x = b.x;
+                            r.width = b.width;
+                        }
+                        if clip_y {
+                            r.y = b.y;
+                            r.height = b.height;
+                        }
+                        r
+                    };
+                    own_inner = add(&mut rects, clip.clip_to(&axes(pb)));
+                    let hit_box = if own_layer { l.bounds } else { pb };
+                    own_hit_inner = add(&mut rects, hit_clip.clip_to(&axes(hit_box)));
                 }
             }
             if node.is_element()
                 && style.content_visibility == crate::model::ContentVisibility::Hidden
             {
                 own_inner = add(&mut rects, empty);
+                own_hit_inner = own_inner;
             }
             inner[i] = own_inner;
+            hit_inner[i] = own_hit_inner;
             // Paint containment, like a transform, makes the box the containing block of its
             // absolutely positioned and fixed descendants.
             abs_inner[i] = if style.position.is_positioned() || style.transformed || paint_contained
@@ -312,7 +469,19 @@ impl Geometry {
             doc_offsets,
             doc_clips,
             clips,
+            hit_clips: if hit_differs { hit_clips } else { Vec::new() },
             map_areas: image_map_areas(model),
+        }
+    }
+
+    /// The clip rectangle the node's own box is hit through, in its document's coordinates: its
+    /// [`Geometry::clips`] entry, except inside a clipping box with a paint layer of its own
+    /// (see the module docs).
+    #[inline]
+    pub fn hit_clip(&self, node: NodeId) -> Rect {
+        match self.hit_clips.get(node.index()) {
+            Some(r) => *r,
+            None => self.clips[node.index()],
         }
     }
 

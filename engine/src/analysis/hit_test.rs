@@ -17,10 +17,12 @@
 //!    still count. `opacity:0` boxes *are* hit. `inert` subtrees are skipped whole. A modal
 //!    `<dialog>`'s `::backdrop` (not in the snapshot) covers the viewport right under the dialog.
 //! 5. Boxes are clipped by overflow ancestors on their containing-block chain, by `clip: rect()` and
-//!    by `clip-path: inset()`.
+//!    by `clip-path: inset()`; inside a clipping box with a paint layer of its own, at that box's
+//!    border box, its scrollbars taking the clicks over them ([`Geometry::hit_clip`]).
 //! 6. Text is hit through its fragments and answers as its parent element (a pseudo-element's
 //!    generated text answers as the pseudo-element). Undecorated inline elements have no box of
-//!    their own: they are hit through their children.
+//!    their own: they are hit through their children, and an inline holding a block is hit
+//!    through it. Lines overflowing their block still answer the block.
 //! 7. Order: `paintOrders` numbers paint layers; higher paints later (on top). A negative-z layer
 //!    is numbered above its stacking context but paints below its content, so the content of a
 //!    stacking context with negative-z children is ranked just above the last of them. Inside a
@@ -30,8 +32,10 @@
 //! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
 //!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
 
-use super::geometry::{is_modal_dialog, Geometry};
-use crate::model::{ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, Rect};
+use super::geometry::{is_modal_dialog, paints_own_layer, scrollbars, Geometry};
+use crate::model::{
+    ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, PseudoKind, Rect,
+};
 
 /// Grid cell size, CSS px.
 const CELL: f64 = 32.0;
@@ -531,7 +535,7 @@ impl HitTester {
             {
                 continue;
             }
-            let clip = geometry.clips[i];
+            let clip = geometry.hit_clip(id);
             let (dx, dy) = geometry.doc_offsets[d];
             let uncertain = fl & F_UNCERTAIN != 0 || s.transform_3d;
             let mut add = |rect: Rect, snapped: bool, key: u64, answer: NodeId, child: u32| {
@@ -584,6 +588,15 @@ impl HitTester {
                 if !inline {
                     if !l.bounds.is_empty() {
                         add(l.bounds, false, key, id, child);
+                    }
+                    if s.clips_overflow() && paints_own_layer(l, s) {
+                        // The content of a scroller with a layer of its own is hit up to the
+                        // border box (see `geometry`), but its scrollbars take the clicks over
+                        // it: above everything else of its layer.
+                        let top = rank(i, l.paint_order, true).max(rank(i, l.paint_order, false));
+                        for bar in scrollbars(model, id).into_iter().flatten() {
+                            add(bar, false, (top << 32) | u64::from(u32::MAX), id, NONE);
+                        }
                     }
                 } else if !l.bounds.is_empty() {
                     inline_line_rects(model, &flags, i, l.bounds, &mut lines);
@@ -639,6 +652,30 @@ impl HitTester {
                     child_doc: NONE,
                     snapped: false,
                     uncertain: false,
+                });
+            }
+        }
+        let mut line_items = Vec::new();
+        for i in 0..n {
+            overflowing_lines(model, &flags, &seq, &text_seq, &rank, i, &mut line_items);
+            for (rect, key, item_node) in line_items.drain(..) {
+                let d = model.nodes[i].doc.index();
+                let region = docs[d].region;
+                let clip = geometry.hit_clip(item_node);
+                let (dx, dy) = geometry.doc_offsets[d];
+                let Some(r) = rect.intersect(&clip) else {
+                    continue;
+                };
+                let Some(r) = r.translate(dx, dy).intersect(&region.inflate(1.0)) else {
+                    continue;
+                };
+                docs[d].items.push(Item {
+                    rect: r,
+                    key,
+                    node: NodeId(i as u32),
+                    child_doc: NONE,
+                    snapped: false,
+                    uncertain: flags[i] & F_UNCERTAIN != 0,
                 });
             }
         }
@@ -698,6 +735,132 @@ impl HitTester {
     }
 }
 
+/// The parts of a block's line boxes that overflow its border box, each with the key it is hit
+/// at and a node whose clip applies to it (its first item): `(rect, key, item)`.
+///
+/// Why: Chromium hits a line box over its whole extent, from the start of the block's content to
+/// its last item, answering the block. Inside the block's border box the block answers anyway;
+/// outside it (a fixed-height block whose lines overflow it) nothing else of the block does. A
+/// line is the union of the items on it (text fragments, atomic inline boxes, through culled
+/// inline elements), starts where the block's leftmost line starts and reaches up to the line
+/// before it (the first one to the block's top).
+fn overflowing_lines(
+    model: &Model,
+    flags: &[u8],
+    seq: &[u32],
+    text_seq: &[u32],
+    rank: &dyn Fn(usize, i64, bool) -> u64,
+    block: usize,
+    out: &mut Vec<(Rect, u64, NodeId)>,
+) {
+    out.clear();
+    let node = &model.nodes[block];
+    if flags[block] & (F_BOX | F_INERT) != F_BOX || !node.is_element() {
+        return;
+    }
+    let Some(l) = model.layout_of(NodeId(block as u32)) else {
+        return;
+    };
+    let s = model.style(l);
+    if !is_block_level(s.display)
+        || s.pointer_events == PointerEvents::None
+        || s.visibility.is_hidden()
+        || l.bounds.is_empty()
+    {
+        return;
+    }
+    // (line rect, lowest key of its items, its first item)
+    let mut lines: Vec<(Rect, u64, NodeId)> = Vec::new();
+    let mut push = |r: Rect, key: u64, item: NodeId| {
+        if r.is_empty() {
+            return;
+        }
+        match lines.last_mut() {
+            Some((line, k, _)) if r.y < line.bottom() && r.bottom() > line.y => {
+                *line = line.union(&r);
+                *k = (*k).min(key);
+            }
+            _ => lines.push((r, key, item)),
+        }
+    };
+    let end = node.subtree_end.index();
+    let mut j = block + 1;
+    while j < end {
+        let nj = &model.nodes[j];
+        let fl = flags[j];
+        let skip_subtree = nj.subtree_end.index();
+        if nj.doc != node.doc {
+            j = skip_subtree;
+            continue;
+        }
+        let Some(lj) = model.layout_of(NodeId(j as u32)) else {
+            j += 1;
+            continue;
+        };
+        let sj = model.style(lj);
+        if nj.is_element() {
+            // A list item's marker sits outside its lines (`list-style-position: outside`, the
+            // usual case) and is hit as itself.
+            if fl & F_LAYER != 0
+                || fl & F_FLOAT != 0
+                || sj.position.is_out_of_flow()
+                || nj.pseudo == Some(PseudoKind::Marker)
+            {
+                j = skip_subtree;
+                continue;
+            }
+            if fl & F_ATOMIC != 0 {
+                let key = (rank(j, lj.paint_order, true) << 32) | u64::from(seq[j]);
+                push(lj.bounds, key.saturating_sub(1), NodeId(j as u32));
+                j = skip_subtree;
+                continue;
+            }
+            if is_block_level(sj.display) {
+                // A block inside: its lines are its own (and an inline formatting context
+                // mixed with blocks is split into anonymous blocks the snapshot does not show).
+                return;
+            }
+        } else if fl & F_TEXT != 0 {
+            let key = (rank(j, lj.paint_order, false) << 32) | u64::from(text_seq[j]);
+            let mut b = nj.layout;
+            while let Some(id) = b {
+                for t in model.text_boxes_of(id) {
+                    let r = t.bounds;
+                    if r.height > 2.5 * r.width && r.width >= 8.0 {
+                        // Most likely vertical writing, whose lines run top to bottom: the
+                        // snapshot does not say, and horizontal lines would be wrong. (A space
+                        // between inline blocks is as narrow, and as tall, but not this wide.)
+                        out.clear();
+                        return;
+                    }
+                    push(r, key.saturating_sub(1), NodeId(j as u32));
+                }
+                b = model.layout(id).next_for_node;
+            }
+        }
+        j += 1;
+    }
+    let Some(left) = lines.iter().map(|(r, _, _)| r.x).reduce(f64::min) else {
+        return;
+    };
+    let b = l.bounds;
+    // Line boxes stack without gaps: what lies between the items of two lines (leading, the
+    // vertical margins of inline blocks, which the snapshot does not give) belongs to a line.
+    let mut top = b.y;
+    for (r, key, item) in lines {
+        let line = Rect::from_edges(left.min(r.x), top.min(r.y), r.right(), r.bottom());
+        top = top.max(r.bottom());
+        if line.y >= b.y
+            && line.bottom() <= b.bottom()
+            && line.x >= b.x
+            && line.right() <= b.right()
+        {
+            continue;
+        }
+        out.push((line, key, item));
+    }
+}
+
 /// The hit areas of an inline element: one rectangle per line it spans. Chromium hits an inline
 /// box over its line's inline-box height (taller than the text fragments when the line height is),
 /// not over its bounding box, which for an inline wrapping over several lines covers parts of other
@@ -708,9 +871,21 @@ fn inline_line_rects(model: &Model, flags: &[u8], i: usize, bounds: Rect, out: &
     let node = &model.nodes[i];
     let end = node.subtree_end.0 as usize;
     let mut j = i + 1;
+    // A block inside the inline splits it around itself (block-in-inline): the block's area
+    // and its lines are the block's, not the inline's.
+    let mut holds_block = false;
     while j < end {
         let nj = &model.nodes[j];
         if nj.doc != node.doc || (flags[j] & (F_ATOMIC | F_LAYER) != 0) {
+            j = nj.subtree_end.index();
+            continue;
+        }
+        if nj.is_element()
+            && model
+                .layout_of(NodeId(j as u32))
+                .is_some_and(|l| is_block_level(model.style(l).display))
+        {
+            holds_block = true;
             j = nj.subtree_end.index();
             continue;
         }
@@ -730,6 +905,9 @@ fn inline_line_rects(model: &Model, flags: &[u8], i: usize, bounds: Rect, out: &
             }
         }
         j += 1;
+    }
+    if holds_block {
+        return;
     }
     if out.len() <= 1 {
         out.clear();

@@ -269,3 +269,177 @@ fn interactivity_rules() {
     assert!(i(9));
     assert!(!i(10));
 }
+
+/// `html > body > div.scroller > div.content`, the scroller `overflow: auto` with the given
+/// style, bounds and client rectangle, the content at `content`.
+fn scroller_page(
+    scroller: [&'static str; 8],
+    paint: i64,
+    bounds: [f64; 4],
+    client: [f64; 4],
+    content: [f64; 4],
+) -> Model {
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "DIV", &[], ""),
+            (3, 1, "DIV", &[], ""),
+        ],
+        &[
+            (1, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (2, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (3, bounds, scroller, paint),
+            (4, content, BLOCK, paint),
+        ],
+        json!({"layout": {"clientRects": [[0, 0, 800, 600], [0, 0, 800, 600], client,
+                                          [0, 0, content[2], content[3]]]}}),
+    );
+    p.model()
+}
+
+#[test]
+fn a_zoomed_scroller_clips_at_its_zoomed_padding_box() {
+    // `zoom: 2`: a 200x100 (unzoomed) scroller is 400x200 in the snapshot, its client rectangle
+    // is not. The content 120 px down is inside it.
+    let auto = style(&[(6, "auto"), (7, "auto")]);
+    let m = scroller_page(
+        auto,
+        2,
+        [0.0, 0.0, 400.0, 200.0],
+        [0.0, 0.0, 200.0, 100.0],
+        [0.0, 120.0, 100.0, 50.0],
+    );
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(10.0, 130.0).unwrap().node, NodeId(4));
+    assert!(a.facts(NodeId(4)).visible());
+    // Unzoomed with a vertical scrollbar (15 px) and equal borders: no zoom is inferred.
+    let m = scroller_page(
+        auto,
+        2,
+        [0.0, 0.0, 235.0, 120.0],
+        [10.0, 10.0, 200.0, 100.0],
+        [10.0, 10.0, 100.0, 300.0],
+    );
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(50.0, 112.0).unwrap().node, NodeId(3));
+    // `transform: scale(1.5)` on a 208x108 scroller with a vertical scrollbar, which the
+    // transform scales too: the content 130 px down is inside it, the scrollbar is not.
+    let scaled = style(&[(6, "auto"), (7, "auto")]);
+    let m = scroller_page(
+        scaled,
+        2,
+        [0.0, 0.0, 312.0, 162.0],
+        [4.0, 4.0, 185.0, 100.0],
+        [6.0, 6.0, 277.5, 450.0],
+    );
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(100.0, 140.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(290.0, 80.0).unwrap().node, NodeId(3));
+}
+
+#[test]
+fn a_right_to_left_scroller_has_its_scrollbar_on_the_left() {
+    // Border 5, the vertical scrollbar left of the padding box (`clientLeft` counts it).
+    let rtl = style(&[(4, "absolute"), (6, "auto"), (7, "auto")]);
+    let m = scroller_page(
+        rtl,
+        2,
+        [0.0, 0.0, 310.0, 70.0],
+        [20.0, 5.0, 285.0, 60.0],
+        [-300.0, 5.0, 600.0, 150.0],
+    );
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(10.0, 30.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(100.0, 30.0).unwrap().node, NodeId(4));
+}
+
+#[test]
+fn a_scroller_with_its_own_layer_is_hit_through_its_border_but_not_its_scrollbar() {
+    // Border 10, a 15 px vertical scrollbar; the content is scrolled up under the top border.
+    let bounds = [0.0, 0.0, 220.0, 120.0];
+    let client = [10.0, 10.0, 185.0, 100.0];
+    let content = [10.0, -40.0, 400.0, 400.0];
+    let relative = style(&[(4, "relative"), (6, "auto"), (7, "auto")]);
+    let m = scroller_page(relative, 2, bounds, client, content);
+    let a = analyze(&m, &AnalysisOptions::default());
+    // The top border: the content takes the hit, though it is not painted there.
+    assert_eq!(a.hit_test(50.0, 3.0).unwrap().node, NodeId(4));
+    // The scrollbar: the scroller.
+    assert_eq!(a.hit_test(200.0, 60.0).unwrap().node, NodeId(3));
+    // Painting still clips at the padding box.
+    assert_eq!(a.facts(NodeId(4)).visible_rect().map(|r| r.y), Some(10.0));
+    // A static scroller (its own paint order number only for the clip) clips hits at the
+    // padding box.
+    let stat = style(&[(6, "auto"), (7, "auto")]);
+    let m = scroller_page(stat, 2, bounds, client, content);
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(50.0, 3.0).unwrap().node, NodeId(3));
+}
+
+#[test]
+fn lines_overflowing_their_block_answer_the_block() {
+    // A 40 px tall block whose second line (an inline-block button) hangs below it.
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "DIV", &[], ""),
+            (3, 1, "BUTTON", &[], ""),
+            (3, 1, "BUTTON", &[], ""),
+        ],
+        &[
+            (1, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (2, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (3, [0.0, 0.0, 300.0, 40.0], BLOCK, 1),
+            (4, [0.0, 5.0, 100.0, 30.0], style(&[(0, "inline-block")]), 1),
+            (
+                5,
+                [40.0, 50.0, 100.0, 30.0],
+                style(&[(0, "inline-block")]),
+                1,
+            ),
+        ],
+        json!({}),
+    );
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    // Left of the second button, below the block: its line box.
+    assert_eq!(a.hit_test(10.0, 60.0).unwrap().node, NodeId(3));
+    // Between the lines, below the block.
+    assert_eq!(a.hit_test(50.0, 44.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(5));
+    // Right of the line's last item: nothing of the block.
+    assert_eq!(a.hit_test(200.0, 60.0).unwrap().node, NodeId(2));
+}
+
+#[test]
+fn an_inline_holding_a_block_is_hit_through_the_block() {
+    // `<a><span style="display:block; background">…</span></a>`: the block splits the inline,
+    // which has no area of its own.
+    let mut p = Page::new();
+    p.doc(
+        &[
+            (-1, 9, "#document", &[], ""),
+            (0, 1, "HTML", &[], ""),
+            (1, 1, "BODY", &[], ""),
+            (2, 1, "A", &[("href", "#")], ""),
+            (3, 1, "SPAN", &[], ""),
+        ],
+        &[
+            (1, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (2, [0.0, 0.0, 800.0, 600.0], BLOCK, 1),
+            (3, [0.0, 0.0, 300.0, 60.0], style(&[(0, "inline")]), 1),
+            (4, [0.0, 0.0, 300.0, 60.0], BLOCK, 1),
+        ],
+        json!({}),
+    );
+    let m = p.model();
+    let a = analyze(&m, &AnalysisOptions::default());
+    assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId(4));
+    assert!(a.click(NodeId(3)).click_point.is_some());
+}
