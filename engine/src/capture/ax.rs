@@ -15,10 +15,11 @@
 //! every value as a `serde_json::Value`: about 2.3 KB per node, 81.5 MiB in all (6.4× its JSON),
 //! parsed at about 170 MiB/s, and freeing it was a large part of building the model. The
 //! records here skip those fields while parsing (serde steps over them without allocating), keep
-//! a value as a small scalar, box the rare `description` and `value`, and keep node ids, which
-//! Chromium sends as decimal strings, as integers: 17.7 MiB (1.4× the JSON, less once the list's
-//! spare room is given back) parsed at about 480 MiB/s on the same machine. The
-//! `parse/stdtypes` bench shows both types side by side, `peak_mem` both sizes.
+//! a value as a small scalar, box the rare `description` and `value`, hold a lone child id in
+//! place ([`AxChildIds`]), and keep node ids, which Chromium sends as decimal strings, as
+//! integers: 17.7 MiB (1.4× the JSON, less once the list's spare room is given back) parsed at
+//! about 480 MiB/s on the same machine. The `parse/stdtypes` bench shows both types side by
+//! side, `peak_mem` both sizes.
 //!
 //! Tolerance is that of the generated bindings: unknown fields are ignored (no
 //! `deny_unknown_fields`), value types and property names are the generated enums, whose unknown
@@ -160,9 +161,9 @@ pub struct AxNodeRecord {
         rename = "childIds",
         default,
         deserialize_with = "null_as_empty",
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "AxChildIds::is_empty"
     )]
-    pub child_ids: Vec<AxNodeKey>,
+    pub child_ids: AxChildIds,
     /// `backendDOMNodeId`.
     #[serde(
         rename = "backendDOMNodeId",
@@ -418,12 +419,129 @@ impl Visitor<'_> for KeyVisitor {
     }
 }
 
-fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+fn null_as_empty<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
-    T: Deserialize<'de>,
+    T: Deserialize<'de> + Default,
 {
-    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A node's `childIds`: a list of [`AxNodeKey`]s that holds a single child in place.
+///
+/// Why: most accessibility nodes have no child or one (a text and its inline text box, a link
+/// and its text), and a `Vec` each would be one small allocation per node to make while parsing
+/// and to free after the model has read it (on a long page, close to one per DOM node). Here a
+/// lone child costs nothing beyond the record, which stays as wide as with a `Vec`; only a
+/// node with two children or more holds its list on the heap, exactly sized.
+#[derive(Clone, Default)]
+pub struct AxChildIds(ChildIds);
+
+#[derive(Clone, Default)]
+enum ChildIds {
+    #[default]
+    None,
+    One(AxNodeKey),
+    Many(Box<[AxNodeKey]>),
+}
+
+impl AxChildIds {
+    /// The ids, in order.
+    pub fn as_slice(&self) -> &[AxNodeKey] {
+        match &self.0 {
+            ChildIds::None => &[],
+            ChildIds::One(k) => std::slice::from_ref(k),
+            ChildIds::Many(ks) => ks,
+        }
+    }
+
+    /// Whether there is no id.
+    pub fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    /// Whether the list holds memory of its own (two ids or more), which dropping it frees.
+    pub fn on_heap(&self) -> bool {
+        matches!(self.0, ChildIds::Many(_))
+    }
+}
+
+impl std::ops::Deref for AxChildIds {
+    type Target = [AxNodeKey];
+    fn deref(&self) -> &[AxNodeKey] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a AxChildIds {
+    type Item = &'a AxNodeKey;
+    type IntoIter = std::slice::Iter<'a, AxNodeKey>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl From<Vec<AxNodeKey>> for AxChildIds {
+    fn from(mut ids: Vec<AxNodeKey>) -> AxChildIds {
+        AxChildIds(match ids.len() {
+            0 => ChildIds::None,
+            1 => ids.pop().map_or(ChildIds::None, ChildIds::One),
+            _ => ChildIds::Many(ids.into_boxed_slice()),
+        })
+    }
+}
+
+impl FromIterator<AxNodeKey> for AxChildIds {
+    fn from_iter<I: IntoIterator<Item = AxNodeKey>>(iter: I) -> AxChildIds {
+        iter.into_iter().collect::<Vec<_>>().into()
+    }
+}
+
+impl PartialEq for AxChildIds {
+    fn eq(&self, other: &AxChildIds) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for AxChildIds {}
+
+impl fmt::Debug for AxChildIds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl Serialize for AxChildIds {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for AxChildIds {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ids;
+        impl<'de> Visitor<'de> for Ids {
+            type Value = AxChildIds;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of accessibility node ids")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AxChildIds, A::Error> {
+                let Some(first) = seq.next_element::<AxNodeKey>()? else {
+                    return Ok(AxChildIds(ChildIds::None));
+                };
+                let Some(second) = seq.next_element::<AxNodeKey>()? else {
+                    return Ok(AxChildIds(ChildIds::One(first)));
+                };
+                let mut ids = Vec::with_capacity(seq.size_hint().unwrap_or(2).clamp(4, 64));
+                ids.extend([first, second]);
+                while let Some(id) = seq.next_element()? {
+                    ids.push(id);
+                }
+                Ok(AxChildIds(ChildIds::Many(ids.into_boxed_slice())))
+            }
+        }
+        d.deserialize_seq(Ids)
+    }
 }
 
 /// The role names Chromium sends (ARIA roles, DPUB and graphics roles, and its internal ones),
@@ -745,8 +863,8 @@ mod tests {
         assert_eq!(n.properties[2].value.value, AxScalar::None);
         assert_eq!(n.parent_id, Some(AxNodeKey::Int(7)));
         assert_eq!(
-            n.child_ids,
-            vec![
+            n.child_ids[..],
+            [
                 AxNodeKey::Int(0),
                 AxNodeKey::Text("x1".into()),
                 AxNodeKey::Text("007".into())
@@ -769,6 +887,30 @@ mod tests {
         let m: AxNodeRecord =
             serde_json::from_str(r#"{"nodeId":"1","ignored":true,"properties":null}"#).unwrap();
         assert!(m.properties.is_empty() && m.child_ids.is_empty());
+    }
+
+    #[test]
+    fn child_ids_read_and_write_as_a_list_of_any_length() {
+        for json in [
+            "[]",
+            r#"["5"]"#,
+            r#"["x"]"#,
+            r#"["1","-2"]"#,
+            r#"["1","2","x","4","5"]"#,
+        ] {
+            let ids: AxChildIds = serde_json::from_str(json).unwrap();
+            let keys: Vec<String> = serde_json::from_str(json).unwrap();
+            let want: Vec<AxNodeKey> = keys.iter().map(|k| AxNodeKey::new(k)).collect();
+            assert_eq!(ids[..], want[..]);
+            assert_eq!(ids.on_heap(), want.len() > 1);
+            assert_eq!(ids, AxChildIds::from(want.clone()));
+            assert_eq!(ids, want.into_iter().collect::<AxChildIds>());
+            assert_eq!(serde_json::to_string(&ids).unwrap(), json.replace(' ', ""));
+        }
+        assert!(serde_json::from_str::<AxChildIds>(r#"["1",2]"#).is_err());
+        assert!(serde_json::from_str::<AxChildIds>(r#""1""#).is_err());
+        let n: AxNodeRecord = serde_json::from_str(r#"{"nodeId":"1","childIds":null}"#).unwrap();
+        assert!(n.child_ids.is_empty());
     }
 
     #[test]

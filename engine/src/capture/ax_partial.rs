@@ -143,7 +143,7 @@ fn stand_in(id: AxNodeKey, parent: AxNodeKey) -> AxNodeRecord {
         value: None,
         properties: Vec::new(),
         parent_id: Some(parent),
-        child_ids: Vec::new(),
+        child_ids: Default::default(),
         backend_dom_node_id: None,
         frame_id: None,
     }

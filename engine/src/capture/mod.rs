@@ -40,8 +40,8 @@ mod dom;
 mod live;
 mod scope;
 pub use ax::{
-    AxNodeKey, AxNodeRecord, AxPropertyRecord, AxScalar, AxValueRecord, FullAxTree, GetFullAxTree,
-    GetPartialAxTree,
+    AxChildIds, AxNodeKey, AxNodeRecord, AxPropertyRecord, AxScalar, AxValueRecord, FullAxTree,
+    GetFullAxTree, GetPartialAxTree,
 };
 pub use confirm::{confirm_hits, Confirmation};
 pub(crate) use confirm::{hit_test_at, prepare_hit_test};

@@ -1130,7 +1130,7 @@ struct TreeReader<'a> {
     part: &'a mut AxPart,
     /// The property and child lists of records written over, freed with the rest of the tree.
     spent_props: Vec<Vec<crate::capture::AxPropertyRecord>>,
-    spent_children: Vec<Vec<AxNodeKey>>,
+    spent_children: Vec<crate::capture::AxChildIds>,
 }
 
 impl TreeReader<'_> {
@@ -1201,7 +1201,7 @@ impl TreeReader<'_> {
         if n.properties.capacity() > 0 {
             self.spent_props.push(std::mem::take(&mut n.properties));
         }
-        if n.child_ids.capacity() > 0 {
+        if n.child_ids.on_heap() {
             self.spent_children.push(std::mem::take(&mut n.child_ids));
         }
     }
