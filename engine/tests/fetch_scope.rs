@@ -96,6 +96,26 @@ async fn evaluate(page: &Page, expr: &str) {
     let _ = page.send(&params).await;
 }
 
+/// Waits until a page that keeps changing itself after its load (a frame scrolled on a retrying
+/// timer) says it has stopped: it sets `window.fixtureSettled` to a promise that resolves then.
+/// A page without one is settled once loaded. False when the promise did not resolve in time.
+async fn wait_settled(page: &Page) -> bool {
+    // Generous for a loaded machine, still bounded so a page that never settles fails.
+    const WAIT_MS: u64 = 20_000;
+    let params = EvaluateParams {
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..EvaluateParams::new(format!(
+            "Promise.race([window.fixtureSettled ?? true, \
+             new Promise(r => setTimeout(() => r(false), {WAIT_MS}))])"
+        ))
+    };
+    match page.send(&params).await {
+        Ok(r) => r.result.value == Some(serde_json::Value::Bool(true)),
+        Err(_) => false,
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     compared: usize,
@@ -217,6 +237,14 @@ async fn check_page(session: &mut Session, name: &str, url: &str, tally: &mut Ta
     let Some(page) = session.current_page() else {
         return;
     };
+    // A full and a scoped capture are taken one after the other: the page must not change
+    // in between.
+    if !wait_settled(page).await {
+        tally
+            .failures
+            .push(format!("{name}: the page never said it had settled"));
+        return;
+    }
     compare(name, page, tally).await;
     evaluate(
         page,
@@ -251,7 +279,8 @@ async fn scoped_snapshots_print_what_full_ones_print() {
     }
     // Frames: same-process and out-of-process iframes, scrolled and clipped ones.
     if let Ok(Origins { a, .. }) = serve_two_origins(root.join("frames")) {
-        // The other pages are frames of these (`scrolled.html` alone keeps scrolling itself).
+        // The other pages are frames of these (`scrolled.html` alone keeps scrolling itself;
+        // `top.html` says when its scroll has stuck).
         for page in ["top.html", "clipped.html", "scroll-panel.html"] {
             let name = format!("frames/{page}");
             check_page(&mut session, &name, &format!("{a}/{page}"), &mut tally).await;
