@@ -596,7 +596,8 @@ pub(crate) async fn actionable_point(
 /// Waits until the page has drawn two more frames. Chromium routes input to an out-of-process
 /// frame by what the page last drew: right after scrolling, an event could still go to the
 /// frame's old place. Runs in the page's isolated world (a page cannot stall it by replacing
-/// `requestAnimationFrame`); at most 500 ms.
+/// `requestAnimationFrame`); at most 2 s (a loaded machine draws late, and a click sent before
+/// the frame is drawn in its new place goes to what was there).
 async fn next_frames(cx: &Cx<'_>) {
     let Some(world) = cx.page_world else {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -611,7 +612,7 @@ async fn next_frames(cx: &Cx<'_>) {
         )
     };
     let wait = cx.page.send(&params);
-    let _ = tokio::time::timeout(Duration::from_millis(500), wait).await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), wait).await;
 }
 
 async fn mouse(
