@@ -67,20 +67,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    match pagesight_benches::block_on(run(args)).and_then(|r| r) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("record-hits: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    pagesight_benches::bench_main("record-hits", parse_args(), run)
 }
 
 async fn run(args: Args) -> Result<(), String> {

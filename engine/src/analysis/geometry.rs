@@ -133,7 +133,13 @@ pub fn iframe_content_box(model: &Model, owner: NodeId, child: DocId) -> Option<
     let mut pad_y = 0.0;
     if let Some(root) = model.document_element(child) {
         if let Some(c) = model.layout_of(root).and_then(|l| model.client_rect(l)) {
-            let scrollbar = |extra: f64| if extra >= 14.5 { extra - 15.0 } else { extra };
+            let scrollbar = |extra: f64| {
+                if extra >= SCROLLBAR - 0.5 {
+                    extra - SCROLLBAR
+                } else {
+                    extra
+                }
+            };
             // The child's root client size excludes its own scrollbars.
             let doc = model.doc(child);
             let dx = pad.width - c.width;

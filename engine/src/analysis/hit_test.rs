@@ -545,10 +545,7 @@ impl HitTester {
                 } else {
                     rect
                 };
-                let Some(r) = r.intersect(&clip) else {
-                    return;
-                };
-                let Some(r) = r.translate(dx, dy).intersect(&region.inflate(1.0)) else {
+                let Some(r) = placed(r, &clip, (dx, dy), region) else {
                     return;
                 };
                 docs[d].items.push(Item {
@@ -629,10 +626,7 @@ impl HitTester {
                 }
             }
             for (rect, key, area, exact) in area_items.drain(..) {
-                let Some(r) = rect.intersect(&clip) else {
-                    continue;
-                };
-                let Some(r) = r.translate(dx, dy).intersect(&region.inflate(1.0)) else {
+                let Some(r) = placed(rect, &clip, (dx, dy), region) else {
                     continue;
                 };
                 docs[d].items.push(Item {
@@ -663,10 +657,7 @@ impl HitTester {
                 let region = docs[d].region;
                 let clip = geometry.hit_clip(item_node);
                 let (dx, dy) = geometry.doc_offsets[d];
-                let Some(r) = rect.intersect(&clip) else {
-                    continue;
-                };
-                let Some(r) = r.translate(dx, dy).intersect(&region.inflate(1.0)) else {
+                let Some(r) = placed(rect, &clip, (dx, dy), region) else {
                     continue;
                 };
                 docs[d].items.push(Item {
@@ -733,6 +724,15 @@ impl HitTester {
     pub fn item_count(&self) -> usize {
         self.docs.iter().map(|d| d.items.len()).sum()
     }
+}
+
+/// An item's rectangle in the viewport: `rect` (its document's coordinates) clipped by `clip`,
+/// moved by the document's offset, kept within the document's `region` (grown by a pixel for
+/// rounding). `None` when nothing of it is left.
+fn placed(rect: Rect, clip: &Rect, (dx, dy): (f64, f64), region: Rect) -> Option<Rect> {
+    rect.intersect(clip)?
+        .translate(dx, dy)
+        .intersect(&region.inflate(1.0))
 }
 
 /// The parts of a block's line boxes that overflow its border box, each with the key it is hit
