@@ -530,3 +530,95 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
     panel_line(&mut session).await;
     session.shutdown().await.expect("close");
 }
+
+/// A page whose state has not changed since its last snapshot is not read again (its model of
+/// the DOM is kept, see `capture::kept_model`), and every change still shows: a panel scrolled
+/// (only its rectangles change), a text changed, the page scrolled, the page loaded again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let path = frames_dir().join("scroll-panel.html");
+    session.open(&path.to_string_lossy()).await.expect("open");
+    let page = session.current_page().expect("a page").clone();
+    let run = async |expression: &str| {
+        page.send(&pagesight::cdp::runtime::EvaluateParams::new(
+            expression.to_string(),
+        ))
+        .await
+        .expect("evaluate");
+    };
+    // Three snapshots of each state: the first reads it, the second keeps it, the third uses
+    // what was kept.
+    let three = async |session: &mut Session| -> Vec<String> {
+        let mut texts = Vec::new();
+        for _ in 0..3 {
+            let text = session
+                .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
+                .await
+                .expect("a11y");
+            texts.push(text.as_str().expect("text").to_string());
+        }
+        texts
+    };
+    let panel_line = |text: &str| -> Option<String> {
+        text.lines()
+            .find(|l| l.contains("region \"Messages\""))
+            .map(str::to_string)
+    };
+    let button_uid = |text: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.contains("button \""))
+            .unwrap_or_else(|| panic!("no button:\n{text}"));
+        let uid = line.split("uid=").nth(1).expect("a uid");
+        uid.split_whitespace().next().expect("a uid").to_string()
+    };
+
+    let unchanged = three(&mut session).await;
+    assert!(
+        unchanged.iter().all(|t| t == &unchanged[0]),
+        "{unchanged:#?}"
+    );
+    let uid = button_uid(&unchanged[0]);
+
+    // Only the panel's rectangles change: its printed scroll state follows.
+    run("document.getElementById('panel').scrollTop = 120").await;
+    for text in three(&mut session).await {
+        let (above, below, client) = panel_measured(&page).await;
+        let expected = scroll_attribute(above, below, client);
+        let line = panel_line(&text).unwrap_or_else(|| panic!("no panel:\n{text}"));
+        assert!(line.contains(&expected), "expected {expected} in {line}");
+        assert_eq!(button_uid(&text), uid, "{text}");
+    }
+
+    // A text changes.
+    run("document.getElementById('row-btn').textContent = 'Renamed button'").await;
+    for text in three(&mut session).await {
+        assert!(text.contains("button \"Renamed button\""), "{text}");
+        assert!(!text.contains("Row 4 button"), "{text}");
+        assert_eq!(button_uid(&text), uid, "{text}");
+    }
+
+    // The page scrolls the panel out of the view, then back.
+    run("window.scrollTo(0, 600)").await;
+    for text in three(&mut session).await {
+        assert_eq!(panel_line(&text), None, "{text}");
+    }
+    run("window.scrollTo(0, 0)").await;
+    for text in three(&mut session).await {
+        assert!(panel_line(&text).is_some(), "{text}");
+    }
+
+    // A new document: the same markup, new nodes.
+    session
+        .execute(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
+        .await
+        .expect("reopen");
+    for text in three(&mut session).await {
+        assert!(text.contains("button \"Row 4 button\""), "{text}");
+        assert_ne!(button_uid(&text), uid, "{text}");
+    }
+    session.shutdown().await.expect("close");
+}

@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::capture::box_rects::KeptBoxes;
+use crate::capture::kept_model::KeptModel;
 use crate::cdp::{emulation, page, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
@@ -40,6 +41,8 @@ pub struct Page {
     frames: FrameTargets,
     /// Handles to the boxes its captures measure, kept for the next capture.
     kept_boxes: KeptBoxes,
+    /// Its last snapshot's model of the DOM, kept for the next snapshot of the same state.
+    kept_model: KeptModel,
 }
 
 impl Page {
@@ -75,6 +78,7 @@ impl Page {
             target_id: target_id.to_owned(),
             frames,
             kept_boxes: KeptBoxes::default(),
+            kept_model: KeptModel::default(),
         };
         // Pipelined: one round trip for all three.
         let enable_params = page::EnableParams::default();
@@ -104,12 +108,18 @@ impl Page {
             target_id: frame.target_id.clone(),
             frames: FrameTargets::default(),
             kept_boxes: KeptBoxes::default(),
+            kept_model: KeptModel::default(),
         }
     }
 
     /// Handles to the boxes this page's captures measure (see [`crate::capture::box_rects`]).
     pub(crate) fn kept_boxes(&self) -> KeptBoxes {
         self.kept_boxes.clone()
+    }
+
+    /// Its last snapshot's model of the DOM (see [`crate::capture::kept_model`]).
+    pub(crate) fn kept_model(&self) -> KeptModel {
+        self.kept_model.clone()
     }
 
     /// The connection the page's session runs on.

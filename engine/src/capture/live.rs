@@ -36,6 +36,11 @@
 //! created then: a hidden frame would never need one); a viewport scope adds one, the view's
 //! accessibility nodes, asked for once the rectangles are in, with the check riding along.
 
+//! The engine's own work between the snapshot's reply and the accessibility request (reading
+//! the reply, the model of the DOM, the view's geometry and visibility) is skipped when the page
+//! has not changed since its last snapshot: what was built from the same reply is kept with the
+//! page (see [`super::kept_model`]).
+//!
 //! Out-of-process iframes (see [`crate::browser::FrameTarget`]) are other renderers: each is
 //! captured over its own session at the same time as the page, and its owner `<iframe>` is found
 //! with `DOM.getFrameOwner` on the session that holds it. A frame that cannot be captured (it
@@ -72,8 +77,9 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
+use super::kept_model::{KeptState, Seen, StateKey};
 use super::scope::{fetch_set, AxFetch, AxScope};
-use crate::analysis::ViewFacts;
+use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
@@ -84,7 +90,7 @@ use crate::cdp::page::{
 use crate::cdp::Event;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
-use crate::transport::{Connection, SessionId};
+use crate::transport::{Connection, RawJson, SessionId};
 
 use super::{
     AxTreeCapture, Capture, Captured, OopifCapture, UncapturedFrame, COMPUTED_STYLES,
@@ -209,11 +215,22 @@ fn snapshot_now<'a>(
     dom_rects: bool,
     timeout: Duration,
 ) -> impl Future<Output = Result<DomSnapshot>> + Send + use<'a> {
+    let reply = snapshot_text_now(conn, session, dom_rects, timeout);
+    async move { DomSnapshot::from_reply(&reply.await?) }
+}
+
+/// [`snapshot_now`], its reply left unread.
+fn snapshot_text_now<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    dom_rects: bool,
+    timeout: Duration,
+) -> impl Future<Output = Result<RawJson>> + Send + use<'a> {
     let method = <CaptureDomSnapshot as crate::cdp::Command>::METHOD;
     let reply = serde_json::to_value(snapshot_params(dom_rects))
         .map_err(|e| Error::invalid_argument(format!("cannot encode the snapshot request: {e}")))
         .map(|params| conn.send_raw_now(method, session, &params, timeout));
-    async move { DomSnapshot::from_reply(&reply?.await?) }
+    async move { reply?.await }
 }
 
 async fn capture_once(
@@ -254,7 +271,7 @@ async fn capture_once(
     // right frame, should the frame tree say otherwise.
     let world_frame = page.target_id().to_string();
     let world = (!dom_rects).then(|| create_world(conn, session, &world_frame, FRAME_TIMEOUT));
-    let snapshot = snapshot_now(conn, session, dom_rects, conn.command_timeout());
+    let snapshot = snapshot_text_now(conn, session, dom_rects, conn.command_timeout());
     let kept = page.kept_boxes();
     let early = (!dom_rects).then(|| kept.read_now(conn, session, FRAME_TIMEOUT));
     let (before, _, metrics) = tokio::join!(before, root, metrics);
@@ -279,14 +296,35 @@ async fn capture_once(
     let world = world.filter(|_| world_frame == main_frame);
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
+    // The view whose geometry and visibility are computed with the model of the DOM.
+    let facts_view = match scope {
+        AxScope::Viewport { .. } => Some(view.unwrap_or_default()),
+        AxScope::Full => view,
+    };
+    let kept_model = page.kept_model();
     // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
     let main = async {
-        let (snapshot, world) = with_world(snapshot, world).await;
+        let (text, world) = with_world(snapshot, world).await;
         let early = match early {
             Some(early) => early.await,
             None => None,
         };
-        let snapshot = snapshot?;
+        let text = text?;
+        // Only a page with no out-of-process frame, captured with the rectangles it needs, is
+        // kept from one snapshot to the next (see `super::kept_model`).
+        let key = (!dom_rects && targets.is_empty()).then(|| StateKey {
+            text: text.clone(),
+            metrics: metrics.clone(),
+            url: before.frame.url.clone(),
+            view: facts_view,
+            rects_view,
+        });
+        let seen = key.as_ref().map_or(Seen::New, |key| kept_model.look(key));
+        let snapshot = match &seen {
+            Seen::Kept(state) => state.snapshot.clone(),
+            Seen::New | Seen::Again => DomSnapshot::from_reply(&text)?,
+        };
+        drop(text);
         if let Some(why) = not_the_page(&snapshot, &main_frame) {
             return Ok(Err(why));
         }
@@ -306,13 +344,15 @@ async fn capture_once(
             let again = conn.command_timeout();
             start_reading(conn, session, boxes, &worlds, again, Some(kept)).await
         };
-        Ok(Ok((snapshot, reading)))
+        Ok(Ok((snapshot, reading, key.zip(Some(seen)))))
     };
     let (main, parts) = tokio::join!(main, parts);
-    let (snapshot, main_reading) = match main? {
+    let (snapshot, main_reading, state) = match main? {
         Ok(main) => main,
         Err(why) => return Ok(Attempt::Changed(why)),
     };
+    // A snapshot taken again with every rectangle is not the one the key describes.
+    let state = state.filter(|_| !matches!(main_reading, Reading::Again(_)));
 
     // The out-of-process frames, numbered in the order they are kept so owners come first.
     let mut consistent = true;
@@ -374,7 +414,14 @@ async fn capture_once(
     // of each renderer: Chromium answers them after it, so they see any navigation that happened
     // while the data was taken. A renderer asked for more after its check (its snapshot taken
     // again, more accessibility parents) is checked again once that is answered.
-    let dom_model;
+    let dom_model: Option<(Model, Option<ViewFacts>)>;
+    let kept_state = match &state {
+        Some((_, Seen::Kept(kept))) => Some(kept.clone()),
+        _ => None,
+    };
+    // Whether the model was the kept one, and whether the page's snapshot was taken again
+    // with every rectangle once its own could not be read (then not the one the key describes).
+    let (reused, retaken);
     let (checks, late) = match scope {
         AxScope::Full => {
             // The full trees were asked for with the snapshots; the rectangles come last.
@@ -392,31 +439,37 @@ async fn capture_once(
             let reads = async {
                 let late =
                     finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
+                let retaken = late.first().copied().unwrap_or(false);
+                let kept = kept_state.as_deref().filter(|_| !retaken);
                 let model = match rects {
                     Rects::Every => None,
-                    Rects::Needed => {
-                        let model = Model::from_dom_snapshots(&capture)?;
-                        let facts = view.map(|expand| ViewFacts::new(&model, expand));
-                        Some((model, facts))
-                    }
+                    Rects::Needed => Some(dom_model_of(&capture, facts_view, kept)?),
                 };
-                Ok::<_, Error>((late, model))
+                Ok::<_, Error>((late, model, retaken))
             };
             let (ax, reads, checks) = tokio::join!(ax, reads, checks);
             capture.ax_trees = ax?;
-            let (late, model) = reads?;
-            dom_model = model;
+            let (late, model, taken_again) = reads?;
+            retaken = taken_again;
+            reused = model.as_ref().is_some_and(|(_, _, reused)| *reused);
+            dom_model = model.map(|(model, facts, _)| (model, facts));
             (checks, late)
         }
         AxScope::Viewport { .. } => {
-            finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
+            let late =
+                finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
+            retaken = late.first().copied().unwrap_or(false);
             // The model of the DOM decides what to ask for, and is kept: the snapshot's
             // pipeline adds the answers to it rather than building it again.
             // So are its geometry and visibility, which the analysis would compute again.
-            let model = Model::from_dom_snapshots(&capture)?;
-            let facts = ViewFacts::new(&model, view.unwrap_or_default());
-            let sets = fetch_set(&model, &facts, 1 + capture.oopifs.len());
-            dom_model = Some((model, Some(facts)));
+            let kept = kept_state.as_deref().filter(|_| !retaken);
+            let (model, facts, kept) = dom_model_of(&capture, facts_view, kept)?;
+            reused = kept;
+            let sets = match &facts {
+                Some(facts) => fetch_set(&model, facts, 1 + capture.oopifs.len()),
+                None => Vec::new(),
+            };
+            dom_model = Some((model, facts));
             let wanted: usize = sets.iter().map(Vec::len).sum();
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The
@@ -542,7 +595,39 @@ async fn capture_once(
     capture.url = after.frame.url.clone();
     capture.frame_tree = Some(after);
     capture.consistent = consistent;
+    match (state.filter(|_| !retaken), &dom_model) {
+        (Some((key, Seen::New)), _) => kept_model.record(key, None),
+        // Seen twice in a row: kept from now on.
+        (Some((key, Seen::Again)), Some((model, facts))) => kept_model.record(
+            key,
+            Some(KeptState {
+                snapshot: capture.dom_snapshot.clone(),
+                model: model.clone(),
+                facts: facts.clone(),
+            }),
+        ),
+        (Some((_, Seen::Kept(_))), _) if reused => {}
+        // The same text, but other rectangles (a panel scrolled): kept again if seen again.
+        (Some((key, Seen::Kept(_))), _) => kept_model.record(key, None),
+        _ => kept_model.forget(),
+    }
     Ok(Attempt::Done(Box::new(Captured::new(capture, dom_model))))
+}
+
+/// The model of the capture's DOM snapshots and its view's geometry and visibility (`view`:
+/// the view they are computed for, if any): those of `kept` when it holds the same rectangles
+/// (see [`super::kept_model`]; the rest of its state is the capture's). Says whether they are.
+fn dom_model_of(
+    capture: &Capture,
+    view: Option<Expand>,
+    kept: Option<&KeptState>,
+) -> Result<(Model, Option<ViewFacts>, bool)> {
+    if let Some(kept) = kept.filter(|k| k.same_rects(&capture.dom_snapshot)) {
+        return Ok((kept.model.clone(), kept.facts.clone(), true));
+    }
+    let model = Model::from_dom_snapshots(capture)?;
+    let facts = view.map(|expand| ViewFacts::new(&model, expand));
+    Ok((model, facts, false))
 }
 
 /// The engine's computed styles, as a capture records them.

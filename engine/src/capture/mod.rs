@@ -37,6 +37,7 @@ mod ax_split;
 pub mod box_rects;
 mod confirm;
 mod dom;
+pub(crate) mod kept_model;
 mod live;
 mod scope;
 pub use ax::{

@@ -1,0 +1,239 @@
+//! The DOM model of a page's last snapshot, kept for the next snapshot of the same page state.
+//!
+//! Why: an agent often takes a snapshot of a page that has not changed since its last one (it
+//! waited, it scrolled a panel back, an action did nothing). Chromium must still be asked (only
+//! its answer says that nothing changed), but the engine need not read that answer again: on a
+//! long page, reading the `DOMSnapshot.captureSnapshot` reply, building the model of the DOM and
+//! computing the view's geometry and visibility are most of the engine's own work per snapshot,
+//! and on the default view they lie between Chromium's two answers (the accessibility nodes
+//! asked for depend on them), so the page waits for them too.
+//!
+//! What decides "the same state": the reply's text, byte for byte (Chromium writes it the same
+//! way for the same DOM, layout and styles; a node's backend id changes with its document, so a
+//! page loaded again never matches), the layout metrics, the page's URL and the view asked for.
+//! Byte equality rather than a hash: a page controls its text and could aim at a weak hash's
+//! collisions; comparing two texts of the same length costs a fraction of a millisecond. The
+//! rectangles read for the boxes geometry needs (see [`super::box_rects`]) are read every time
+//! and compared too: a panel scrolled changes them and nothing else.
+//!
+//! What it costs: the last reply's text stays alive with the page (it is reference-counted, so
+//! that costs no copy). A model and its view are copied into the page only once its state has
+//! been seen twice in a row, so a page that changes between every two snapshots (a clock, a
+//! feed) pays nothing but the comparison; a page that does not change pays that copy once and
+//! then a copy out per snapshot (the pipeline adds the accessibility trees to its model), which
+//! costs a small part of what it replaces. Snapshots of pages with out-of-process frames, and
+//! captures taken to be saved, are not kept.
+
+use std::sync::{Arc, Mutex};
+
+use crate::analysis::{Expand, ViewFacts};
+use crate::cdp::page::GetLayoutMetricsReturns;
+use crate::model::Model;
+use crate::transport::RawJson;
+
+use super::dom::DomSnapshot;
+
+/// What a snapshot's DOM model is built from, besides the rectangles read afterwards.
+#[derive(Clone)]
+pub(crate) struct StateKey {
+    /// The `captureSnapshot` reply.
+    pub text: RawJson,
+    pub metrics: GetLayoutMetricsReturns,
+    pub url: String,
+    /// The view the geometry and visibility were computed for (`None`: not computed).
+    pub view: Option<Expand>,
+    /// The part of the page whose boxes' rectangles are read (`None`: all of it).
+    pub rects_view: Option<f64>,
+}
+
+impl StateKey {
+    fn same(&self, other: &StateKey) -> bool {
+        self.text.as_str() == other.text.as_str()
+            && self.metrics == other.metrics
+            && self.url == other.url
+            && self.view == other.view
+            && self.rects_view == other.rects_view
+    }
+}
+
+/// A snapshot's DOM, with its rectangles written, the model built from it and its view's
+/// geometry and visibility.
+pub(crate) struct KeptState {
+    pub snapshot: DomSnapshot,
+    pub model: Model,
+    pub facts: Option<ViewFacts>,
+}
+
+impl KeptState {
+    /// Whether `snapshot` (read from the same text) holds the same rectangles as the kept one.
+    pub fn same_rects(&self, snapshot: &DomSnapshot) -> bool {
+        self.snapshot.documents.len() == snapshot.documents.len()
+            && self
+                .snapshot
+                .documents
+                .iter()
+                .zip(&snapshot.documents)
+                .all(|(a, b)| {
+                    a.layout.client_rects == b.layout.client_rects
+                        && a.layout.scroll_rects == b.layout.scroll_rects
+                })
+    }
+}
+
+/// What the last snapshot of a page found (see the module docs). One per page session; cheap to
+/// clone (clones share it).
+#[derive(Clone, Default)]
+pub struct KeptModel {
+    last: Arc<Mutex<Option<Last>>>,
+}
+
+impl std::fmt::Debug for KeptModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self
+            .last
+            .lock()
+            .map(|last| last.as_ref().map(|l| l.state.is_some()))
+            .unwrap_or(None);
+        f.debug_struct("KeptModel").field("kept", &kept).finish()
+    }
+}
+
+struct Last {
+    key: StateKey,
+    /// Kept once the state was seen twice in a row.
+    state: Option<Arc<KeptState>>,
+}
+
+/// How a snapshot's state compares with the last one's.
+pub(crate) enum Seen {
+    /// Another state: read it.
+    New,
+    /// The last state, seen once before: read it, and keep what is built from it.
+    Again,
+    /// The last state, kept.
+    Kept(Arc<KeptState>),
+}
+
+impl KeptModel {
+    /// How `key` compares with the last state.
+    pub(crate) fn look(&self, key: &StateKey) -> Seen {
+        let Ok(last) = self.last.lock() else {
+            return Seen::New;
+        };
+        match last.as_ref() {
+            Some(last) if last.key.same(key) => match &last.state {
+                Some(state) => Seen::Kept(state.clone()),
+                None => Seen::Again,
+            },
+            _ => Seen::New,
+        }
+    }
+
+    /// Records the state of a snapshot that was read (`Seen::New`: its key alone; `Seen::Again`:
+    /// what was built from it too).
+    pub(crate) fn record(&self, key: StateKey, state: Option<KeptState>) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(Last {
+                key,
+                state: state.map(Arc::new),
+            });
+        }
+    }
+
+    /// Forgets the last state (a snapshot that could not be kept: out-of-process frames, a
+    /// snapshot taken again with every rectangle).
+    pub(crate) fn forget(&self) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::tests::fixture_json;
+    use crate::capture::Capture;
+    use tokio_tungstenite::tungstenite::Bytes;
+
+    fn key(capture: &Capture, text: &str) -> StateKey {
+        StateKey {
+            text: RawJson::new(Bytes::from(text.to_string()), 0..text.len()),
+            metrics: capture.layout_metrics.clone(),
+            url: capture.url.clone(),
+            view: Some(Expand::Viewport),
+            rects_view: Some(0.0),
+        }
+    }
+
+    fn state(capture: &Capture) -> KeptState {
+        let model = Model::from_dom_snapshots(capture).expect("a model");
+        let facts = Some(ViewFacts::new(&model, Expand::Viewport));
+        KeptState {
+            snapshot: capture.dom_snapshot.clone(),
+            model,
+            facts,
+        }
+    }
+
+    /// A state is kept once seen twice in a row, and only for a key equal in every part.
+    #[test]
+    fn a_state_is_kept_once_seen_twice_and_only_for_the_same_key() {
+        let capture = Capture::from_json(&fixture_json("sign-in.json.gz")).expect("a capture");
+        let text = serde_json::to_string(&capture.dom_snapshot).expect("json");
+        let kept = KeptModel::default();
+        let a = key(&capture, &text);
+        assert!(matches!(kept.look(&a), Seen::New));
+        kept.record(a.clone(), None);
+        assert!(matches!(kept.look(&a), Seen::Again));
+        kept.record(a.clone(), Some(state(&capture)));
+        assert!(matches!(kept.look(&a), Seen::Kept(_)));
+
+        // One byte of the reply, the metrics, the URL, the view: each another state.
+        let at = text.len() / 2
+            + text[text.len() / 2..]
+                .find(|c: char| c.is_ascii_digit())
+                .expect("a digit");
+        let digit = if &text[at..=at] == "1" { "2" } else { "1" };
+        let mut other = text.clone();
+        other.replace_range(at..=at, digit);
+        let b = key(&capture, &other);
+        assert_eq!(a.text.len(), b.text.len());
+        assert!(matches!(kept.look(&b), Seen::New));
+        let mut c = a.clone();
+        c.metrics.css_layout_viewport.page_y += 1;
+        assert!(matches!(kept.look(&c), Seen::New));
+        let mut d = a.clone();
+        d.url.push('#');
+        assert!(matches!(kept.look(&d), Seen::New));
+        let mut e = a.clone();
+        e.view = Some(Expand::All);
+        assert!(matches!(kept.look(&e), Seen::New));
+        let mut f = a.clone();
+        f.rects_view = None;
+        assert!(matches!(kept.look(&f), Seen::New));
+
+        kept.forget();
+        assert!(matches!(kept.look(&a), Seen::New));
+    }
+
+    /// The rectangles read after the snapshot are compared too.
+    #[test]
+    fn other_rectangles_are_another_state() {
+        let capture = Capture::from_json(&fixture_json("sign-in.json.gz")).expect("a capture");
+        let kept = state(&capture);
+        assert!(kept.same_rects(&capture.dom_snapshot));
+        let mut scrolled = capture.dom_snapshot.clone();
+        let doc = scrolled.documents.first_mut().expect("a document");
+        let rows = doc.layout.scroll_rects.as_ref().expect("scroll rectangles");
+        let k = (0..rows.len())
+            .find(|&k| rows.get(k).is_some_and(|r| r.len() == 4))
+            .expect("a box with a scroll rectangle");
+        let mut values: Vec<Vec<f64>> = (0..rows.len())
+            .map(|i| rows.get(i).map(<[f64]>::to_vec).unwrap_or_default())
+            .collect();
+        values[k][1] += 10.0;
+        doc.layout.scroll_rects = Some(values.into_iter().collect());
+        assert!(!kept.same_rects(&scrolled));
+    }
+}
