@@ -21,7 +21,8 @@
 //! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
 //!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
 //!   a session; the offline `process` part is timed alone too, and the process's CPU time (all
-//!   threads, `getrusage`) is taken around the whole snapshot.
+//!   threads, `getrusage`) and the browser's (its processes' threads, `/proc`) are taken
+//!   around the whole snapshot: the engine's share of the work a snapshot costs.
 //!
 //! Out-of-process iframes are captured over their own sessions in parallel; the floor leaves
 //! them out (the bench pages have none).
@@ -49,7 +50,7 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, render_capture, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, mib, ms, page_url, usage, with_browser,
+    dom_node_count, fixtures_dir, median, mib, ms, page_url, tree_cpu, usage, with_browser,
 };
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -157,6 +158,10 @@ struct PageFigures {
     process: [Duration; 3],
     total: [Duration; 3],
     cpu: [Duration; 3],
+    /// The browser's processes' CPU time per snapshot, where it can be read.
+    browser_cpu: [Option<Duration>; 3],
+    /// The browser's processes' CPU time per second with no call in flight.
+    browser_idle: Option<Duration>,
     parse_snapshot_mbps: f64,
     parse_ax_mbps: f64,
     /// The whole offline pipeline (`snapshot::render_capture`, a11y, `--expand all`) on a
@@ -191,7 +196,7 @@ async fn measure_all(browser: &Browser, args: &Args) -> Result<(), String> {
         if outcome.timed_out {
             eprintln!("warning: {url} did not finish loading in 60 s; measuring anyway");
         }
-        let result = measure_page(&page, &name, args.runs).await;
+        let result = measure_page(&page, &name, args.runs, browser.pid()).await;
         if let Err(e) = page.close().await {
             eprintln!("warning: closing the page: {e}");
         }
@@ -222,7 +227,12 @@ const MODES: [(&str, Mode, Expand); 3] = [
     ("a11y all", Mode::A11y, Expand::All),
 ];
 
-async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigures, String> {
+async fn measure_page(
+    page: &Page,
+    name: &str,
+    runs: usize,
+    browser_pid: Option<u32>,
+) -> Result<PageFigures, String> {
     let mut table = UidTable::new();
     let target = page.target_id().to_string();
 
@@ -248,6 +258,21 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
     let mut process_t = [Vec::new(), Vec::new(), Vec::new()];
     let mut total_t = [Vec::new(), Vec::new(), Vec::new()];
     let mut cpu_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut browser_cpu_t = [Vec::new(), Vec::new(), Vec::new()];
+    let browser_cpu = || browser_pid.and_then(tree_cpu);
+    // What the browser spends with no call in flight (timers, the compositor, the page's own
+    // work), over a second: how much of its figure per snapshot is not the snapshot's.
+    let idle_rate = {
+        let (b0, t0) = (browser_cpu(), Instant::now());
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        match (b0, browser_cpu()) {
+            (Some(b0), Some(b1)) => {
+                b1.saturating_sub(b0).as_secs_f64() / t0.elapsed().as_secs_f64()
+            }
+            _ => 0.0,
+        }
+    };
+
     let mut parse_snapshot = Vec::new();
     let mut parse_ax = Vec::new();
     let mut snapshot_len = 0;
@@ -331,6 +356,7 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
                 expand: *expand,
                 ..SnapshotOptions::default()
             };
+            let b0 = browser_cpu();
             let u0 = usage();
             let t0 = Instant::now();
             let capture = capture_page_for(page, AxScope::for_view(*expand, false))
@@ -341,6 +367,9 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
                 .map_err(|e| format!("{name}: processing failed: {e}"))?;
             let t2 = Instant::now();
             let u1 = usage();
+            if let (Some(b0), Some(b1)) = (b0, browser_cpu()) {
+                browser_cpu_t[k].push(b1.saturating_sub(b0));
+            }
             std::hint::black_box(&snapshot.output);
             drop(snapshot);
             capture_t[k].push(t1 - t0);
@@ -370,6 +399,10 @@ async fn measure_page(page: &Page, name: &str, runs: usize) -> Result<PageFigure
         process: process_t.each_ref().map(|t| median(t)),
         total: total_t.each_ref().map(|t| median(t)),
         cpu: cpu_t.each_ref().map(|t| median(t)),
+        browser_cpu: browser_cpu_t
+            .each_ref()
+            .map(|t| (t.len() == runs).then(|| median(t))),
+        browser_idle: browser_pid.map(|_| Duration::from_secs_f64(idle_rate)),
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
         offline_whole: median(&offline_whole),
@@ -448,17 +481,21 @@ fn print_table(figures: &[PageFigures]) {
     println!("capture = pagesight's capture_page_for (same calls + typed parse + fetch set);");
     println!("process = offline pipeline;");
     println!(
-        "total = capture + process; CPU = this process's CPU time (all threads) per snapshot."
+        "total = capture + process; CPU = this process's CPU time (all threads) per snapshot;"
     );
+    println!(
+        "browser CPU = the browser's processes' CPU time (all threads) over the same snapshot"
+    );
+    println!("(idle = the same per second with no call in flight, before the runs).");
     println!();
     println!(
-        "| page | DOM nodes | replies MiB | floor | floor CPU | floor all | mode | capture | process | total | process / floor | CPU | CPU / total |"
+        "| page | DOM nodes | replies MiB | floor | floor CPU | floor all | mode | capture | process | total | process / floor | CPU | CPU / total | browser CPU (idle) | CPU / browser CPU |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for f in figures {
         for (k, (mode, _, _)) in MODES.iter().enumerate() {
             println!(
-                "| {} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% |",
+                "| {} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% | {} | {} |",
                 f.name,
                 f.dom_nodes,
                 mib(f.reply_bytes as u64),
@@ -474,6 +511,14 @@ fn print_table(figures: &[PageFigures]) {
                 ratio(f.process[k], f.floor),
                 ms(f.cpu[k]),
                 100.0 * f.cpu[k].as_secs_f64() / f.total[k].as_secs_f64().max(1e-9),
+                match (f.browser_cpu[k], f.browser_idle) {
+                    (Some(b), Some(idle)) => format!("{} ({}/s)", ms(b), ms(idle)),
+                    _ => "-".to_string(),
+                },
+                f.browser_cpu[k].map_or("-".to_string(), |b| format!(
+                    "{:.1}%",
+                    100.0 * f.cpu[k].as_secs_f64() / b.as_secs_f64().max(1e-9)
+                )),
             );
         }
     }
