@@ -75,7 +75,7 @@ pub const FORMAT_VERSION: u32 = 1;
 ///   inside them unsure.
 /// - `contain`: paint containment clips descendants like `overflow:clip`.
 /// - `filter`: a filtered box, like a transformed one, contains (and clips) its fixed
-///   descendants.
+///   descendants; `opacity(0)` hides it as `opacity: 0` does.
 /// - `border-*-radius`: rounded corners take no clicks (a round button's bounding-box corners
 ///   belong to what is under it), and cut the content of a box that clips its overflow.
 pub const COMPUTED_STYLES: &[&str] = &[

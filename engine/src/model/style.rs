@@ -570,6 +570,9 @@ pub struct Style {
     /// `filter` is not `none`: like a transform, it makes the box the containing block of its
     /// fixed and absolutely positioned descendants.
     pub filtered: bool,
+    /// `filter` includes `opacity(0)` (or `0%`): nothing of the box is painted, as with
+    /// `opacity: 0`, yet it still takes clicks.
+    pub filter_transparent: bool,
     /// `border-*-radius`: the box's own area (and, when it clips its overflow, its content) is
     /// cut at rounded corners.
     pub border_radius: BorderRadii,
@@ -607,6 +610,7 @@ impl Style {
         transform_rotated: false,
         transform_linear: [1.0, 0.0, 0.0, 1.0],
         filtered: false,
+        filter_transparent: false,
         border_radius: BorderRadii::NONE,
         clip_path: ClipPath::None,
         paint_contained: false,
@@ -708,7 +712,10 @@ impl StyleField {
                 style.transform_rotated = style.transform_3d || matrix_rotates(value);
                 style.transform_linear = matrix_linear(value).unwrap_or([1.0, 0.0, 0.0, 1.0]);
             }
-            StyleField::Filter => style.filtered = value != "none" && !value.is_empty(),
+            StyleField::Filter => {
+                style.filtered = value != "none" && !value.is_empty();
+                style.filter_transparent = filter_transparent(value);
+            }
             StyleField::BorderRadius(k) => style.border_radius.set(usize::from(k & 3), value),
             StyleField::ClipPath => style.clip_path = ClipPath::parse(value),
             StyleField::Contain => {
@@ -719,6 +726,19 @@ impl StyleField {
             StyleField::Ignored => {}
         }
     }
+}
+
+/// A computed `filter` list holding `opacity(0)`.
+fn filter_transparent(value: &str) -> bool {
+    value.split("opacity(").skip(1).any(|rest| {
+        let arg = rest.split(')').next().unwrap_or("").trim();
+        let (num, pct) = match arg.strip_suffix('%') {
+            Some(n) => (n, true),
+            None => (arg, false),
+        };
+        num.parse::<f64>()
+            .is_ok_and(|v| v.is_finite() && (if pct { v / 100.0 } else { v }) <= 0.0)
+    })
 }
 
 /// `[a, b, c, d]` of a 2-D `matrix(a, b, c, d, e, f)`.
@@ -907,6 +927,25 @@ mod tests {
         assert_eq!(style.transform_linear, [0.5, 0.866, -0.866, 0.5]);
         StyleField::Transform.apply(&mut style, "none");
         assert_eq!(style.transform_linear, [1.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn parses_filter() {
+        let mut style = Style::default();
+        for (value, filtered, transparent) in [
+            ("none", false, false),
+            ("opacity(0)", true, true),
+            ("blur(2px) opacity(0%)", true, true),
+            ("opacity(0.5)", true, false),
+            ("grayscale(1)", true, false),
+        ] {
+            StyleField::Filter.apply(&mut style, value);
+            assert_eq!(
+                (style.filtered, style.filter_transparent),
+                (filtered, transparent),
+                "{value}"
+            );
+        }
     }
 
     #[test]
