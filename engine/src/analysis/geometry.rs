@@ -17,8 +17,8 @@
 //! - The legacy `clip: rect()` applies to absolutely positioned boxes and clips the box itself and
 //!   its descendants.
 //! - `clip-path: inset()` clips any box and all it paints, positioned descendants included; so
-//!   do `circle()` and `ellipse()`, to their bounding rectangle (the hit tester cuts the ellipse
-//!   out of it); other shapes are left to the hit tester's uncertainty.
+//!   do `circle()`, `ellipse()` and `polygon()`, to their bounding rectangle (the hit tester cuts
+//!   the shape out of it); other shapes are left to the hit tester's uncertainty.
 //! - `content-visibility: hidden` skips painting the element's contents.
 //! - Hit-testing clips differently from painting in one case, measured against
 //!   `DOM.getNodeForLocation`: a clipping box with a paint layer of its own (positioned, opacity,
@@ -367,11 +367,12 @@ impl Geometry {
             } else {
                 hit_inner[p]
             };
-            // A `circle()` or `ellipse()` clips to its bounding rectangle here; the hit tester
-            // cuts the ellipse out of it.
+            // A `circle()`, `ellipse()` or `polygon()` clips to its bounding rectangle here; the
+            // hit tester cuts the shape out of it.
             let clip_path_rect = match style.clip_path {
                 crate::model::ClipPath::Inset(inset) => Some(inset.rect_in(l.bounds)),
                 crate::model::ClipPath::Ellipse(e) => Some(e.rect_in(l.bounds)),
+                crate::model::ClipPath::Polygon(poly) => Some(poly.rect_in(l.bounds)),
                 _ => None,
             };
             if let (true, Some(r)) = (node.is_element(), clip_path_rect) {

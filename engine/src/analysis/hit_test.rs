@@ -30,8 +30,8 @@
 //!    elements, flex/grid items, floats) block backgrounds first, then floats, then inline content
 //!    (text, inline boxes, atomic inlines, each atomic box painted whole at its place); later wins.
 //! 8. Shapes ([`super::shape`]): rounded corners (`border-radius`) cut a box's own area, and its
-//!    content's when it clips its overflow; `clip-path: circle() | ellipse()` cuts the box and
-//!    all it paints; a box turned by a rotation or a skew (its own transform or an ancestor's)
+//!    content's when it clips its overflow; `clip-path: circle() | ellipse() | polygon()` cuts
+//!    the box and all it paints; a box turned by a rotation or a skew (its own transform or an ancestor's)
 //!    is hit inside the turned box rebuilt from its bounding box, not over the bounding box.
 //! 9. Unsure: the winning box (or its shape) has an edge inside the pixel, the point is inside an
 //!    SVG shape's bounding box, a 3-D transformed box, a box cut by another `clip-path` shape,
@@ -857,10 +857,10 @@ impl Shapes {
             .styles
             .iter()
             .any(|s| s.transform_rotated && !s.transform_3d);
-        let any_rounded = model
-            .styles
-            .iter()
-            .any(|s| !s.border_radius.is_none() || matches!(s.clip_path, ClipPath::Ellipse(_)));
+        let any_rounded = model.styles.iter().any(|s| {
+            !s.border_radius.is_none()
+                || matches!(s.clip_path, ClipPath::Ellipse(_) | ClipPath::Polygon(_))
+        });
         let mut out = Shapes {
             turn: Vec::new(),
             defs: Vec::new(),
@@ -919,8 +919,13 @@ impl Shapes {
                     from_overflow[i] = overflow;
                     continue;
                 };
-                if let ClipPath::Ellipse(e) = s.clip_path {
-                    out.defs.push(Shape::ellipse(e.rect_in(l.bounds)));
+                let clip = match s.clip_path {
+                    ClipPath::Ellipse(e) => Some(Shape::ellipse(e.rect_in(l.bounds))),
+                    ClipPath::Polygon(p) => Some(Shape::polygon(&p, l.bounds)),
+                    _ => None,
+                };
+                if let Some(clip) = clip {
+                    out.defs.push(clip);
                     inherited = out.defs.len() as u32 - 1;
                     overflow = false;
                 }

@@ -8,6 +8,7 @@
 //! computed styles and the transform as a matrix, so the shape can be rebuilt:
 //! - a rounded rectangle from the border box and its resolved radii (an ellipse is one whose
 //!   radii are half its size);
+//! - a `clip-path: polygon()` from its points over the border box, with its fill rule;
 //! - a turned box from its bounding box and the linear part of every transform above it: a
 //!   parallelogram is symmetric about its centre, so the centre of the bounding box is the
 //!   centre of the box, and its untransformed size solves `W = |a|·w + |c|·h`,
@@ -16,7 +17,7 @@
 //! `DOM.getNodeForLocation` tests the pixel square `[x, x+1) × [y, y+1)` (see the hit tester):
 //! a shape is hit when it overlaps the square.
 
-use crate::model::Rect;
+use crate::model::{PolygonShape, Rect};
 
 /// The outline of a hit area, viewport coordinates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,6 +27,12 @@ pub enum Shape {
     Rounded { rect: Rect, radii: [(f64, f64); 4] },
     /// A convex quadrilateral, corners in order around it.
     Quad([(f64, f64); 4]),
+    /// A polygon of `len` points (possibly concave or crossing itself) and its fill rule.
+    Polygon {
+        points: [(f64, f64); PolygonShape::MAX],
+        len: u8,
+        even_odd: bool,
+    },
 }
 
 impl Shape {
@@ -46,6 +53,28 @@ impl Shape {
                 radii,
             },
             Shape::Quad(q) => Shape::Quad(q.map(|(x, y)| (x + dx, y + dy))),
+            Shape::Polygon {
+                points,
+                len,
+                even_odd,
+            } => Shape::Polygon {
+                points: points.map(|(x, y)| (x + dx, y + dy)),
+                len,
+                even_odd,
+            },
+        }
+    }
+
+    /// A `clip-path: polygon()` over the border box `b`.
+    pub fn polygon(p: &PolygonShape, b: Rect) -> Shape {
+        let mut points = [(0.0, 0.0); PolygonShape::MAX];
+        for (slot, pt) in points.iter_mut().zip(p.points_in(b)) {
+            *slot = pt;
+        }
+        Shape::Polygon {
+            points,
+            len: p.len,
+            even_odd: p.even_odd,
         }
     }
 
@@ -54,6 +83,11 @@ impl Shape {
         match self {
             Shape::Rounded { rect, radii } => rounded_overlaps(rect, radii, x0, y0, x1, y1),
             Shape::Quad(q) => quad_overlaps(q, x0, y0, x1, y1),
+            Shape::Polygon {
+                points,
+                len,
+                even_odd,
+            } => polygon_overlaps(&points[..usize::from(*len)], *even_odd, x0, y0, x1, y1),
         }
     }
 
@@ -158,6 +192,70 @@ fn quad_overlaps(q: &[(f64, f64); 4], x0: f64, y0: f64, x1: f64, y1: f64) -> boo
     true
 }
 
+/// A polygon overlaps the square when one of its edges crosses the square, or the square lies
+/// inside it (its centre is filled, by the fill rule).
+fn polygon_overlaps(
+    pts: &[(f64, f64)],
+    even_odd: bool,
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+) -> bool {
+    let n = pts.len();
+    for k in 0..n {
+        if segment_meets_rect(pts[k], pts[(k + 1) % n], x0, y0, x1, y1) {
+            return true;
+        }
+    }
+    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    let mut winding = 0i32;
+    for k in 0..n {
+        let ((ax, ay), (bx, by)) = (pts[k], pts[(k + 1) % n]);
+        if (ay <= cy) != (by <= cy) {
+            let x = ax + (cy - ay) / (by - ay) * (bx - ax);
+            if x > cx {
+                winding += if by > ay { 1 } else { -1 };
+            }
+        }
+    }
+    if even_odd {
+        winding % 2 != 0
+    } else {
+        winding != 0
+    }
+}
+
+/// Whether the segment `a`–`b` meets the rectangle `[x0, x1] × [y0, y1]` (clipping the segment
+/// to it, one edge at a time).
+fn segment_meets_rect(a: (f64, f64), b: (f64, f64), x0: f64, y0: f64, x1: f64, y1: f64) -> bool {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, a.0 - x0),
+        (dx, x1 - a.0),
+        (-dy, a.1 - y0),
+        (dy, y1 - a.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+            if t0 > t1 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// The box whose transformed bounding box is `bounds`, under the linear map `m = [a, b, c, d]`
 /// (`(x, y)` goes to `(a·x + c·y, b·x + d·y)`): its four corners, and whether its size is only
 /// assumed.
@@ -230,6 +328,41 @@ mod tests {
         assert!(s.overlaps(50.0, 0.0, 51.0, 1.0));
         assert!(!s.overlaps(0.0, 0.0, 1.0, 1.0));
         assert!(s.overlaps(0.0, 9.5, 1.0, 10.5));
+    }
+
+    #[test]
+    fn polygon_follows_its_edges_and_fill_rule() {
+        // A right triangle over a 100x40 box (above its diagonal), and a concave chevron.
+        let tri = PolygonShape {
+            len: 3,
+            ..chevron()
+        };
+        let s = Shape::polygon(&tri, Rect::new(0.0, 0.0, 100.0, 40.0));
+        assert!(s.overlaps(70.0, 10.0, 71.0, 11.0));
+        assert!(!s.overlaps(2.0, 30.0, 3.0, 31.0), "bounding box corner");
+        assert!(s.overlaps(2.0, 0.0, 3.0, 1.0), "top edge");
+        let s = Shape::polygon(&chevron(), Rect::new(0.0, 0.0, 100.0, 40.0));
+        assert!(!s.overlaps(49.0, 35.0, 50.0, 36.0), "the notch");
+        assert!(s.overlaps(10.0, 30.0, 11.0, 31.0));
+    }
+
+    /// `polygon(0 0, 100% 0, 100% 100%, 50% 50%, 0 100%)`: the first three points make a right
+    /// triangle; all five a chevron notched at the bottom middle.
+    fn chevron() -> PolygonShape {
+        use crate::model::InsetLength::{Fraction as F, Px};
+        let mut points = [(Px(0.0), Px(0.0)); PolygonShape::MAX];
+        points[..5].copy_from_slice(&[
+            (F(0.0), F(0.0)),
+            (F(1.0), F(0.0)),
+            (F(1.0), F(1.0)),
+            (F(0.5), F(0.5)),
+            (F(0.0), F(1.0)),
+        ]);
+        PolygonShape {
+            points,
+            len: 5,
+            even_odd: false,
+        }
     }
 
     #[test]

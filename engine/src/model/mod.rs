@@ -28,7 +28,8 @@ mod style;
 pub use build::ModelLimits;
 pub use style::{
     BorderRadii, ClipPath, ClipRect, ContentVisibility, Cursor, Display, EllipseShape, Float,
-    InsetLength, InsetLengths, Overflow, PointerEvents, Position, ShapeRadius, Style, Visibility,
+    InsetLength, InsetLengths, Overflow, PointerEvents, PolygonShape, Position, ShapeRadius, Style,
+    Visibility,
 };
 
 use std::fmt;

@@ -294,6 +294,8 @@ pub enum ClipPath {
     Inset(InsetLengths),
     /// `circle()` or `ellipse()` of the border box: what is painted and hit is the ellipse.
     Ellipse(EllipseShape),
+    /// `polygon()` of the border box, of up to [`PolygonShape::MAX`] points.
+    Polygon(PolygonShape),
     /// Any other shape (`circle()`, `polygon()`, `path()`, `url()`, ...) or reference box: what
     /// is painted and hit lies somewhere inside the border box, which the snapshot alone cannot
     /// tell.
@@ -432,6 +434,62 @@ impl EllipseShape {
     }
 }
 
+/// `polygon([fill-rule,] x y, ...)`: points in CSS px or fractions of the border box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolygonShape {
+    pub points: [(InsetLength, InsetLength); PolygonShape::MAX],
+    pub len: u8,
+    /// `evenodd` rather than `nonzero`.
+    pub even_odd: bool,
+}
+
+impl PolygonShape {
+    /// Most points kept: arrows, chevrons, diagonal cuts and stars have fewer; a polygon with
+    /// more is left to the hit tester's uncertainty.
+    pub const MAX: usize = 12;
+
+    /// The points in CSS px for the border box `b`.
+    pub fn points_in(&self, b: crate::model::Rect) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.points[..usize::from(self.len)]
+            .iter()
+            .map(move |(x, y)| (b.x + x.of(b.width), b.y + y.of(b.height)))
+    }
+
+    /// The bounding rectangle of the points for the border box `b`.
+    pub fn rect_in(&self, b: crate::model::Rect) -> crate::model::Rect {
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for (x, y) in self.points_in(b) {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        if x0 > x1 {
+            return crate::model::Rect::new(b.x, b.y, 0.0, 0.0);
+        }
+        crate::model::Rect::from_edges(x0, y0, x1, y1)
+    }
+
+    fn parse(inner: &str) -> Option<PolygonShape> {
+        let mut shape = PolygonShape {
+            points: [(InsetLength::Px(0.0), InsetLength::Px(0.0)); PolygonShape::MAX],
+            len: 0,
+            even_odd: false,
+        };
+        for (k, part) in inner.split(',').map(str::trim).enumerate() {
+            if k == 0 && (part == "evenodd" || part == "nonzero") {
+                shape.even_odd = part == "evenodd";
+                continue;
+            }
+            let mut it = part.split_whitespace();
+            let (Some(x), Some(y), None) = (it.next(), it.next(), it.next()) else {
+                return None;
+            };
+            let point = (InsetLength::parse(x)?, InsetLength::parse(y)?);
+            *shape.points.get_mut(usize::from(shape.len))? = point;
+            shape.len += 1;
+        }
+        (shape.len >= 3).then_some(shape)
+    }
+}
+
 /// The radii of a box's four corners (`border-*-radius`): horizontal and vertical, CSS px or
 /// fractions of the border box's width and height; top-left, top-right, bottom-right,
 /// bottom-left.
@@ -508,6 +566,9 @@ impl ClipPath {
             {
                 return EllipseShape::parse(name, inner).map_or(ClipPath::Shape, ClipPath::Ellipse);
             }
+        }
+        if let Some(inner) = v.strip_prefix("polygon(").and_then(|r| r.strip_suffix(')')) {
+            return PolygonShape::parse(inner).map_or(ClipPath::Shape, ClipPath::Polygon);
         }
         let Some(inner) = v.strip_prefix("inset(").and_then(|r| r.strip_suffix(')')) else {
             return ClipPath::Shape;
@@ -873,8 +934,22 @@ mod tests {
             panic!("an ellipse");
         };
         assert_eq!(e.rect_in(b), crate::model::Rect::new(15.0, 36.0, 40.0, 8.0));
+        let ClipPath::Polygon(p) = ClipPath::parse("polygon(evenodd, 0px 0px, 100% 0%, 50% 100%)")
+        else {
+            panic!("a polygon");
+        };
+        assert!(p.even_odd);
         assert_eq!(
-            ClipPath::parse("polygon(0px 0px, 10px 0px, 5px 5px)"),
+            p.points_in(b).collect::<Vec<_>>(),
+            vec![(10.0, 20.0), (110.0, 20.0), (60.0, 60.0)]
+        );
+        assert_eq!(p.rect_in(b), b);
+        assert_eq!(
+            ClipPath::parse("polygon(0px 0px, 10px 0px)"),
+            ClipPath::Shape
+        );
+        assert_eq!(
+            ClipPath::parse("polygon(0px 0px, calc(10% + 2px) 0px, 5px 5px)"),
             ClipPath::Shape
         );
         assert_eq!(ClipPath::parse("circle(50px at left top)"), ClipPath::Shape);
