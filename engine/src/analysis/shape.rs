@@ -305,6 +305,7 @@ pub fn turned_quad(bounds: Rect, m: [f64; 4]) -> Option<([(f64, f64); 4], bool)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::InsetLength;
 
     #[test]
     fn circle_leaves_its_corners() {
@@ -333,36 +334,28 @@ mod tests {
     #[test]
     fn polygon_follows_its_edges_and_fill_rule() {
         // A right triangle over a 100x40 box (above its diagonal), and a concave chevron.
-        let tri = PolygonShape {
-            len: 3,
-            ..chevron()
-        };
+        let tri = PolygonShape::new(&chevron()[..3], false).expect("three points");
         let s = Shape::polygon(&tri, Rect::new(0.0, 0.0, 100.0, 40.0));
         assert!(s.overlaps(70.0, 10.0, 71.0, 11.0));
         assert!(!s.overlaps(2.0, 30.0, 3.0, 31.0), "bounding box corner");
         assert!(s.overlaps(2.0, 0.0, 3.0, 1.0), "top edge");
-        let s = Shape::polygon(&chevron(), Rect::new(0.0, 0.0, 100.0, 40.0));
+        let chevron = PolygonShape::new(&chevron(), false).expect("five points");
+        let s = Shape::polygon(&chevron, Rect::new(0.0, 0.0, 100.0, 40.0));
         assert!(!s.overlaps(49.0, 35.0, 50.0, 36.0), "the notch");
         assert!(s.overlaps(10.0, 30.0, 11.0, 31.0));
     }
 
     /// `polygon(0 0, 100% 0, 100% 100%, 50% 50%, 0 100%)`: the first three points make a right
     /// triangle; all five a chevron notched at the bottom middle.
-    fn chevron() -> PolygonShape {
-        use crate::model::InsetLength::{Fraction as F, Px};
-        let mut points = [(Px(0.0), Px(0.0)); PolygonShape::MAX];
-        points[..5].copy_from_slice(&[
+    fn chevron() -> [(InsetLength, InsetLength); 5] {
+        use crate::model::InsetLength::Fraction as F;
+        [
             (F(0.0), F(0.0)),
             (F(1.0), F(0.0)),
             (F(1.0), F(1.0)),
             (F(0.5), F(0.5)),
             (F(0.0), F(1.0)),
-        ]);
-        PolygonShape {
-            points,
-            len: 5,
-            even_odd: false,
-        }
+        ]
     }
 
     #[test]

@@ -437,7 +437,10 @@ impl EllipseShape {
 /// `polygon([fill-rule,] x y, ...)`: points in CSS px or fractions of the border box.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PolygonShape {
-    pub points: [(InsetLength, InsetLength); PolygonShape::MAX],
+    /// `x, y` of each point: CSS px, or a fraction of the border box's width (height) where
+    /// bit `2k` (`2k + 1`) of `fractions` is set. Kept small: a style holds it by value.
+    coords: [f32; 2 * PolygonShape::MAX],
+    fractions: u32,
     pub len: u8,
     /// `evenodd` rather than `nonzero`.
     pub even_odd: bool,
@@ -448,11 +451,42 @@ impl PolygonShape {
     /// more is left to the hit tester's uncertainty.
     pub const MAX: usize = 12;
 
+    /// A polygon of 3 to [`PolygonShape::MAX`] points.
+    pub fn new(points: &[(InsetLength, InsetLength)], even_odd: bool) -> Option<PolygonShape> {
+        if points.len() < 3 || points.len() > PolygonShape::MAX {
+            return None;
+        }
+        let mut shape = PolygonShape {
+            coords: [0.0; 2 * PolygonShape::MAX],
+            fractions: 0,
+            len: points.len() as u8,
+            even_odd,
+        };
+        for (k, l) in points.iter().flat_map(|(x, y)| [x, y]).enumerate() {
+            shape.coords[k] = match *l {
+                InsetLength::Px(v) => v as f32,
+                InsetLength::Fraction(f) => {
+                    shape.fractions |= 1 << k;
+                    f as f32
+                }
+            };
+        }
+        Some(shape)
+    }
+
     /// The points in CSS px for the border box `b`.
     pub fn points_in(&self, b: crate::model::Rect) -> impl Iterator<Item = (f64, f64)> + '_ {
-        self.points[..usize::from(self.len)]
-            .iter()
-            .map(move |(x, y)| (b.x + x.of(b.width), b.y + y.of(b.height)))
+        let coord = move |k: usize, origin: f64, size: f64| {
+            let v = f64::from(self.coords[k]);
+            origin
+                + if self.fractions & (1 << k) != 0 {
+                    v * size
+                } else {
+                    v
+                }
+        };
+        (0..usize::from(self.len))
+            .map(move |i| (coord(2 * i, b.x, b.width), coord(2 * i + 1, b.y, b.height)))
     }
 
     /// The bounding rectangle of the points for the border box `b`.
@@ -468,25 +502,20 @@ impl PolygonShape {
     }
 
     fn parse(inner: &str) -> Option<PolygonShape> {
-        let mut shape = PolygonShape {
-            points: [(InsetLength::Px(0.0), InsetLength::Px(0.0)); PolygonShape::MAX],
-            len: 0,
-            even_odd: false,
-        };
+        let mut even_odd = false;
+        let mut points = Vec::with_capacity(PolygonShape::MAX);
         for (k, part) in inner.split(',').map(str::trim).enumerate() {
             if k == 0 && (part == "evenodd" || part == "nonzero") {
-                shape.even_odd = part == "evenodd";
+                even_odd = part == "evenodd";
                 continue;
             }
             let mut it = part.split_whitespace();
             let (Some(x), Some(y), None) = (it.next(), it.next(), it.next()) else {
                 return None;
             };
-            let point = (InsetLength::parse(x)?, InsetLength::parse(y)?);
-            *shape.points.get_mut(usize::from(shape.len))? = point;
-            shape.len += 1;
+            points.push((InsetLength::parse(x)?, InsetLength::parse(y)?));
         }
-        (shape.len >= 3).then_some(shape)
+        PolygonShape::new(&points, even_odd)
     }
 }
 
