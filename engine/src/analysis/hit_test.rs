@@ -22,7 +22,9 @@
 //! 6. Text is hit through its fragments and answers as its parent element (a pseudo-element's
 //!    generated text answers as the pseudo-element). Undecorated inline elements have no box of
 //!    their own: they are hit through their children, and an inline holding a block is hit
-//!    through it. Lines overflowing their block still answer the block.
+//!    through it. Lines overflowing their block still answer the block. A block that multicol
+//!    breaks across columns is hit per fragment, and the text the snapshot misplaces in its later
+//!    columns is not hit (see `ColumnScan`).
 //! 7. Order: `paintOrders` numbers paint layers; higher paints later (on top). A negative-z layer
 //!    is numbered above its stacking context but paints below its content, so the content of a
 //!    stacking context with negative-z children is ranked just above the last of them. Inside a
@@ -31,8 +33,9 @@
 //!    (text, inline boxes, atomic inlines, each atomic box painted whole at its place); later wins.
 //! 8. Shapes ([`super::shape`]): rounded corners (`border-radius`) cut a box's own area, and its
 //!    content's when it clips its overflow; `clip-path: circle() | ellipse() | polygon()` cuts
-//!    the box and all it paints; a box turned by a rotation or a skew (its own transform or an ancestor's)
-//!    is hit inside the turned box rebuilt from its bounding box, not over the bounding box.
+//!    the box and all it paints; a box turned by a rotation or a skew (its own transform or an
+//!    ancestor's) is hit inside the turned box rebuilt from its bounding box, not over the
+//!    bounding box.
 //! 9. Unsure: the winning box (or its shape) has an edge inside the pixel, the point is inside an
 //!    SVG shape's bounding box, a 3-D transformed box, a box cut by another `clip-path` shape,
 //!    or a turned box whose size the bounding box does not tell (near 45°, taken as square).
@@ -1201,10 +1204,10 @@ fn scan_columns(
 /// The fragments of block `i` (bounds `bounds`) broken across `scan.columns` columns, when the
 /// snapshot shows it is: its bounds are then the union of its fragments, which covers the gap
 /// between the columns and the other blocks' parts of them, while Chromium hits each fragment
-/// alone. Evidence that the bounds are a union: an in-flow block sibling (another block of the
-/// same multicol) narrower than them and within them across, whose width is the column width. The columns are evenly
-/// spaced; the first fragment starts at its first line, the last ends at its last line, the
-/// others span the union's height.
+/// alone. Evidence that the bounds are a union: an in-flow block sibling (another block of the same
+/// multicol) narrower than them and within them across, whose width is the column width. The
+/// columns are evenly spaced; the first fragment starts at its first line, the last ends at its
+/// last line, the others span the union's height.
 fn column_fragments(
     model: &Model,
     i: usize,

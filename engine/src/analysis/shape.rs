@@ -261,9 +261,9 @@ fn segment_meets_rect(a: (f64, f64), b: (f64, f64), x0: f64, y0: f64, x1: f64, y
 /// assumed.
 ///
 /// The size solves `W = |a|·w + |c|·h`, `H = |b|·w + |d|·h`. Near 45° the two equations say the
-/// same thing (a square and a long thin box turned by 45° have the same bounding box); the box
-/// is then taken as square (the usual turned close button), flagged as assumed. `None` when no
-/// size fits at all.
+/// same thing (a square and a long thin box turned by 45° have the same bounding box); the box is
+/// then taken as square (the usual turned close button), flagged as assumed. `None` when no size
+/// fits at all.
 pub fn turned_quad(bounds: Rect, m: [f64; 4]) -> Option<([(f64, f64); 4], bool)> {
     let [a, b, c, d] = m;
     let (aa, bb, cc, dd) = (a.abs(), b.abs(), c.abs(), d.abs());
