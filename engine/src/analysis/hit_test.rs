@@ -433,7 +433,7 @@ impl HitTester {
             };
         }
 
-        let shapes = Shapes::new(model);
+        let shapes = Shapes::new(model, &flags);
 
         // Negative-z layers: the content of their stacking context is lifted above them.
         let mut neg_end: Vec<i64> = vec![-1; n];
@@ -854,7 +854,7 @@ struct Shapes {
 }
 
 impl Shapes {
-    fn new(model: &Model) -> Shapes {
+    fn new(model: &Model, flags: &[u8]) -> Shapes {
         let n = model.nodes.len();
         let any_turned = model
             .styles
@@ -933,7 +933,10 @@ impl Shapes {
                     overflow = false;
                 }
                 let mut own = inherited;
-                if !s.border_radius.is_none() && !s.display.is_inline() && !l.bounds.is_empty() {
+                // An inline box is cut per line, which is not followed; an atomic inline (an
+                // image, an inline-block) is one box.
+                let one_box = !s.display.is_inline() || flags[i] & F_ATOMIC != 0;
+                if !s.border_radius.is_none() && one_box && !l.bounds.is_empty() {
                     out.defs.push(Shape::Rounded {
                         rect: l.bounds,
                         radii: s.border_radius.resolve(l.bounds),
