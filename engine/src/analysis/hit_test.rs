@@ -381,8 +381,9 @@ impl HitTester {
                     b = model.layout(id).next_for_node;
                 }
                 let s = model.style(l);
-                // A `clip-path` shape other than an ellipse cuts the box to something the
-                // snapshot does not describe; a 3-D transform turns it out of the plane.
+                // A `clip-path` shape other than an inset, an ellipse or a polygon cuts the box to
+                // something the snapshot does not describe; a 3-D transform turns it out of the
+                // plane.
                 if s.transform_3d || s.clip_path == ClipPath::Shape {
                     fl |= F_UNCERTAIN;
                 }
@@ -664,18 +665,19 @@ impl HitTester {
                 }
                 let child = node.content_document.map(|c| c.0).unwrap_or(NONE);
                 if !inline {
-                    if l.bounds.is_empty() {
-                    } else if columns
-                        .binary_search_by_key(&(i as u32), |c| c.0)
-                        .is_ok_and(|k| {
-                            column_fragments(model, i, l.bounds, &columns[k].1, &mut lines)
-                        })
-                    {
-                        for r in lines.drain(..) {
-                            add(r, false, key, id, child, Some(own_shape));
+                    if !l.bounds.is_empty() {
+                        let fragmented = columns
+                            .binary_search_by_key(&(i as u32), |c| c.0)
+                            .is_ok_and(|k| {
+                                column_fragments(model, i, l.bounds, &columns[k].1, &mut lines)
+                            });
+                        if fragmented {
+                            for r in lines.drain(..) {
+                                add(r, false, key, id, child, Some(own_shape));
+                            }
+                        } else {
+                            add(l.bounds, false, key, id, child, Some(own_shape));
                         }
-                    } else {
-                        add(l.bounds, false, key, id, child, Some(own_shape));
                     }
                     if s.clips_overflow() && paints_own_layer(l, s) {
                         // The content of a scroller with a layer of its own is hit up to the
