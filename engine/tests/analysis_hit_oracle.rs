@@ -3,9 +3,9 @@
 //! `fixtures/hit/<page>.capture.json.gz` is a capture and `<page>.hit.json.gz` the answers of
 //! `DOM.getNodeForLocation` for a grid of viewport points on the same page state:
 //! `{"scrollX", "scrollY", "points": [[x, y, backendNodeId | null, frameId | null], ...]}`.
-//! All points together must agree at least 99% of the time, and every page at least 90% (the
-//! stress page has `clip-path` and `border-radius` shapes the snapshot cannot see); each
-//! disagreement is printed.
+//! All points together must agree at least 99.5% of the time, and every page at least 95% (what
+//! still disagrees is listed in `fixtures/hit/README.md`: mostly points on an edge, flagged
+//! unsure); each disagreement is printed.
 //! `PAGESIGHT_HIT_DIR` points the test at another directory of such pairs.
 
 use pagesight::analysis::{analyze, AnalysisOptions};
@@ -111,7 +111,7 @@ fn hit_tester_agrees_with_chromium() {
             "{name}: {ok}/{n} points agree ({pct:.2}%), sure points {sok}/{sn} ({:.2}%)",
             100.0 * sok as f64 / sn.max(1) as f64
         );
-        if pct < 90.0 {
+        if pct < 95.0 {
             failures.push(format!("{name}: {pct:.2}%"));
         }
         total += n;
@@ -124,9 +124,9 @@ fn hit_tester_agrees_with_chromium() {
         100.0 * agree as f64 / total.max(1) as f64,
         100.0 * sure_agree as f64 / sure_total.max(1) as f64
     );
-    assert!(failures.is_empty(), "pages below 90%: {failures:?}");
+    assert!(failures.is_empty(), "pages below 95%: {failures:?}");
     assert!(
-        agree as f64 >= 0.99 * total as f64,
-        "overall agreement below 99%: {agree}/{total}"
+        agree as f64 >= 0.995 * total as f64,
+        "overall agreement below 99.5%: {agree}/{total}"
     );
 }

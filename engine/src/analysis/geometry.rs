@@ -11,12 +11,14 @@
 //! - Overflow other than `visible` clips descendants to the padding box (`clientRects` give
 //!   `clientLeft/Top/Width/Height`) — but only descendants whose containing-block chain passes
 //!   through the clipping box: an absolutely positioned box escapes non-positioned overflow
-//!   ancestors, a fixed one escapes all (unless an ancestor is transformed). The root element's
+//!   ancestors, a fixed one escapes all (unless an ancestor is transformed, filtered or paint
+//!   contained). The root element's
 //!   overflow (and `<body>`'s, when it propagates) applies to the viewport, not to a box.
 //! - The legacy `clip: rect()` applies to absolutely positioned boxes and clips the box itself and
 //!   its descendants.
-//! - `clip-path: inset()` clips any box and all it paints, positioned descendants included; other
-//!   shapes are left to the hit tester's uncertainty.
+//! - `clip-path: inset()` clips any box and all it paints, positioned descendants included; so
+//!   do `circle()`, `ellipse()` and `polygon()`, to their bounding rectangle (the hit tester cuts
+//!   the shape out of it); other shapes are left to the hit tester's uncertainty.
 //! - `content-visibility: hidden` skips painting the element's contents.
 //! - Hit-testing clips differently from painting in one case, measured against
 //!   `DOM.getNodeForLocation`: a clipping box with a paint layer of its own (positioned, opacity,
@@ -365,10 +367,15 @@ impl Geometry {
             } else {
                 hit_inner[p]
             };
-            if let (true, crate::model::ClipPath::Inset(inset)) =
-                (node.is_element(), style.clip_path)
-            {
-                let r = inset.rect_in(l.bounds);
+            // A `circle()`, `ellipse()` or `polygon()` clips to its bounding rectangle here; the
+            // hit tester cuts the shape out of it.
+            let clip_path_rect = match style.clip_path {
+                crate::model::ClipPath::Inset(inset) => Some(inset.rect_in(l.bounds)),
+                crate::model::ClipPath::Ellipse(e) => Some(e.rect_in(l.bounds)),
+                crate::model::ClipPath::Polygon(poly) => Some(poly.rect_in(l.bounds)),
+                _ => None,
+            };
+            if let (true, Some(r)) = (node.is_element(), clip_path_rect) {
                 let same = hit_at == clip_at;
                 let clipped = rects[clip_at as usize].clip_to(&r);
                 clip_at = add(&mut rects, clipped);
@@ -426,15 +433,15 @@ impl Geometry {
             }
             inner[i] = own_inner;
             hit_inner[i] = own_hit_inner;
-            // Paint containment, like a transform, makes the box the containing block of its
-            // absolutely positioned and fixed descendants.
-            abs_inner[i] = if style.position.is_positioned() || style.transformed || paint_contained
-            {
+            // Paint containment and a filter, like a transform, make the box the containing
+            // block of its absolutely positioned and fixed descendants.
+            let contains_fixed = style.transformed || style.filtered || paint_contained;
+            abs_inner[i] = if style.position.is_positioned() || contains_fixed {
                 own_inner
             } else {
                 clip_path_abs
             };
-            fixed_inner[i] = if style.transformed || paint_contained {
+            fixed_inner[i] = if contains_fixed {
                 own_inner
             } else if top_layer {
                 0

@@ -22,17 +22,26 @@
 //! 6. Text is hit through its fragments and answers as its parent element (a pseudo-element's
 //!    generated text answers as the pseudo-element). Undecorated inline elements have no box of
 //!    their own: they are hit through their children, and an inline holding a block is hit
-//!    through it. Lines overflowing their block still answer the block.
+//!    through it. Lines overflowing their block still answer the block. A block that multicol
+//!    breaks across columns is hit per fragment, and the text the snapshot misplaces in its later
+//!    columns is not hit (see `ColumnScan`).
 //! 7. Order: `paintOrders` numbers paint layers; higher paints later (on top). A negative-z layer
 //!    is numbered above its stacking context but paints below its content, so the content of a
 //!    stacking context with negative-z children is ranked just above the last of them. Inside a
 //!    layer, painting is simulated: per atomic context (the layer itself, inline-blocks, replaced
 //!    elements, flex/grid items, floats) block backgrounds first, then floats, then inline content
 //!    (text, inline boxes, atomic inlines, each atomic box painted whole at its place); later wins.
-//! 8. Unsure: the winning box has an edge inside the pixel, the point is inside an SVG shape's
-//!    bounding box, a rotated / 3-D transformed box or a box cut by a `clip-path` shape.
+//! 8. Shapes ([`super::shape`]): rounded corners (`border-radius`) cut a box's own area, and its
+//!    content's when it clips its overflow; `clip-path: circle() | ellipse() | polygon()` cuts
+//!    the box and all it paints; a box turned by a rotation or a skew (its own transform or an
+//!    ancestor's) is hit inside the turned box rebuilt from its bounding box, not over the
+//!    bounding box.
+//! 9. Unsure: the winning box (or its shape) has an edge inside the pixel, the point is inside an
+//!    SVG shape's bounding box, a 3-D transformed box, a box cut by another `clip-path` shape,
+//!    or a turned box whose size the bounding box does not tell (near 45°, taken as square).
 
 use super::geometry::{is_modal_dialog, paints_own_layer, scrollbars, Geometry};
+use super::shape::{turned_quad, Shape};
 use crate::model::{
     ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, PseudoKind, Rect,
 };
@@ -63,23 +72,36 @@ struct Item {
     child_doc: u32,
     /// Point-tested (pixel-snapped text and inline boxes) rather than square-tested.
     snapped: bool,
-    /// SVG descendant or rotated / 3-D transformed.
+    /// SVG descendant, 3-D transformed, or turned with a size the snapshot does not tell.
     uncertain: bool,
+    /// The shape cutting the rectangle (rounded corners, an ellipse, a turned box), an index
+    /// into [`DocIndex::shapes`]; [`NONE`] for the rectangle itself.
+    shape: u32,
 }
 
 impl Item {
     #[inline]
-    fn hit(&self, x: f64, y: f64) -> bool {
+    fn hit(&self, x: f64, y: f64, shapes: &[Shape]) -> bool {
         let r = &self.rect;
-        if self.snapped {
+        let in_rect = if self.snapped {
             x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
         } else {
             r.x < x + 1.0 && r.right() > x && r.y < y + 1.0 && r.bottom() > y
-        }
+        };
+        in_rect
+            && shapes
+                .get(self.shape as usize)
+                .is_none_or(|s| s.overlaps(x, y, x + 1.0, y + 1.0))
     }
 
     /// An edge of the hit area passes through the pixel: Chromium may decide either way.
-    fn edge_in_pixel(&self, x: f64, y: f64) -> bool {
+    fn edge_in_pixel(&self, x: f64, y: f64, shapes: &[Shape]) -> bool {
+        if shapes
+            .get(self.shape as usize)
+            .is_some_and(|s| s.hit_pixel(x, y).1)
+        {
+            return true;
+        }
         if self.snapped {
             return false;
         }
@@ -94,6 +116,8 @@ struct DocIndex {
     /// Where this document can be hit, viewport coordinates.
     region: Rect,
     items: Vec<Item>,
+    /// The shapes items are cut by (few: most items are rectangles).
+    shapes: Vec<Shape>,
     cols: u32,
     rows: u32,
     cell_start: Vec<u32>,
@@ -120,7 +144,7 @@ impl DocIndex {
         self.cell_items[a..b]
             .iter()
             .map(|&i| &self.items[i as usize])
-            .find(|it| it.hit(x, y))
+            .find(|it| it.hit(x, y, &self.shapes))
     }
 }
 
@@ -357,8 +381,10 @@ impl HitTester {
                     b = model.layout(id).next_for_node;
                 }
                 let s = model.style(l);
-                // A `clip-path` shape cuts the box to something the snapshot does not describe.
-                if s.transform_rotated || s.clip_path == ClipPath::Shape {
+                // A `clip-path` shape other than an inset, an ellipse or a polygon cuts the box to
+                // something the snapshot does not describe; a 3-D transform turns it out of the
+                // plane.
+                if s.transform_3d || s.clip_path == ClipPath::Shape {
                     fl |= F_UNCERTAIN;
                 }
                 if node.is_element() {
@@ -407,6 +433,8 @@ impl HitTester {
                 NONE
             };
         }
+
+        let shapes = Shapes::new(model, &flags);
 
         // Negative-z layers: the content of their stacking context is lifted above them.
         let mut neg_end: Vec<i64> = vec![-1; n];
@@ -485,6 +513,26 @@ impl HitTester {
             ..
         } = painter;
 
+        // Blocks whose inline content multicol breaks across columns, and the text fragments
+        // the snapshot misplaces in them.
+        let mut misplaced: Vec<bool> = Vec::new();
+        let mut columns: Vec<(u32, ColumnScan)> = Vec::new();
+        for i in 0..n {
+            let node = &model.nodes[i];
+            if flags[i] & F_BOX == 0 || !node.is_element() || node.subtree_end.index() == i + 1 {
+                continue;
+            }
+            let Some(l) = node.layout else {
+                continue;
+            };
+            let d = model.style(model.layout(l)).display;
+            if (is_block_level(d) || flags[i] & F_ATOMIC != 0) && d != Display::Table {
+                if let Some(scan) = scan_columns(model, &flags, i, &mut misplaced) {
+                    columns.push((i as u32, scan));
+                }
+            }
+        }
+
         // Items, per document, only where they can be hit.
         let mut docs: Vec<DocIndex> = model
             .docs
@@ -538,8 +586,18 @@ impl HitTester {
             let clip = geometry.hit_clip(id);
             let (dx, dy) = geometry.doc_offsets[d];
             let uncertain = fl & F_UNCERTAIN != 0 || s.transform_3d;
-            let mut add = |rect: Rect, snapped: bool, key: u64, answer: NodeId, child: u32| {
-                let r = if snapped {
+            let turn = shapes.turn(i);
+            // The shape of the node's own box; its text and inline lines take what cuts its
+            // content.
+            let own_shape = shapes.own(i);
+            let content_shape = shapes.inherited(i);
+            let mut add = |rect: Rect,
+                           snapped: bool,
+                           key: u64,
+                           answer: NodeId,
+                           child: u32,
+                           shape: Option<u32>| {
+                let r = if snapped && turn.is_none() {
                     let sn = |v: f64| (v + 0.5).floor();
                     Rect::from_edges(sn(rect.x), sn(rect.y), sn(rect.right()), sn(rect.bottom()))
                 } else {
@@ -548,13 +606,37 @@ impl HitTester {
                 let Some(r) = placed(r, &clip, (dx, dy), region) else {
                     return;
                 };
-                docs[d].items.push(Item {
+                let doc = &mut docs[d];
+                let mut unsure = uncertain;
+                let shape = match (turn, shape) {
+                    (_, None) => None,
+                    (Some(m), Some(_)) => match turned_quad(rect, m) {
+                        Some((q, assumed)) => {
+                            unsure |= assumed;
+                            Some(Shape::Quad(q))
+                        }
+                        None => {
+                            unsure = true;
+                            None
+                        }
+                    },
+                    (None, Some(k)) => shapes.defs.get(k as usize).copied(),
+                };
+                let shape = match shape {
+                    Some(sh) => {
+                        doc.shapes.push(sh.translate(dx, dy));
+                        doc.shapes.len() as u32 - 1
+                    }
+                    None => NONE,
+                };
+                doc.items.push(Item {
                     rect: r,
                     key,
                     node: answer,
                     child_doc: child,
-                    snapped,
-                    uncertain,
+                    snapped: snapped && turn.is_none(),
+                    uncertain: unsure,
+                    shape,
                 });
             };
             let mut backdrop = None;
@@ -584,7 +666,18 @@ impl HitTester {
                 let child = node.content_document.map(|c| c.0).unwrap_or(NONE);
                 if !inline {
                     if !l.bounds.is_empty() {
-                        add(l.bounds, false, key, id, child);
+                        let fragmented = columns
+                            .binary_search_by_key(&(i as u32), |c| c.0)
+                            .is_ok_and(|k| {
+                                column_fragments(model, i, l.bounds, &columns[k].1, &mut lines)
+                            });
+                        if fragmented {
+                            for r in lines.drain(..) {
+                                add(r, false, key, id, child, Some(own_shape));
+                            }
+                        } else {
+                            add(l.bounds, false, key, id, child, Some(own_shape));
+                        }
                     }
                     if s.clips_overflow() && paints_own_layer(l, s) {
                         // The content of a scroller with a layer of its own is hit up to the
@@ -592,13 +685,20 @@ impl HitTester {
                         // it: above everything else of its layer.
                         let top = rank(i, l.paint_order, true).max(rank(i, l.paint_order, false));
                         for bar in scrollbars(model, id).into_iter().flatten() {
-                            add(bar, false, (top << 32) | u64::from(u32::MAX), id, NONE);
+                            add(
+                                bar,
+                                false,
+                                (top << 32) | u64::from(u32::MAX),
+                                id,
+                                NONE,
+                                None,
+                            );
                         }
                     }
                 } else if !l.bounds.is_empty() {
                     inline_line_rects(model, &flags, i, l.bounds, &mut lines);
                     for r in lines.drain(..) {
-                        add(r, s.has_background, key, id, child);
+                        add(r, s.has_background, key, id, child, Some(content_shape));
                     }
                 }
             }
@@ -616,9 +716,13 @@ impl HitTester {
                     let hidden =
                         style.pointer_events == PointerEvents::None || style.visibility.is_hidden();
                     if !hidden {
-                        for t in model.text_boxes_of(bid) {
+                        for k in bl.text_boxes_start..bl.text_boxes_end {
+                            let t = &model.text_boxes[k as usize];
+                            if misplaced.get(k as usize).is_some_and(|m| *m) {
+                                continue;
+                            }
                             if !t.bounds.is_empty() {
-                                add(t.bounds, true, key, answer, NONE);
+                                add(t.bounds, true, key, answer, NONE, Some(content_shape));
                             }
                         }
                     }
@@ -636,6 +740,7 @@ impl HitTester {
                     child_doc: NONE,
                     snapped: false,
                     uncertain: uncertain || !exact,
+                    shape: NONE,
                 });
             }
             if let Some(key) = backdrop {
@@ -646,12 +751,22 @@ impl HitTester {
                     child_doc: NONE,
                     snapped: false,
                     uncertain: false,
+                    shape: NONE,
                 });
             }
         }
         let mut line_items = Vec::new();
         for i in 0..n {
-            overflowing_lines(model, &flags, &seq, &text_seq, &rank, i, &mut line_items);
+            overflowing_lines(
+                model,
+                &flags,
+                &misplaced,
+                &seq,
+                &text_seq,
+                &rank,
+                i,
+                &mut line_items,
+            );
             for (rect, key, item_node) in line_items.drain(..) {
                 let d = model.nodes[i].doc.index();
                 let region = docs[d].region;
@@ -666,7 +781,8 @@ impl HitTester {
                     node: NodeId(i as u32),
                     child_doc: NONE,
                     snapped: false,
-                    uncertain: flags[i] & F_UNCERTAIN != 0,
+                    uncertain: flags[i] & F_UNCERTAIN != 0 || shapes.turn(i).is_some(),
+                    shape: NONE,
                 });
             }
         }
@@ -706,7 +822,7 @@ impl HitTester {
                     }
                     return Some(HitResult {
                         node: item.node,
-                        unsure: item.uncertain || item.edge_in_pixel(x, y),
+                        unsure: item.uncertain || item.edge_in_pixel(x, y, &di.shapes),
                     });
                 }
                 None => {
@@ -723,6 +839,138 @@ impl HitTester {
     /// Number of indexed items (boxes and text fragments inside the viewport).
     pub fn item_count(&self) -> usize {
         self.docs.iter().map(|d| d.items.len()).sum()
+    }
+}
+
+/// Per node, what cuts its hit area (see [`super::shape`]): the linear map of the transforms
+/// above it when they turn it, and the rounded shapes of its own box and of its content. Empty
+/// tables on a page that neither turns nor rounds anything.
+struct Shapes {
+    /// Composed `[a, b, c, d]` per node; empty when nothing on the page is turned.
+    turn: Vec<[f64; 4]>,
+    /// Rounded shapes, document coordinates of their node.
+    defs: Vec<Shape>,
+    /// Per node: the shape of its own box, and the one its content is cut by (into `defs`).
+    own: Vec<u32>,
+    content: Vec<u32>,
+}
+
+impl Shapes {
+    fn new(model: &Model, flags: &[u8]) -> Shapes {
+        let n = model.nodes.len();
+        let any_turned = model
+            .styles
+            .iter()
+            .any(|s| s.transform_rotated && !s.transform_3d);
+        let any_rounded = model.styles.iter().any(|s| {
+            !s.border_radius.is_none()
+                || matches!(s.clip_path, ClipPath::Ellipse(_) | ClipPath::Polygon(_))
+        });
+        let mut out = Shapes {
+            turn: Vec::new(),
+            defs: Vec::new(),
+            own: Vec::new(),
+            content: Vec::new(),
+        };
+        if any_turned {
+            const ID: [f64; 4] = [1.0, 0.0, 0.0, 1.0];
+            out.turn = vec![ID; n];
+            for i in 0..n {
+                let node = &model.nodes[i];
+                let p = node
+                    .parent
+                    .filter(|p| model.node(*p).doc == node.doc)
+                    .map_or(ID, |p| out.turn[p.index()]);
+                let own = model
+                    .layout_of(NodeId(i as u32))
+                    .map(|l| model.style(l))
+                    .filter(|s| node.is_element() && s.transformed && !s.transform_3d)
+                    .map(|s| s.transform_linear.map(f64::from));
+                out.turn[i] = match own {
+                    // The parent's map after the node's own.
+                    Some(o) => [
+                        p[0] * o[0] + p[2] * o[1],
+                        p[1] * o[0] + p[3] * o[1],
+                        p[0] * o[2] + p[2] * o[3],
+                        p[1] * o[2] + p[3] * o[3],
+                    ],
+                    None => p,
+                };
+            }
+        }
+        if any_rounded {
+            out.own = vec![NONE; n];
+            out.content = vec![NONE; n];
+            // Whether a node's content shape comes from its parent's overflow clip (which an
+            // absolutely positioned or fixed child escapes) rather than a `clip-path`.
+            let mut from_overflow = vec![false; n];
+            for i in 0..n {
+                let node = &model.nodes[i];
+                let id = NodeId(i as u32);
+                let parent = node.parent.filter(|p| model.node(*p).doc == node.doc);
+                let layout = model.layout_of(id);
+                let style = layout.map(|l| model.style(l));
+                let escapes =
+                    node.is_element() && style.is_some_and(|s| s.position.is_out_of_flow());
+                let (mut inherited, mut overflow) = match parent {
+                    Some(p) if !(escapes && from_overflow[p.index()]) => {
+                        (out.content[p.index()], from_overflow[p.index()])
+                    }
+                    _ => (NONE, false),
+                };
+                let (Some(l), Some(s), true) = (layout, style, node.is_element()) else {
+                    out.own[i] = inherited;
+                    out.content[i] = inherited;
+                    from_overflow[i] = overflow;
+                    continue;
+                };
+                let clip = match s.clip_path {
+                    ClipPath::Ellipse(e) => Some(Shape::ellipse(e.rect_in(l.bounds))),
+                    ClipPath::Polygon(p) => Some(Shape::polygon(&p, l.bounds)),
+                    _ => None,
+                };
+                if let Some(clip) = clip {
+                    out.defs.push(clip);
+                    inherited = out.defs.len() as u32 - 1;
+                    overflow = false;
+                }
+                let mut own = inherited;
+                // An inline box is cut per line, which is not followed; an atomic inline (an
+                // image, an inline-block) is one box.
+                let one_box = !s.display.is_inline() || flags[i] & F_ATOMIC != 0;
+                if !s.border_radius.is_none() && one_box && !l.bounds.is_empty() {
+                    out.defs.push(Shape::Rounded {
+                        rect: l.bounds,
+                        radii: s.border_radius.resolve(l.bounds),
+                    });
+                    own = out.defs.len() as u32 - 1;
+                    if s.clips_overflow() && inherited == NONE {
+                        inherited = own;
+                        overflow = true;
+                    }
+                }
+                out.own[i] = own;
+                out.content[i] = inherited;
+                from_overflow[i] = overflow;
+            }
+        }
+        out
+    }
+
+    /// The linear map turning the node, when it is turned.
+    fn turn(&self, i: usize) -> Option<[f64; 4]> {
+        let m = *self.turn.get(i)?;
+        (m[1].abs() > 1e-6 || m[2].abs() > 1e-6).then_some(m)
+    }
+
+    /// The shape of the node's own box ([`NONE`] for its rectangle).
+    fn own(&self, i: usize) -> u32 {
+        self.own.get(i).copied().unwrap_or(NONE)
+    }
+
+    /// The shape that cuts the node's content ([`NONE`] when nothing does).
+    fn inherited(&self, i: usize) -> u32 {
+        self.content.get(i).copied().unwrap_or(NONE)
     }
 }
 
@@ -744,9 +992,11 @@ fn placed(rect: Rect, clip: &Rect, (dx, dy): (f64, f64), region: Rect) -> Option
 /// line is the union of the items on it (text fragments, atomic inline boxes, through culled
 /// inline elements), starts where the block's leftmost line starts and reaches up to the line
 /// before it (the first one to the block's top).
+#[allow(clippy::too_many_arguments)]
 fn overflowing_lines(
     model: &Model,
     flags: &[u8],
+    misplaced: &[bool],
     seq: &[u32],
     text_seq: &[u32],
     rank: &dyn Fn(usize, i64, bool) -> u64,
@@ -824,8 +1074,12 @@ fn overflowing_lines(
             let key = (rank(j, lj.paint_order, false) << 32) | u64::from(text_seq[j]);
             let mut b = nj.layout;
             while let Some(id) = b {
-                for t in model.text_boxes_of(id) {
-                    let r = t.bounds;
+                let lb = model.layout(id);
+                for k in lb.text_boxes_start..lb.text_boxes_end {
+                    if misplaced.get(k as usize).is_some_and(|m| *m) {
+                        continue;
+                    }
+                    let r = model.text_boxes[k as usize].bounds;
                     if r.height > 2.5 * r.width && r.width >= 8.0 {
                         // Most likely vertical writing, whose lines run top to bottom: the
                         // snapshot does not say, and horizontal lines would be wrong. (A space
@@ -859,6 +1113,151 @@ fn overflowing_lines(
         }
         out.push((line, key, item));
     }
+}
+
+/// A block whose inline content multicol breaks across columns, as its text fragments show.
+///
+/// Why: the snapshot reports the text fragments of every column after a block's first one at
+/// the place they would take in the first column (offset by the first fragment's origin, not
+/// their own), so in document order they go back up above the line before them. Those are
+/// not hit where they are reported ([`HitTester::new`] drops them; the block's box, and an
+/// inline element's own bounds, which are right, still answer there).
+#[derive(Debug, Clone, Copy)]
+struct ColumnScan {
+    /// Columns the content runs over (at least 2).
+    columns: u32,
+    /// Top of the first line and bottom of the last, as reported (the last relative to the
+    /// first fragment's origin), and the leading above a line.
+    first_top: f64,
+    last_bottom: f64,
+    leading: f64,
+}
+
+/// Scans the inline content of block `i` (not the content of blocks inside it) for column
+/// breaks; marks the text fragments after the first break in `misplaced` (by index into
+/// [`Model::text_boxes`]).
+fn scan_columns(
+    model: &Model,
+    flags: &[u8],
+    i: usize,
+    misplaced: &mut Vec<bool>,
+) -> Option<ColumnScan> {
+    let node = &model.nodes[i];
+    let end = node.subtree_end.index();
+    let mut j = i + 1;
+    let mut prev: Option<Rect> = None;
+    let mut columns = 1u32;
+    let (mut first_top, mut last_bottom) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut line_pitch: Option<f64> = None;
+    let mut text_height = 0.0f64;
+    while j < end {
+        let nj = &model.nodes[j];
+        if nj.doc != node.doc || (flags[j] & (F_ATOMIC | F_LAYER | F_FLOAT) != 0) {
+            j = nj.subtree_end.index();
+            continue;
+        }
+        if nj.is_element()
+            && model
+                .layout_of(NodeId(j as u32))
+                .is_some_and(|l| is_block_level(model.style(l).display))
+        {
+            j = nj.subtree_end.index();
+            continue;
+        }
+        if flags[j] & F_TEXT != 0 {
+            let mut b = nj.layout;
+            while let Some(id) = b {
+                let l = model.layout(id);
+                for k in l.text_boxes_start..l.text_boxes_end {
+                    let r = model.text_boxes[k as usize].bounds;
+                    if r.height > 2.5 * r.width && r.width >= 8.0 {
+                        // Vertical writing: its lines start at the top again one after another.
+                        return None;
+                    }
+                    if let Some(p) = prev {
+                        if r.bottom() <= p.y - 0.5 {
+                            if columns == 1 {
+                                misplaced.resize(model.text_boxes.len(), false);
+                            }
+                            columns += 1;
+                        } else if columns == 1 && r.y >= p.bottom() - 0.5 && line_pitch.is_none() {
+                            line_pitch = Some(r.y - p.y);
+                        }
+                    }
+                    if columns > 1 {
+                        misplaced[k as usize] = true;
+                    } else {
+                        first_top = first_top.min(r.y);
+                        text_height = text_height.max(r.height);
+                    }
+                    last_bottom = r.bottom();
+                    prev = Some(r);
+                }
+                b = l.next_for_node;
+            }
+        }
+        j += 1;
+    }
+    (columns > 1).then(|| ColumnScan {
+        columns,
+        first_top,
+        last_bottom,
+        leading: line_pitch.map_or(0.0, |p| ((p - text_height) / 2.0).max(0.0)),
+    })
+}
+
+/// The fragments of block `i` (bounds `bounds`) broken across `scan.columns` columns, when the
+/// snapshot shows it is: its bounds are then the union of its fragments, which covers the gap
+/// between the columns and the other blocks' parts of them, while Chromium hits each fragment
+/// alone. Evidence that the bounds are a union: an in-flow block sibling (another block of the same
+/// multicol) narrower than them and within them across, whose width is the column width. The
+/// columns are evenly spaced; the first fragment starts at its first line, the last ends at its
+/// last line, the others span the union's height.
+fn column_fragments(
+    model: &Model,
+    i: usize,
+    bounds: Rect,
+    scan: &ColumnScan,
+    out: &mut Vec<Rect>,
+) -> bool {
+    out.clear();
+    let node = NodeId(i as u32);
+    let Some(parent) = model.parent_element(node) else {
+        return false;
+    };
+    let width = model
+        .children(parent)
+        .filter(|&c| c != node && model.node(c).is_element())
+        .filter_map(|c| model.layout_of(c))
+        .filter(|l| {
+            let s = model.style(l);
+            is_block_level(s.display)
+                && !s.position.is_out_of_flow()
+                && s.float == Float::None
+                && l.bounds.width < bounds.width - 1.0
+                && l.bounds.x >= bounds.x - 0.5
+                && l.bounds.right() <= bounds.right() + 0.5
+        })
+        .map(|l| l.bounds.width)
+        .fold(0.0f64, f64::max);
+    let k = scan.columns as f64;
+    let pitch = (bounds.width - width) / (k - 1.0);
+    if width <= 0.0 || pitch < width {
+        return false;
+    }
+    let first_top = (scan.first_top - scan.leading).max(bounds.y);
+    let last_bottom = (scan.last_bottom + scan.leading - first_top + bounds.y).min(bounds.bottom());
+    for c in 0..scan.columns {
+        let top = if c == 0 { first_top } else { bounds.y };
+        let bottom = if c + 1 == scan.columns {
+            last_bottom
+        } else {
+            bounds.bottom()
+        };
+        let x = bounds.x + f64::from(c) * pitch;
+        out.push(Rect::from_edges(x, top, x + width, bottom));
+    }
+    true
 }
 
 /// The hit areas of an inline element: one rectangle per line it spans. Chromium hits an inline

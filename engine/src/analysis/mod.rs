@@ -19,6 +19,7 @@
 pub mod geometry;
 pub mod hit_test;
 pub mod interactivity;
+pub mod shape;
 pub mod visibility;
 
 pub mod click;

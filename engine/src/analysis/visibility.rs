@@ -6,7 +6,8 @@
 //!   node's own box is not visible;
 //! - `visibility: hidden | collapse`: the box is not visible, but the property is inherited and a
 //!   descendant with `visibility: visible` is visible again — the computed style already says so;
-//! - `opacity: 0` on the element or any ancestor hides the whole subtree;
+//! - `opacity: 0` (or `filter: opacity(0)`) on the element or any ancestor hides the whole
+//!   subtree;
 //! - a box with no area is not visible itself, but its overflowing children may be: the node is
 //!   then visible *through* them and its bounds are theirs;
 //! - clipping (overflow ancestors on the containing-block chain, `clip: rect()`,
@@ -100,9 +101,10 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
     for i in 0..n {
         let node = &model.nodes[i];
         let inherited = node.parent.is_some_and(|p| transparent[p.index()]);
-        let own = node
-            .layout
-            .is_some_and(|l| node.is_element() && model.style(model.layout(l)).opacity <= 0.0);
+        let own = node.layout.is_some_and(|l| {
+            let s = model.style(model.layout(l));
+            node.is_element() && (s.opacity <= 0.0 || s.filter_transparent)
+        });
         transparent[i] = inherited || own;
         let id = NodeId(i as u32);
         // Opacity hides from a person but not from the mouse; pointer-events the reverse.

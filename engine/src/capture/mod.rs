@@ -71,9 +71,14 @@ pub const FORMAT_VERSION: u32 = 1;
 /// - `float`: floats paint (and hit) between block backgrounds and inline content.
 /// - `background-color`: a decorated inline box is hit at its own rectangle.
 /// - `transform`: rotated / 3-D boxes make hit-test answers near them unsure.
-/// - `clip-path`: `inset()` clips like `clip` (the "visually hidden" idiom `inset(50%)`); other
-///   shapes make hit-test answers inside them unsure.
+/// - `clip-path`: `inset()` clips like `clip` (the "visually hidden" idiom `inset(50%)`);
+///   `circle()` and `ellipse()` cut the box to the ellipse; other shapes make hit-test answers
+///   inside them unsure.
 /// - `contain`: paint containment clips descendants like `overflow:clip`.
+/// - `filter`: a filtered box, like a transformed one, contains (and clips) its fixed
+///   descendants; `opacity(0)` hides it as `opacity: 0` does.
+/// - `border-*-radius`: rounded corners take no clicks (a round button's bounding-box corners
+///   belong to what is under it), and cut the content of a box that clips its overflow.
 pub const COMPUTED_STYLES: &[&str] = &[
     "display",
     "visibility",
@@ -91,6 +96,11 @@ pub const COMPUTED_STYLES: &[&str] = &[
     "transform",
     "clip-path",
     "contain",
+    "filter",
+    "border-top-left-radius",
+    "border-top-right-radius",
+    "border-bottom-right-radius",
+    "border-bottom-left-radius",
 ];
 
 /// The accessibility tree of one frame.

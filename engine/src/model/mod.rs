@@ -27,8 +27,9 @@ mod style;
 
 pub use build::ModelLimits;
 pub use style::{
-    ClipPath, ClipRect, ContentVisibility, Cursor, Display, Float, InsetLength, InsetLengths,
-    Overflow, PointerEvents, Position, Style, Visibility,
+    BorderRadii, ClipPath, ClipRect, ContentVisibility, Cursor, Display, EllipseShape, Float,
+    InsetLength, InsetLengths, Overflow, PointerEvents, PolygonShape, Position, ShapeRadius, Style,
+    Visibility,
 };
 
 use std::fmt;

@@ -292,6 +292,10 @@ pub enum ClipPath {
     None,
     /// `inset(top right bottom left)` of the border box (rounded corners ignored).
     Inset(InsetLengths),
+    /// `circle()` or `ellipse()` of the border box: what is painted and hit is the ellipse.
+    Ellipse(EllipseShape),
+    /// `polygon()` of the border box, of up to [`PolygonShape::MAX`] points.
+    Polygon(PolygonShape),
     /// Any other shape (`circle()`, `polygon()`, `path()`, `url()`, ...) or reference box: what
     /// is painted and hit lies somewhere inside the border box, which the snapshot alone cannot
     /// tell.
@@ -318,7 +322,8 @@ impl InsetLength {
         parse_px(tok).map(InsetLength::Px)
     }
 
-    fn of(self, size: f64) -> f64 {
+    /// The length in CSS px, a fraction taken of `size`.
+    pub fn of(self, size: f64) -> f64 {
         match self {
             InsetLength::Px(v) => v,
             InsetLength::Fraction(f) => f * size,
@@ -342,6 +347,237 @@ impl InsetLengths {
     }
 }
 
+/// A radius of a `circle()` / `ellipse()`: a length, or a side keyword.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ShapeRadius {
+    Length(InsetLength),
+    ClosestSide,
+    FarthestSide,
+}
+
+/// `circle(r at x y)` (`rx == ry`, a percentage of the box's normalized diagonal) or
+/// `ellipse(rx ry at x y)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EllipseShape {
+    pub circle: bool,
+    pub rx: ShapeRadius,
+    pub ry: ShapeRadius,
+    pub cx: InsetLength,
+    pub cy: InsetLength,
+}
+
+impl EllipseShape {
+    /// The ellipse's bounding rectangle for the border box `b` (its radii are half its size).
+    pub fn rect_in(&self, b: crate::model::Rect) -> crate::model::Rect {
+        let cx = b.x + self.cx.of(b.width);
+        let cy = b.y + self.cy.of(b.height);
+        let (dl, dr) = (cx - b.x, b.right() - cx);
+        let (dt, db) = (cy - b.y, b.bottom() - cy);
+        let side = |r: ShapeRadius, near: f64, far: f64, pct_of: f64| match r {
+            ShapeRadius::Length(l) => l.of(pct_of).max(0.0),
+            ShapeRadius::ClosestSide => near.abs().min(far.abs()),
+            ShapeRadius::FarthestSide => near.abs().max(far.abs()),
+        };
+        let (rx, ry) = if self.circle {
+            // A circle's percentage is of the diagonal over the square root of two; its sides
+            // are those of both axes.
+            let diag = (b.width * b.width + b.height * b.height).sqrt() / std::f64::consts::SQRT_2;
+            let r = match self.rx {
+                ShapeRadius::Length(l) => l.of(diag).max(0.0),
+                ShapeRadius::ClosestSide => dl.abs().min(dr.abs()).min(dt.abs()).min(db.abs()),
+                ShapeRadius::FarthestSide => dl.abs().max(dr.abs()).max(dt.abs()).max(db.abs()),
+            };
+            (r, r)
+        } else {
+            (
+                side(self.rx, dl, dr, b.width),
+                side(self.ry, dt, db, b.height),
+            )
+        };
+        crate::model::Rect::new(cx - rx, cy - ry, 2.0 * rx, 2.0 * ry)
+    }
+
+    fn parse(name: &str, inner: &str) -> Option<EllipseShape> {
+        let (radii, at) = match inner.split_once("at ") {
+            Some((r, a)) => (r.trim(), a.trim()),
+            None => (inner.trim(), "50% 50%"),
+        };
+        let radius = |t: &str| match t {
+            "closest-side" => Some(ShapeRadius::ClosestSide),
+            "farthest-side" => Some(ShapeRadius::FarthestSide),
+            _ => InsetLength::parse(t).map(ShapeRadius::Length),
+        };
+        let radii: Vec<ShapeRadius> = radii
+            .split_whitespace()
+            .map(radius)
+            .collect::<Option<_>>()?;
+        let circle = name == "circle";
+        let (rx, ry) = match (circle, radii.as_slice()) {
+            (true, []) => (ShapeRadius::ClosestSide, ShapeRadius::ClosestSide),
+            (true, [r]) => (*r, *r),
+            (false, []) => (ShapeRadius::ClosestSide, ShapeRadius::ClosestSide),
+            (false, [x, y]) => (*x, *y),
+            _ => return None,
+        };
+        let pos: Vec<InsetLength> = at
+            .split_whitespace()
+            .map(InsetLength::parse)
+            .collect::<Option<_>>()?;
+        let [cx, cy] = pos.as_slice().try_into().ok()?;
+        Some(EllipseShape {
+            circle,
+            rx,
+            ry,
+            cx,
+            cy,
+        })
+    }
+}
+
+/// `polygon([fill-rule,] x y, ...)`: points in CSS px or fractions of the border box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolygonShape {
+    /// `x, y` of each point: CSS px, or a fraction of the border box's width (height) where
+    /// bit `2k` (`2k + 1`) of `fractions` is set. Kept small: a style holds it by value.
+    coords: [f32; 2 * PolygonShape::MAX],
+    fractions: u32,
+    pub len: u8,
+    /// `evenodd` rather than `nonzero`.
+    pub even_odd: bool,
+}
+
+impl PolygonShape {
+    /// Most points kept: arrows, chevrons, diagonal cuts and stars have fewer; a polygon with
+    /// more is left to the hit tester's uncertainty.
+    pub const MAX: usize = 12;
+
+    /// A polygon of 3 to [`PolygonShape::MAX`] points.
+    pub fn new(points: &[(InsetLength, InsetLength)], even_odd: bool) -> Option<PolygonShape> {
+        if points.len() < 3 || points.len() > PolygonShape::MAX {
+            return None;
+        }
+        let mut shape = PolygonShape {
+            coords: [0.0; 2 * PolygonShape::MAX],
+            fractions: 0,
+            len: points.len() as u8,
+            even_odd,
+        };
+        for (k, l) in points.iter().flat_map(|(x, y)| [x, y]).enumerate() {
+            shape.coords[k] = match *l {
+                InsetLength::Px(v) => v as f32,
+                InsetLength::Fraction(f) => {
+                    shape.fractions |= 1 << k;
+                    f as f32
+                }
+            };
+        }
+        Some(shape)
+    }
+
+    /// The points in CSS px for the border box `b`.
+    pub fn points_in(&self, b: crate::model::Rect) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let coord = move |k: usize, origin: f64, size: f64| {
+            let v = f64::from(self.coords[k]);
+            origin
+                + if self.fractions & (1 << k) != 0 {
+                    v * size
+                } else {
+                    v
+                }
+        };
+        (0..usize::from(self.len))
+            .map(move |i| (coord(2 * i, b.x, b.width), coord(2 * i + 1, b.y, b.height)))
+    }
+
+    /// The bounding rectangle of the points for the border box `b`.
+    pub fn rect_in(&self, b: crate::model::Rect) -> crate::model::Rect {
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for (x, y) in self.points_in(b) {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        if x0 > x1 {
+            return crate::model::Rect::new(b.x, b.y, 0.0, 0.0);
+        }
+        crate::model::Rect::from_edges(x0, y0, x1, y1)
+    }
+
+    fn parse(inner: &str) -> Option<PolygonShape> {
+        let mut even_odd = false;
+        let mut points = Vec::with_capacity(PolygonShape::MAX);
+        for (k, part) in inner.split(',').map(str::trim).enumerate() {
+            if k == 0 && (part == "evenodd" || part == "nonzero") {
+                even_odd = part == "evenodd";
+                continue;
+            }
+            let mut it = part.split_whitespace();
+            let (Some(x), Some(y), None) = (it.next(), it.next(), it.next()) else {
+                return None;
+            };
+            points.push((InsetLength::parse(x)?, InsetLength::parse(y)?));
+        }
+        PolygonShape::new(&points, even_odd)
+    }
+}
+
+/// The radii of a box's four corners (`border-*-radius`): horizontal and vertical, CSS px or
+/// fractions of the border box's width and height; top-left, top-right, bottom-right,
+/// bottom-left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BorderRadii(pub [[InsetLength; 2]; 4]);
+
+impl BorderRadii {
+    /// Square corners.
+    pub const NONE: BorderRadii = BorderRadii([[InsetLength::Px(0.0); 2]; 4]);
+
+    /// Every corner is square.
+    pub fn is_none(&self) -> bool {
+        self.0
+            .iter()
+            .flatten()
+            .all(|l| matches!(l, InsetLength::Px(v) | InsetLength::Fraction(v) if *v <= 0.0))
+    }
+
+    /// The radii in CSS px for the border box `b`, `[(rx, ry); 4]`, scaled down together where
+    /// two corners on one side would overlap (as CSS does).
+    pub fn resolve(&self, b: crate::model::Rect) -> [(f64, f64); 4] {
+        let mut r = [(0.0, 0.0); 4];
+        for (k, [h, v]) in self.0.iter().enumerate() {
+            r[k] = (h.of(b.width).max(0.0), v.of(b.height).max(0.0));
+        }
+        let ratio = |len: f64, sum: f64| {
+            if sum > len && sum > 0.0 {
+                len / sum
+            } else {
+                1.0
+            }
+        };
+        let f = ratio(b.width, r[0].0 + r[1].0)
+            .min(ratio(b.width, r[3].0 + r[2].0))
+            .min(ratio(b.height, r[0].1 + r[3].1))
+            .min(ratio(b.height, r[1].1 + r[2].1));
+        if f < 1.0 {
+            for c in &mut r {
+                c.0 *= f;
+                c.1 *= f;
+            }
+        }
+        r
+    }
+
+    /// Parses one corner's computed value (`8px`, `50%`, `10px 20%`) into corner `k`.
+    fn set(&mut self, k: usize, value: &str) {
+        let parts: Vec<InsetLength> = value
+            .split_whitespace()
+            .map_while(InsetLength::parse)
+            .collect();
+        self.0[k] = match parts.as_slice() {
+            [a] => [*a, *a],
+            [a, b] => [*a, *b],
+            _ => [InsetLength::Px(0.0); 2],
+        };
+    }
+}
+
 impl ClipPath {
     /// Parses the computed value: `none`, `inset(50%)`, `inset(0px 50% 0px 0px round 4px)`,
     /// optionally followed by `border-box` (the default reference box).
@@ -351,6 +587,18 @@ impl ClipPath {
             return ClipPath::None;
         }
         let v = v.strip_suffix("border-box").unwrap_or(v).trim_end();
+        for name in ["circle", "ellipse"] {
+            if let Some(inner) = v
+                .strip_prefix(name)
+                .and_then(|r| r.strip_prefix('('))
+                .and_then(|r| r.strip_suffix(')'))
+            {
+                return EllipseShape::parse(name, inner).map_or(ClipPath::Shape, ClipPath::Ellipse);
+            }
+        }
+        if let Some(inner) = v.strip_prefix("polygon(").and_then(|r| r.strip_suffix(')')) {
+            return PolygonShape::parse(inner).map_or(ClipPath::Shape, ClipPath::Polygon);
+        }
         let Some(inner) = v.strip_prefix("inset(").and_then(|r| r.strip_suffix(')')) else {
             return ClipPath::Shape;
         };
@@ -406,6 +654,18 @@ pub struct Style {
     /// `transform` rotates or skews (not axis-aligned): the bounds are a bounding box of what is
     /// painted.
     pub transform_rotated: bool,
+    /// The linear part `[a, b, c, d]` of a 2-D `transform: matrix(a, b, c, d, e, f)` (a point
+    /// `(x, y)` goes to `(a·x + c·y, b·x + d·y)` around the origin); the identity otherwise.
+    pub transform_linear: [f32; 4],
+    /// `filter` is not `none`: like a transform, it makes the box the containing block of its
+    /// fixed and absolutely positioned descendants.
+    pub filtered: bool,
+    /// `filter` includes `opacity(0)` (or `0%`): nothing of the box is painted, as with
+    /// `opacity: 0`, yet it still takes clicks.
+    pub filter_transparent: bool,
+    /// `border-*-radius`: the box's own area (and, when it clips its overflow, its content) is
+    /// cut at rounded corners.
+    pub border_radius: BorderRadii,
     /// `clip-path`: clips the box and everything it paints, positioned descendants included.
     pub clip_path: ClipPath,
     /// `contain` includes paint containment (`paint`, `content`, `strict`): descendants are
@@ -438,6 +698,10 @@ impl Style {
         transformed: false,
         transform_3d: false,
         transform_rotated: false,
+        transform_linear: [1.0, 0.0, 0.0, 1.0],
+        filtered: false,
+        filter_transparent: false,
+        border_radius: BorderRadii::NONE,
         clip_path: ClipPath::None,
         paint_contained: false,
     };
@@ -472,6 +736,9 @@ pub(crate) enum StyleField {
     Transform,
     ClipPath,
     Contain,
+    Filter,
+    /// `border-top-left-radius`, `-top-right-`, `-bottom-right-`, `-bottom-left-` (0 to 3).
+    BorderRadius(u8),
     /// A style requested by someone else; ignored here.
     Ignored,
 }
@@ -495,6 +762,11 @@ impl StyleField {
             "transform" => StyleField::Transform,
             "clip-path" => StyleField::ClipPath,
             "contain" => StyleField::Contain,
+            "filter" => StyleField::Filter,
+            "border-top-left-radius" => StyleField::BorderRadius(0),
+            "border-top-right-radius" => StyleField::BorderRadius(1),
+            "border-bottom-right-radius" => StyleField::BorderRadius(2),
+            "border-bottom-left-radius" => StyleField::BorderRadius(3),
             _ => StyleField::Ignored,
         }
     }
@@ -528,7 +800,13 @@ impl StyleField {
                 style.transformed = value != "none" && !value.is_empty();
                 style.transform_3d = value.starts_with("matrix3d");
                 style.transform_rotated = style.transform_3d || matrix_rotates(value);
+                style.transform_linear = matrix_linear(value).unwrap_or([1.0, 0.0, 0.0, 1.0]);
             }
+            StyleField::Filter => {
+                style.filtered = value != "none" && !value.is_empty();
+                style.filter_transparent = filter_transparent(value);
+            }
+            StyleField::BorderRadius(k) => style.border_radius.set(usize::from(k & 3), value),
             StyleField::ClipPath => style.clip_path = ClipPath::parse(value),
             StyleField::Contain => {
                 style.paint_contained = value
@@ -538,6 +816,29 @@ impl StyleField {
             StyleField::Ignored => {}
         }
     }
+}
+
+/// A computed `filter` list holding `opacity(0)`.
+fn filter_transparent(value: &str) -> bool {
+    value.split("opacity(").skip(1).any(|rest| {
+        let arg = rest.split(')').next().unwrap_or("").trim();
+        let (num, pct) = match arg.strip_suffix('%') {
+            Some(n) => (n, true),
+            None => (arg, false),
+        };
+        num.parse::<f64>()
+            .is_ok_and(|v| v.is_finite() && (if pct { v / 100.0 } else { v }) <= 0.0)
+    })
+}
+
+/// `[a, b, c, d]` of a 2-D `matrix(a, b, c, d, e, f)`.
+fn matrix_linear(value: &str) -> Option<[f32; 4]> {
+    let inner = value.strip_prefix("matrix(")?.strip_suffix(')')?;
+    let v: Vec<f32> = inner
+        .split(',')
+        .map(|t| t.trim().parse::<f32>().ok().filter(|v| v.is_finite()))
+        .collect::<Option<_>>()?;
+    (v.len() == 6).then(|| [v[0], v[1], v[2], v[3]])
 }
 
 /// A 2-D `matrix(a, b, c, d, e, f)` with `b` or `c` not zero.
@@ -589,6 +890,8 @@ pub struct StylesPresent {
     pub transform: bool,
     pub clip_path: bool,
     pub contain: bool,
+    pub border_radius: bool,
+    pub filter: bool,
 }
 
 impl StylesPresent {
@@ -609,6 +912,8 @@ impl StylesPresent {
             StyleField::Transform => self.transform = true,
             StyleField::ClipPath => self.clip_path = true,
             StyleField::Contain => self.contain = true,
+            StyleField::BorderRadius(_) => self.border_radius = true,
+            StyleField::Filter => self.filter = true,
             StyleField::Ignored => {}
         }
     }
@@ -644,7 +949,39 @@ mod tests {
             crate::model::Rect::new(10.0, 20.0, 50.0, 40.0)
         );
         assert_eq!(ClipPath::parse("none"), ClipPath::None);
-        assert_eq!(ClipPath::parse("circle(50px at 50% 50%)"), ClipPath::Shape);
+        let ClipPath::Ellipse(e) = ClipPath::parse("circle(50% at 50% 50%)") else {
+            panic!("a circle is an ellipse");
+        };
+        // 50% of the normalized diagonal of a 100x40 box: about 38 px.
+        let r = e.rect_in(b);
+        assert!((r.width - 76.16).abs() < 0.1 && (r.center().x - 60.0).abs() < 1e-9);
+        let ClipPath::Ellipse(e) = ClipPath::parse("circle(at 0px 50%)") else {
+            panic!("a circle without radius is closest-side");
+        };
+        assert_eq!(e.rect_in(b).width, 0.0);
+        let ClipPath::Ellipse(e) = ClipPath::parse("ellipse(20px 10% at 25% 50%)") else {
+            panic!("an ellipse");
+        };
+        assert_eq!(e.rect_in(b), crate::model::Rect::new(15.0, 36.0, 40.0, 8.0));
+        let ClipPath::Polygon(p) = ClipPath::parse("polygon(evenodd, 0px 0px, 100% 0%, 50% 100%)")
+        else {
+            panic!("a polygon");
+        };
+        assert!(p.even_odd);
+        assert_eq!(
+            p.points_in(b).collect::<Vec<_>>(),
+            vec![(10.0, 20.0), (110.0, 20.0), (60.0, 60.0)]
+        );
+        assert_eq!(p.rect_in(b), b);
+        assert_eq!(
+            ClipPath::parse("polygon(0px 0px, 10px 0px)"),
+            ClipPath::Shape
+        );
+        assert_eq!(
+            ClipPath::parse("polygon(0px 0px, calc(10% + 2px) 0px, 5px 5px)"),
+            ClipPath::Shape
+        );
+        assert_eq!(ClipPath::parse("circle(50px at left top)"), ClipPath::Shape);
         assert_eq!(ClipPath::parse("inset(calc(10% + 2px))"), ClipPath::Shape);
         assert_eq!(
             ClipPath::parse("inset(1px 2px 3px 4px 5px)"),
@@ -665,6 +1002,53 @@ mod tests {
         ] {
             StyleField::Contain.apply(&mut style, value);
             assert_eq!(style.paint_contained, contained, "{value}");
+        }
+    }
+
+    #[test]
+    fn parses_border_radius_and_matrix() {
+        let mut style = Style::default();
+        assert!(style.border_radius.is_none());
+        StyleField::BorderRadius(0).apply(&mut style, "50%");
+        StyleField::BorderRadius(2).apply(&mut style, "10px 20px");
+        assert!(!style.border_radius.is_none());
+        let b = crate::model::Rect::new(0.0, 0.0, 40.0, 20.0);
+        let r = style.border_radius.resolve(b);
+        assert_eq!(r[0], (20.0, 10.0));
+        assert_eq!(r[1], (0.0, 0.0));
+        // The top-left corner's 10 px and the bottom-left's 15 px share a 20 px tall side:
+        // every radius shrinks by 20 / 25.
+        StyleField::BorderRadius(3).apply(&mut style, "15px");
+        let r = style
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 400.0, 20.0));
+        assert!(
+            (r[2].0 - 8.0).abs() < 1e-9 && (r[2].1 - 16.0).abs() < 1e-9,
+            "{r:?}"
+        );
+        StyleField::Transform.apply(&mut style, "matrix(0.5, 0.866, -0.866, 0.5, 3, 4)");
+        assert!(style.transform_rotated);
+        assert_eq!(style.transform_linear, [0.5, 0.866, -0.866, 0.5]);
+        StyleField::Transform.apply(&mut style, "none");
+        assert_eq!(style.transform_linear, [1.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn parses_filter() {
+        let mut style = Style::default();
+        for (value, filtered, transparent) in [
+            ("none", false, false),
+            ("opacity(0)", true, true),
+            ("blur(2px) opacity(0%)", true, true),
+            ("opacity(0.5)", true, false),
+            ("grayscale(1)", true, false),
+        ] {
+            StyleField::Filter.apply(&mut style, value);
+            assert_eq!(
+                (style.filtered, style.filter_transparent),
+                (filtered, transparent),
+                "{value}"
+            );
         }
     }
 
