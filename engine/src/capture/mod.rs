@@ -97,10 +97,7 @@ pub const COMPUTED_STYLES: &[&str] = &[
     "clip-path",
     "contain",
     "filter",
-    "border-top-left-radius",
-    "border-top-right-radius",
-    "border-bottom-right-radius",
-    "border-bottom-left-radius",
+    "border-radius",
 ];
 
 /// The accessibility tree of one frame.

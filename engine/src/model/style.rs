@@ -576,6 +576,34 @@ impl BorderRadii {
             _ => [InsetLength::Px(0.0); 2],
         };
     }
+
+    /// Parses the `border-radius` shorthand's computed value: one to four horizontal radii,
+    /// then optionally `/` and one to four vertical ones (`50%`, `4px 8px`,
+    /// `10px 20px 30px 40px / 5px`), spread over the corners as CSS does. A value that does not
+    /// read leaves the corners square.
+    fn set_all(&mut self, value: &str) {
+        let side = |s: &str| -> Option<[InsetLength; 4]> {
+            let parts: Vec<InsetLength> = s
+                .split_whitespace()
+                .map(InsetLength::parse)
+                .collect::<Option<_>>()?;
+            match parts.as_slice() {
+                [a] => Some([*a; 4]),
+                [a, b] => Some([*a, *b, *a, *b]),
+                [a, b, c] => Some([*a, *b, *c, *b]),
+                [a, b, c, d] => Some([*a, *b, *c, *d]),
+                _ => None,
+            }
+        };
+        let (across, down) = match value.split_once('/') {
+            Some((h, v)) => (side(h), side(v)),
+            None => (side(value), side(value)),
+        };
+        *self = match (across, down) {
+            (Some(h), Some(v)) => BorderRadii(std::array::from_fn(|k| [h[k], v[k]])),
+            _ => BorderRadii::NONE,
+        };
+    }
 }
 
 impl ClipPath {
@@ -737,8 +765,12 @@ pub(crate) enum StyleField {
     ClipPath,
     Contain,
     Filter,
-    /// `border-top-left-radius`, `-top-right-`, `-bottom-right-`, `-bottom-left-` (0 to 3).
+    /// `border-top-left-radius`, `-top-right-`, `-bottom-right-`, `-bottom-left-` (0 to 3), as
+    /// captures recorded with the longhands hold them.
     BorderRadius(u8),
+    /// `border-radius`: the four corners in one style (what the engine asks for: each style
+    /// costs Chromium time on every layout box).
+    BorderRadii,
     /// A style requested by someone else; ignored here.
     Ignored,
 }
@@ -763,6 +795,7 @@ impl StyleField {
             "clip-path" => StyleField::ClipPath,
             "contain" => StyleField::Contain,
             "filter" => StyleField::Filter,
+            "border-radius" => StyleField::BorderRadii,
             "border-top-left-radius" => StyleField::BorderRadius(0),
             "border-top-right-radius" => StyleField::BorderRadius(1),
             "border-bottom-right-radius" => StyleField::BorderRadius(2),
@@ -807,6 +840,7 @@ impl StyleField {
                 style.filter_transparent = filter_transparent(value);
             }
             StyleField::BorderRadius(k) => style.border_radius.set(usize::from(k & 3), value),
+            StyleField::BorderRadii => style.border_radius.set_all(value),
             StyleField::ClipPath => style.clip_path = ClipPath::parse(value),
             StyleField::Contain => {
                 style.paint_contained = value
@@ -912,7 +946,7 @@ impl StylesPresent {
             StyleField::Transform => self.transform = true,
             StyleField::ClipPath => self.clip_path = true,
             StyleField::Contain => self.contain = true,
-            StyleField::BorderRadius(_) => self.border_radius = true,
+            StyleField::BorderRadius(_) | StyleField::BorderRadii => self.border_radius = true,
             StyleField::Filter => self.filter = true,
             StyleField::Ignored => {}
         }
@@ -1026,6 +1060,20 @@ mod tests {
             (r[2].0 - 8.0).abs() < 1e-9 && (r[2].1 - 16.0).abs() < 1e-9,
             "{r:?}"
         );
+        // The shorthand, as the engine asks for it: spread over the corners as CSS does.
+        let mut all = Style::default();
+        StyleField::from_name("border-radius").apply(&mut all, "10px 20px 30px / 5px 50%");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 400.0, 400.0));
+        assert_eq!(r, [(10.0, 5.0), (20.0, 200.0), (30.0, 5.0), (20.0, 200.0)]);
+        StyleField::BorderRadii.apply(&mut all, "50%");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 40.0, 20.0));
+        assert_eq!(r, [(20.0, 10.0); 4]);
+        StyleField::BorderRadii.apply(&mut all, "calc(1px + 2%)");
+        assert!(all.border_radius.is_none());
         StyleField::Transform.apply(&mut style, "matrix(0.5, 0.866, -0.866, 0.5, 3, 4)");
         assert!(style.transform_rotated);
         assert_eq!(style.transform_linear, [0.5, 0.866, -0.866, 0.5]);
