@@ -12,17 +12,19 @@
 //! way for the same DOM, layout and styles; a node's backend id changes with its document, so a
 //! page loaded again never matches), the layout metrics, the page's URL and the view asked for.
 //! Byte equality rather than a hash: a page controls its text and could aim at a weak hash's
-//! collisions; comparing two texts of the same length costs a fraction of a millisecond. The
+//! collisions; comparing two texts of the same length runs at memory speed (about a millisecond
+//! for a long page's few megabytes). The
 //! rectangles read for the boxes geometry needs (see [`super::box_rects`]) are read every time
 //! and compared too: a panel scrolled changes them and nothing else.
 //!
 //! What it costs: the last reply's text stays alive with the page (it is reference-counted, so
-//! that costs no copy). A model and its view are copied into the page only once its state has
+//! that costs no copy, but it holds the reply's memory until the page's next snapshot). A model and its view are copied into the page only once its state has
 //! been seen twice in a row, so a page that changes between every two snapshots (a clock, a
 //! feed) pays nothing but the comparison; a page that does not change pays that copy once and
 //! then a copy out per snapshot (the pipeline adds the accessibility trees to its model), which
-//! costs a small part of what it replaces. Snapshots of pages with out-of-process frames, and
-//! captures taken to be saved, are not kept.
+//! costs a small part of what it replaces. The last state of two views is kept (an agent may
+//! alternate the default view and the whole page). Snapshots of pages with out-of-process
+//! frames, and captures taken to be saved, are not kept.
 
 use std::sync::{Arc, Mutex};
 
@@ -47,12 +49,17 @@ pub(crate) struct StateKey {
 }
 
 impl StateKey {
+    /// Whether both describe the same view (what is kept for one view is kept apart from
+    /// another's).
+    fn same_view(&self, other: &StateKey) -> bool {
+        self.view == other.view && self.rects_view == other.rects_view
+    }
+
     fn same(&self, other: &StateKey) -> bool {
-        self.text.as_str() == other.text.as_str()
+        self.same_view(other)
             && self.metrics == other.metrics
             && self.url == other.url
-            && self.view == other.view
-            && self.rects_view == other.rects_view
+            && self.text.as_str() == other.text.as_str()
     }
 }
 
@@ -84,17 +91,30 @@ impl KeptState {
 /// clone (clones share it).
 #[derive(Clone, Default)]
 pub struct KeptModel {
-    last: Arc<Mutex<Option<Last>>>,
+    /// The last state of each view, the most recent last.
+    last: Arc<Mutex<Vec<Last>>>,
 }
+
+/// How many views' states a page keeps: an agent that alternates two (the default view and the
+/// whole page) still finds each unchanged.
+const VIEWS: usize = 2;
 
 impl std::fmt::Debug for KeptModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kept = self
+        let (views, kept) = self
             .last
             .lock()
-            .map(|last| last.as_ref().map(|l| l.state.is_some()))
-            .unwrap_or(None);
-        f.debug_struct("KeptModel").field("kept", &kept).finish()
+            .map(|last| {
+                (
+                    last.len(),
+                    last.iter().filter(|l| l.state.is_some()).count(),
+                )
+            })
+            .unwrap_or((0, 0));
+        f.debug_struct("KeptModel")
+            .field("views", &views)
+            .field("kept", &kept)
+            .finish()
     }
 }
 
@@ -120,32 +140,46 @@ impl KeptModel {
         let Ok(last) = self.last.lock() else {
             return Seen::New;
         };
-        match last.as_ref() {
-            Some(last) if last.key.same(key) => match &last.state {
+        match last.iter().find(|l| l.key.same(key)) {
+            Some(last) => match &last.state {
                 Some(state) => Seen::Kept(state.clone()),
                 None => Seen::Again,
             },
-            _ => Seen::New,
+            None => Seen::New,
         }
     }
 
     /// Records the state of a snapshot that was read (`Seen::New`: its key alone; `Seen::Again`:
-    /// what was built from it too).
+    /// what was built from it too), in place of its view's last.
     pub(crate) fn record(&self, key: StateKey, state: Option<KeptState>) {
+        let mut old = Vec::new();
         if let Ok(mut last) = self.last.lock() {
-            *last = Some(Last {
+            let (gone, kept): (Vec<Last>, Vec<Last>) = std::mem::take(&mut *last)
+                .into_iter()
+                .partition(|l| l.key.same_view(&key));
+            *last = kept;
+            old = gone;
+            if last.len() >= VIEWS {
+                old.push(last.remove(0));
+            }
+            last.push(Last {
                 key,
                 state: state.map(Arc::new),
             });
         }
+        // A long page's model is hundreds of thousands of allocations: freed off the
+        // snapshot's path, and not under the lock.
+        crate::parallel::drop_aside(old, true);
     }
 
-    /// Forgets the last state (a snapshot that could not be kept: out-of-process frames, a
+    /// Forgets every state (a snapshot that could not be kept: out-of-process frames, a
     /// snapshot taken again with every rectangle).
     pub(crate) fn forget(&self) {
-        if let Ok(mut last) = self.last.lock() {
-            *last = None;
-        }
+        let old = match self.last.lock() {
+            Ok(mut last) => std::mem::take(&mut *last),
+            Err(_) => Vec::new(),
+        };
+        crate::parallel::drop_aside(old, true);
     }
 }
 
@@ -213,8 +247,17 @@ mod tests {
         f.rects_view = None;
         assert!(matches!(kept.look(&f), Seen::New));
 
-        kept.forget();
+        // Another view's state is kept beside this one; a third view's pushes out the oldest.
+        kept.record(e.clone(), None);
+        assert!(matches!(kept.look(&a), Seen::Kept(_)));
+        assert!(matches!(kept.look(&e), Seen::Again));
+        kept.record(f.clone(), None);
         assert!(matches!(kept.look(&a), Seen::New));
+        assert!(matches!(kept.look(&e), Seen::Again));
+        assert!(matches!(kept.look(&f), Seen::Again));
+
+        kept.forget();
+        assert!(matches!(kept.look(&e), Seen::New));
     }
 
     /// The rectangles read after the snapshot are compared too.

@@ -35,7 +35,7 @@
 //! values), one more when a child frame in the same renderer has boxes to read (its world is
 //! created then: a hidden frame would never need one); a viewport scope adds one, the view's
 //! accessibility nodes, asked for once the rectangles are in, with the check riding along.
-
+//!
 //! The engine's own work between the snapshot's reply and the accessibility request (reading
 //! the reply, the model of the DOM, the view's geometry and visibility) is skipped when the page
 //! has not changed since its last snapshot: what was built from the same reply is kept with the
@@ -465,11 +465,9 @@ async fn capture_once(
             let kept = kept_state.as_deref().filter(|_| !retaken);
             let (model, facts, kept) = dom_model_of(&capture, facts_view, kept)?;
             reused = kept;
-            let sets = match &facts {
-                Some(facts) => fetch_set(&model, facts, 1 + capture.oopifs.len()),
-                None => Vec::new(),
-            };
-            dom_model = Some((model, facts));
+            let facts = facts.unwrap_or_else(|| ViewFacts::new(&model, view.unwrap_or_default()));
+            let sets = fetch_set(&model, &facts, 1 + capture.oopifs.len());
+            dom_model = Some((model, Some(facts)));
             let wanted: usize = sets.iter().map(Vec::len).sum();
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The
@@ -609,6 +607,8 @@ async fn capture_once(
         (Some((_, Seen::Kept(_))), _) if reused => {}
         // The same text, but other rectangles (a panel scrolled): kept again if seen again.
         (Some((key, Seen::Kept(_))), _) => kept_model.record(key, None),
+        // A capture taken to be saved leaves what was kept alone.
+        _ if dom_rects => {}
         _ => kept_model.forget(),
     }
     Ok(Attempt::Done(Box::new(Captured::new(capture, dom_model))))
