@@ -49,8 +49,8 @@ pub fn assemble(nodes: &AxNodes) -> Vec<AxTreeCapture> {
     let mut index: FxHashMap<AxKeyRef<'_>, usize> = FxHashMap::default();
     let mut unique = Vec::with_capacity(nodes.len());
     for n in nodes.iter() {
-        if !index.contains_key(&n.node_id()) {
-            index.insert(n.node_id(), unique.len());
+        if let std::collections::hash_map::Entry::Vacant(e) = index.entry(n.node_id()) {
+            e.insert(unique.len());
             unique.push(n);
         }
     }

@@ -9,6 +9,11 @@
 //! picks a node start half way through what the head has left and reads from there to the
 //! list's end. The head stops when it reaches that node.
 //!
+//! Each thread reads into a tree of its own ([`AxNodes`]), and the tail's is appended to the
+//! head's with its offsets moved: what is copied then is the tail's compact tables (about 50
+//! bytes a node and its text), where a list of per-node records copied 240 bytes a node, each
+//! record touched a second time just after it was written.
+//!
 //! The head steps from one node boundary of the list to the next, so it stops only on a real
 //! one. A cut that is not one (a `{"nodeId"` nested inside a node, or in a later list) is never
 //! met: the head reads to the end and the tail's work is thrown away. Anything the readers here

@@ -856,11 +856,13 @@ fn partial_trees<'a>(
             }
             more = true;
             // A parent that is no DOM node cannot be asked for: its children are left out.
-            for reply in join_all(ask.iter().map(|&id| send(id))).await {
-                if let Ok(reply) = reply {
-                    if let Err(e) = nodes.append(reply.nodes) {
-                        return (Err(Error::protocol(e)), more);
-                    }
+            for reply in join_all(ask.iter().map(|&id| send(id)))
+                .await
+                .into_iter()
+                .flatten()
+            {
+                if let Err(e) = nodes.append(reply.nodes) {
+                    return (Err(Error::protocol(e)), more);
                 }
             }
         }
