@@ -2,7 +2,7 @@
 //! `Accessibility.getFullAXTree` nodes of the stdtypes capture (36k DOM nodes), each taken out
 //! of the capture as its own JSON buffer beforehand so that only the typed parse is timed. The
 //! AX nodes are parsed twice: as the generated `Vec<AXNode>` (`axNodes`) and as the lean records
-//! the engine captures them into (`axNodes_lean`, `pagesight::capture::AxNodeRecord`). The
+//! the engine captures them into (`axNodes_lean`, `pagesight::capture::AxNodes`). The
 //! domSnapshot is parsed four ways: as the generated `CaptureSnapshotReturns` (`domSnapshot`),
 //! as the engine's lean `DomSnapshot` by serde_json from bytes (`domSnapshot_lean`) and from
 //! text (`domSnapshot_lean_str`), and by the engine's own reader (`domSnapshot_fast`).
@@ -12,7 +12,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pagesight::capture::{AxNodeRecord, DomSnapshot};
+use pagesight::capture::{AxNodes, DomSnapshot};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight_benches::{fixture_capture_path, gunzip, raw_parts};
@@ -72,7 +72,7 @@ fn parse(c: &mut Criterion) {
     });
     group.bench_function("axNodes_lean", |b| {
         b.iter(|| {
-            serde_json::from_slice::<Vec<AxNodeRecord>>(black_box(&parts.ax_nodes))
+            serde_json::from_slice::<AxNodes>(black_box(&parts.ax_nodes))
                 .expect("the AX nodes of the stdtypes capture do not parse")
         })
     });

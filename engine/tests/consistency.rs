@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pagesight::capture::{capture_page, mixes_states, Capture};
+use pagesight::capture::{capture_page, mixes_states, AxNodes, Capture};
 use pagesight::model::Model;
 use pagesight::session::{Session, SessionOptions};
 use pagesight::ErrorCode;
@@ -119,11 +119,8 @@ fn recorded_pages_are_not_mixed() {
         let path = entry.expect("entry").path();
         let bytes = std::fs::read(&path).expect("read");
         let capture = Capture::from_bytes(&bytes).expect("capture");
-        let ax = capture
-            .ax_trees
-            .first()
-            .map(|t| t.nodes.as_slice())
-            .unwrap_or(&[]);
+        let empty = AxNodes::default();
+        let ax = capture.ax_trees.first().map_or(&empty, |t| &t.nodes);
         assert_eq!(
             mixes_states(&capture.dom_snapshot, ax),
             None,

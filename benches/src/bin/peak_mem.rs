@@ -15,7 +15,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pagesight::capture::{AxNodeRecord, Capture, DomSnapshot};
+use pagesight::capture::{AxNodes, Capture, DomSnapshot};
 use pagesight::cdp::accessibility::AXNode;
 use pagesight::cdp::dom_snapshot::CaptureSnapshotReturns;
 use pagesight::identity::UidTable;
@@ -173,7 +173,7 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     let ax_count = ax.len();
     drop(ax);
     let base = current();
-    let ax: Vec<AxNodeRecord> =
+    let ax: AxNodes =
         serde_json::from_slice(&parts.ax_nodes).map_err(|e| format!("AX nodes: {e}"))?;
     let ax_lean = current() - base;
     drop(ax);
@@ -228,7 +228,7 @@ fn run(path: &std::path::Path) -> Result<(), String> {
         xp(ax_typed, parts.ax_nodes.len())
     );
     println!(
-        "| the same AX nodes as the engine keeps them (`AxNodeRecord`) | {} | {} of their JSON |",
+        "| the same AX nodes as the engine keeps them (`AxNodes`) | {} | {} of their JSON |",
         mib(ax_lean as u64),
         xp(ax_lean, parts.ax_nodes.len())
     );

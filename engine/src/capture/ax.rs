@@ -1,5 +1,5 @@
 //! A lean typed reply for `Accessibility.getFullAXTree` (and `getPartialAXTree`, which answers in
-//! the same shape): only what the model reads.
+//! the same shape): only what the model reads, held flat.
 //!
 //! The generated bindings ([`crate::cdp`]) stay the one way pagesight speaks CDP; this module
 //! does not replace them. It is a *projection* of one reply, the largest the engine asks for,
@@ -13,26 +13,31 @@
 //! python3.11-doc `stdtypes` page (36k DOM nodes, 36k AX nodes, 12.7 MiB of JSON) the generated
 //! `Vec<AXNode>` holds every `sources` list, `chromeRole`, `ignoredReasons` and related node, and
 //! every value as a `serde_json::Value`: about 2.3 KB per node, 81.5 MiB in all (6.4× its JSON),
-//! parsed at about 170 MiB/s, and freeing it was a large part of building the model. The
-//! records here skip those fields while parsing (serde steps over them without allocating), keep
-//! a value as a small scalar, box the rare `description` and `value`, hold a lone child id in
-//! place ([`AxChildIds`]), and keep node ids, which Chromium sends as decimal strings, as
-//! integers: 17.7 MiB (1.4× the JSON, less once the list's spare room is given back) parsed at
-//! about 480 MiB/s on the same machine. The `parse/stdtypes` bench shows both types side by
-//! side, `peak_mem` both sizes.
+//! parsed at about 170 MiB/s. The fields skipped here are stepped over while parsing without
+//! allocating, node ids (decimal strings from Chromium) are kept as integers, and the rest is
+//! held by [`AxNodes`]: one tree in a dozen flat tables rather than a record per node.
 //!
-//! Tolerance is that of the generated bindings: unknown fields are ignored (no
-//! `deny_unknown_fields`), value types and property names are the generated enums, whose unknown
-//! values are kept as strings, and an id that is not a plain decimal integer is kept as text.
-//! Capture files written with the full generated nodes still load (their extra fields are
-//! skipped); files written with these records are still valid `AXNode` JSON.
+//! The first lean form was a 240-byte record per node with its own strings, property list and
+//! child list: 17.7 MiB on stdtypes and several small allocations per node, and its cost grew
+//! faster than the page: at 300k DOM nodes (460k AX nodes) the records alone passed 100 MB, past
+//! the size the allocator reuses, so their pages came zeroed from the system, and allocating and
+//! freeing the small blocks went from nothing at 10k nodes to a seventh of the parse. The arena
+//! holds a node in a 48-byte row plus about two 16-byte value rows and its text; on the scale
+//! series the typed parse of a capture file (`scale/capture_from_json`) went from 2.4–2.9 µs a
+//! DOM node at 10k nodes and 2.6–3.1 µs at 300k, to 2.6–2.7 and 2.0–2.3 µs, and the model build
+//! at 100k from 0.76–0.89 to 0.50–0.60 µs.
+//!
+//! Tolerance is that of the generated bindings: unknown fields are ignored, value types and
+//! property names are the generated enums, whose unknown values are kept as strings, an id that
+//! is not a plain decimal integer is kept as text, and `null` lists read as empty. Capture files
+//! written with the full generated nodes still load (their extra fields are skipped); what
+//! [`AxNodes`] writes is still valid `AXNode` JSON.
 
 use crate::cdp::accessibility::{
     AXPropertyName, AXValueType, GetFullAXTreeParams, GetPartialAXTreeParams,
 };
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
-use std::borrow::Cow;
 use std::fmt;
 
 use crate::error::Result;
@@ -89,8 +94,7 @@ impl crate::cdp::Command for GetPartialAxTree {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FullAxTree {
     /// The tree's nodes, as Chromium lists them.
-    #[serde(deserialize_with = "shrunk")]
-    pub nodes: Vec<AxNodeRecord>,
+    pub nodes: AxNodes,
 }
 
 impl FullAxTree {
@@ -113,198 +117,1374 @@ impl FullAxTree {
 /// From how many bytes a reply is read on two threads.
 const SPLIT_BYTES: usize = 1 << 20;
 
-/// Deserialises a list and gives back the room its growth left unused (a list grown one node
-/// at a time ends up to twice as large as needed; a shrink in place costs no copy).
-pub(crate) fn shrunk<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    let mut v = Vec::<T>::deserialize(d)?;
-    v.shrink_to_fit();
-    Ok(v)
+/// The nodes of one accessibility tree (the protocol's `AXNode`s, the fields the engine reads),
+/// in the order Chromium lists them, held in a few flat tables shared by the whole tree.
+///
+/// Why: a long page's tree has one or two accessibility nodes per DOM node. Held as one record
+/// per node, with a string per name, a list per node's properties and children and a box per
+/// rare field, it was about 240 bytes and several small allocations per node: at 300k DOM nodes
+/// about 108 MB of records, past the size the allocator reuses, so every page of them came
+/// fresh (zeroed) from the system, and the allocator's work grew faster than the tree. Here a
+/// node is a 48-byte row of ids and offsets; its role, name, description and value are 16-byte
+/// rows of one shared table, its properties rows of another, its child ids 8-byte entries of a
+/// third, and every string is a range of one text buffer (a role Chromium names is a number in
+/// [`ROLES`]): a tree is a dozen allocations whatever its size, and two halves read apart are
+/// joined by appending each table with its offsets moved (see [`AxNodes::append`]).
+///
+/// Read through [`AxNodeRef`]s ([`AxNodes::iter`], [`AxNodes::get`]); written and read as the
+/// protocol's JSON list of nodes.
+#[derive(Clone, Default)]
+pub struct AxNodes {
+    rows: Vec<NodeRow>,
+    /// Each node's role, name, description and value, those it has, in that order.
+    values: Vec<ValueRow>,
+    /// Each node's properties, in order.
+    props: Vec<ValueRow>,
+    /// Each node's child ids, in order.
+    children: Vec<PackedKey>,
+    /// Every string of the tree, one after the other.
+    text: String,
+    /// Ranges of `text` named by a node id that is not a number, or by a frame id.
+    spans: Vec<Span>,
+    /// The value types met, each once (a tree uses about ten).
+    types: Vec<AXValueType>,
+    /// The property names met, each once.
+    prop_names: Vec<AXPropertyName>,
 }
 
-/// One node of the accessibility tree (the protocol's `AXNode`, the fields the engine reads).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AxNodeRecord {
-    /// `nodeId`.
-    #[serde(rename = "nodeId")]
-    pub node_id: AxNodeKey,
-    /// `ignored`: not exposed to assistive technology.
-    #[serde(default)]
-    pub ignored: bool,
-    /// `role`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<AxValueRecord>,
-    /// `name`: the accessible name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<AxValueRecord>,
-    /// `description` (rare: boxed to keep the record small).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<Box<AxValueRecord>>,
-    /// `value` (rare: boxed to keep the record small).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<Box<AxValueRecord>>,
-    /// `properties` (absent reads as empty).
-    #[serde(
-        default,
-        deserialize_with = "null_as_empty",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub properties: Vec<AxPropertyRecord>,
-    /// `parentId`.
-    #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
-    pub parent_id: Option<AxNodeKey>,
-    /// `childIds` (absent reads as empty).
-    #[serde(
-        rename = "childIds",
-        default,
-        deserialize_with = "null_as_empty",
-        skip_serializing_if = "AxChildIds::is_empty"
-    )]
-    pub child_ids: AxChildIds,
-    /// `backendDOMNodeId`.
-    #[serde(
-        rename = "backendDOMNodeId",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub backend_dom_node_id: Option<i64>,
-    /// `frameId` (Chromium sets it on the root only).
-    #[serde(rename = "frameId", default, skip_serializing_if = "Option::is_none")]
-    pub frame_id: Option<Box<str>>,
+/// One node: its ids, where its values, properties and child ids start in their tables (each
+/// ends where the next node's start), and flags.
+#[derive(Clone, Copy)]
+struct NodeRow {
+    id: PackedKey,
+    parent: PackedKey,
+    backend: i64,
+    values: u32,
+    props: u32,
+    children: u32,
+    /// An index of `spans`, or [`NO_SPAN`].
+    frame: u32,
+    flags: u8,
 }
 
-/// An `AXProperty`: its name and value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AxPropertyRecord {
-    /// `name` (an unknown name is kept as a string).
-    pub name: AXPropertyName,
-    /// `value`.
-    pub value: AxValueRecord,
+const IGNORED: u8 = 1;
+const HAS_BACKEND: u8 = 2;
+/// The four values a node may have, in the order they are kept.
+const HAS_ROLE: u8 = 4;
+const HAS_NAME: u8 = 8;
+const HAS_DESCRIPTION: u8 = 16;
+const HAS_VALUE: u8 = 32;
+const NO_SPAN: u32 = u32::MAX;
+
+/// An `AXValue` (or a property, whose name it then holds): its type, an index of
+/// [`AxNodes::types`], and a scalar whose `bits` [`Kind`] says how to read.
+#[derive(Clone, Copy)]
+struct ValueRow {
+    bits: u64,
+    type_: u16,
+    /// For a property, an index of [`AxNodes::prop_names`].
+    name: u16,
+    kind: Kind,
 }
 
-/// An `AXValue`: its type and a scalar `value` (`relatedNodes` and `sources` are skipped).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AxValueRecord {
-    /// `type` (an unknown type is kept as a string).
-    #[serde(rename = "type")]
-    pub type_: AXValueType,
-    /// `value`.
-    #[serde(default, skip_serializing_if = "AxScalar::is_none")]
-    pub value: AxScalar,
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    None,
+    Bool,
+    /// A non-negative integer, as a `u64`.
+    PosInt,
+    /// A negative integer, as an `i64`.
+    NegInt,
+    /// A finite float, as its bits.
+    Float,
+    /// A range of the text: start in the high half, length in the low.
+    Str,
+    /// An index of [`ROLES`].
+    Role,
 }
 
-impl AxValueRecord {
-    /// The value when it is a string.
-    pub fn as_str(&self) -> Option<&str> {
-        match &self.value {
-            AxScalar::Str(s) => Some(s),
-            _ => None,
+/// A range of [`AxNodes::text`].
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn bits(self) -> u64 {
+        (u64::from(self.start) << 32) | u64::from(self.len)
+    }
+
+    fn from_bits(bits: u64) -> Span {
+        Span {
+            start: (bits >> 32) as u32,
+            len: bits as u32,
         }
     }
 }
 
-/// The `value` of an `AXValue`: a string, number or boolean. Absent, `null`, and arrays or
-/// objects (which the engine does not read) are all [`AxScalar::None`].
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum AxScalar {
+/// A node id in eight bytes: a canonical integer as itself (at most 18 digits, so well inside
+/// `±2^60`), any other id as [`TEXT_KEY`] plus an index of [`AxNodes::spans`], no id as
+/// [`NO_KEY`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PackedKey(i64);
+
+const NO_KEY: i64 = i64::MAX;
+/// The largest integer id kept as a number (18 digits, see `canonical_int`).
+const MAX_INT_KEY: i64 = 999_999_999_999_999_999;
+const TEXT_KEY: i64 = i64::MIN;
+/// Text ids may use the range `TEXT_KEY..TEXT_KEY + MAX_TEXT_KEYS`, far below any integer id.
+const MAX_TEXT_KEYS: usize = 1 << 60;
+
+/// Why a tree could not be held: its text would pass 4 GiB, or it names more distinct value
+/// types or property names than a table index holds.
+const TOO_LARGE: &str = "the accessibility tree is too large to hold";
+
+/// A node id as read from an [`AxNodes`]: a canonical integer, or the text of any other id. Two
+/// ids are equal exactly when their protocol strings are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AxKeyRef<'a> {
+    /// A canonical decimal integer.
+    Int(i64),
+    /// Any other id, verbatim.
+    Text(&'a str),
+}
+
+impl AxKeyRef<'_> {
+    /// The owned key.
+    pub fn to_key(self) -> AxNodeKey {
+        match self {
+            AxKeyRef::Int(i) => AxNodeKey::Int(i),
+            AxKeyRef::Text(t) => AxNodeKey::Text(t.into()),
+        }
+    }
+}
+
+impl fmt::Display for AxKeyRef<'_> {
+    /// The protocol string.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxKeyRef::Int(i) => fmt::Display::fmt(i, f),
+            AxKeyRef::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Serialize for AxKeyRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AxKeyRef::Int(i) => s.collect_str(i),
+            AxKeyRef::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+/// The scalar `value` of an `AXValue`: a string, number or boolean. Absent, `null`, and arrays
+/// or objects (which the engine does not read) are all [`AxScalar::None`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum AxScalar<'a> {
     /// No scalar value.
-    #[default]
     None,
     /// A boolean.
     Bool(bool),
     /// A number, as JSON spelled it (integer or not).
     Number(serde_json::Number),
-    /// A string. Chromium's role names are borrowed from a table rather than allocated per node
-    /// (every node has a role, and a long page has tens of thousands of nodes).
-    Str(Cow<'static, str>),
+    /// A string.
+    Str(&'a str),
 }
 
-impl AxScalar {
-    /// Whether there is no scalar value.
-    pub fn is_none(&self) -> bool {
-        matches!(self, AxScalar::None)
+/// One node of an [`AxNodes`].
+#[derive(Clone, Copy)]
+pub struct AxNodeRef<'a> {
+    tree: &'a AxNodes,
+    row: &'a NodeRow,
+    k: usize,
+}
+
+/// An `AXValue` of a node (`role`, `name`, `description`, `value`) or of a property.
+#[derive(Clone, Copy)]
+pub struct AxValueRef<'a> {
+    tree: &'a AxNodes,
+    row: ValueRow,
+}
+
+/// An `AXProperty`: its name and value.
+#[derive(Clone, Copy, PartialEq)]
+pub struct AxPropertyRef<'a> {
+    /// `name` (an unknown name is kept as a string).
+    pub name: &'a AXPropertyName,
+    /// `value`.
+    pub value: AxValueRef<'a>,
+}
+
+impl AxNodes {
+    /// How many nodes there are.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether there is no node.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Node `k`.
+    pub fn get(&self, k: usize) -> Option<AxNodeRef<'_>> {
+        Some(AxNodeRef {
+            tree: self,
+            row: self.rows.get(k)?,
+            k,
+        })
+    }
+
+    /// The nodes, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = AxNodeRef<'_>> + DoubleEndedIterator + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(move |(k, row)| AxNodeRef { tree: self, row, k })
+    }
+
+    /// Keeps the first `len` nodes.
+    pub fn truncate(&mut self, len: usize) {
+        let Some(&first) = self.rows.get(len) else {
+            return;
+        };
+        self.rows.truncate(len);
+        self.values.truncate(first.values as usize);
+        self.props.truncate(first.props as usize);
+        self.children.truncate(first.children as usize);
+        // Text and spans may be shared with earlier nodes' strings in no order: left as they
+        // are (a truncated tree is a test's or a cut-down copy's, never a long page's).
+    }
+
+    /// Gives back the room growth left unused (a shrink in place costs no copy).
+    pub fn shrink_to_fit(&mut self) {
+        self.rows.shrink_to_fit();
+        self.values.shrink_to_fit();
+        self.props.shrink_to_fit();
+        self.children.shrink_to_fit();
+        self.text.shrink_to_fit();
+        self.spans.shrink_to_fit();
+    }
+
+    /// Bytes held, for the benches (tables at their capacity).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.rows.capacity() * size_of::<NodeRow>()
+            + (self.values.capacity() + self.props.capacity()) * size_of::<ValueRow>()
+            + self.children.capacity() * size_of::<PackedKey>()
+            + self.text.capacity()
+            + self.spans.capacity() * size_of::<Span>()
+    }
+
+    /// Appends `other`'s nodes, moving its offsets past this tree's. `Err` (and this tree
+    /// unchanged) when the two together are too large to hold.
+    pub fn append(&mut self, other: AxNodes) -> Result<(), &'static str> {
+        let text_at = self.text.len();
+        let span_at = self.spans.len();
+        if u32::try_from(text_at + other.text.len()).is_err()
+            || span_at + other.spans.len() >= MAX_TEXT_KEYS
+            || u32::try_from(self.values.len() + other.values.len()).is_err()
+            || u32::try_from(self.props.len() + other.props.len()).is_err()
+            || u32::try_from(self.children.len() + other.children.len()).is_err()
+        {
+            return Err(TOO_LARGE);
+        }
+        let types = other
+            .types
+            .iter()
+            .map(|t| intern(&mut self.types, t))
+            .collect::<Option<Vec<u16>>>()
+            .ok_or(TOO_LARGE)?;
+        let names = other
+            .prop_names
+            .iter()
+            .map(|n| intern(&mut self.prop_names, n))
+            .collect::<Option<Vec<u16>>>()
+            .ok_or(TOO_LARGE)?;
+        // Checked above: every offset below stays within `u32`, every text key below `NO_KEY`.
+        let (text_at, span_at) = (text_at as u32, span_at as i64);
+        let key = |k: PackedKey| match k.0 {
+            NO_KEY => k,
+            i if i < TEXT_KEY + MAX_TEXT_KEYS as i64 => PackedKey(i + span_at),
+            _ => k,
+        };
+        let value = |mut v: ValueRow| {
+            v.type_ = types.get(usize::from(v.type_)).copied().unwrap_or(v.type_);
+            v.name = names.get(usize::from(v.name)).copied().unwrap_or(v.name);
+            if v.kind == Kind::Str {
+                let mut s = Span::from_bits(v.bits);
+                s.start += text_at;
+                v.bits = s.bits();
+            }
+            v
+        };
+        let (v0, p0, c0) = (
+            self.values.len() as u32,
+            self.props.len() as u32,
+            self.children.len() as u32,
+        );
+        self.rows.reserve_exact(other.rows.len());
+        self.rows.extend(other.rows.iter().map(|r| NodeRow {
+            id: key(r.id),
+            parent: key(r.parent),
+            values: r.values + v0,
+            props: r.props + p0,
+            children: r.children + c0,
+            frame: match r.frame {
+                NO_SPAN => NO_SPAN,
+                f => f + span_at as u32,
+            },
+            ..*r
+        }));
+        self.values.reserve_exact(other.values.len());
+        self.values.extend(other.values.iter().map(|&v| value(v)));
+        self.props.reserve_exact(other.props.len());
+        self.props.extend(other.props.iter().map(|&v| value(v)));
+        self.children.reserve_exact(other.children.len());
+        self.children.extend(other.children.iter().map(|&k| key(k)));
+        self.spans.extend(other.spans.iter().map(|s| Span {
+            start: s.start + text_at,
+            len: s.len,
+        }));
+        self.text.push_str(&other.text);
+        Ok(())
+    }
+
+    /// Appends a copy of `node` (of this tree or another).
+    pub fn push_node(&mut self, node: AxNodeRef<'_>) -> Result<(), &'static str> {
+        let (values, props, children) = self.starts()?;
+        let id = self.push_key(node.node_id())?;
+        let parent = match node.parent_id() {
+            Some(p) => self.push_key(p)?,
+            None => PackedKey(NO_KEY),
+        };
+        for v in [node.role(), node.name(), node.description(), node.value()]
+            .into_iter()
+            .flatten()
+        {
+            let row = self.copy_value(v, None)?;
+            self.values.push(row);
+        }
+        for p in node.properties() {
+            let row = self.copy_value(p.value, Some(p.name))?;
+            self.props.push(row);
+        }
+        for c in node.child_ids() {
+            let c = self.push_key(c)?;
+            self.children.push(c);
+        }
+        let frame = match node.frame_id() {
+            Some(f) => self.push_span(f)?,
+            None => NO_SPAN,
+        };
+        self.rows.push(NodeRow {
+            id,
+            parent,
+            values,
+            props,
+            children,
+            frame,
+            ..*node.row
+        });
+        Ok(())
+    }
+
+    /// Appends an ignored node without role, name or DOM node: a child `parent` lists that is
+    /// not otherwise known, kept so that `parent` keeps its child count.
+    pub fn push_stand_in(
+        &mut self,
+        id: AxKeyRef<'_>,
+        parent: AxKeyRef<'_>,
+    ) -> Result<(), &'static str> {
+        let (values, props, children) = self.starts()?;
+        let id = self.push_key(id)?;
+        let parent = self.push_key(parent)?;
+        self.rows.push(NodeRow {
+            id,
+            parent,
+            backend: 0,
+            values,
+            props,
+            children,
+            frame: NO_SPAN,
+            flags: IGNORED,
+        });
+        Ok(())
+    }
+
+    /// Where the next node's values, properties and child ids start.
+    fn starts(&self) -> Result<(u32, u32, u32), &'static str> {
+        let at = |n: usize| u32::try_from(n).map_err(|_| TOO_LARGE);
+        Ok((
+            at(self.values.len())?,
+            at(self.props.len())?,
+            at(self.children.len())?,
+        ))
+    }
+
+    fn push_text(&mut self, s: &str) -> Result<Span, &'static str> {
+        let start = u32::try_from(self.text.len()).map_err(|_| TOO_LARGE)?;
+        let len = u32::try_from(s.len()).map_err(|_| TOO_LARGE)?;
+        start.checked_add(len).ok_or(TOO_LARGE)?;
+        self.text.push_str(s);
+        Ok(Span { start, len })
+    }
+
+    /// `s` kept as a span of the text: its index.
+    fn push_span(&mut self, s: &str) -> Result<u32, &'static str> {
+        let span = self.push_text(s)?;
+        let at = u32::try_from(self.spans.len())
+            .ok()
+            .filter(|&at| at != NO_SPAN)
+            .ok_or(TOO_LARGE)?;
+        self.spans.push(span);
+        Ok(at)
+    }
+
+    fn push_key(&mut self, key: AxKeyRef<'_>) -> Result<PackedKey, &'static str> {
+        match key {
+            AxKeyRef::Int(i) if (-MAX_INT_KEY..=MAX_INT_KEY).contains(&i) => Ok(PackedKey(i)),
+            AxKeyRef::Int(i) => self.push_text_key(&i.to_string()),
+            AxKeyRef::Text(t) => self.push_id(t),
+        }
+    }
+
+    /// The key of a protocol id.
+    fn push_id(&mut self, s: &str) -> Result<PackedKey, &'static str> {
+        match canonical_int(s) {
+            Some(i) => Ok(PackedKey(i)),
+            None => self.push_text_key(s),
+        }
+    }
+
+    fn push_text_key(&mut self, s: &str) -> Result<PackedKey, &'static str> {
+        if self.spans.len() >= MAX_TEXT_KEYS {
+            return Err(TOO_LARGE);
+        }
+        let at = self.spans.len() as i64;
+        let span = self.push_text(s)?;
+        self.spans.push(span);
+        Ok(PackedKey(TEXT_KEY + at))
+    }
+
+    fn copy_value(
+        &mut self,
+        v: AxValueRef<'_>,
+        name: Option<&AXPropertyName>,
+    ) -> Result<ValueRow, &'static str> {
+        let type_ = intern(&mut self.types, v.type_()).ok_or(TOO_LARGE)?;
+        let name = match name {
+            Some(n) => intern(&mut self.prop_names, n).ok_or(TOO_LARGE)?,
+            None => 0,
+        };
+        let mut row = ValueRow {
+            type_,
+            name,
+            ..v.row
+        };
+        if v.row.kind == Kind::Str {
+            row.bits = self.push_text(v.tree.str_at(v.row.bits))?.bits();
+        }
+        Ok(row)
+    }
+
+    fn str_at(&self, bits: u64) -> &str {
+        let s = Span::from_bits(bits);
+        let start = s.start as usize;
+        self.text.get(start..start + s.len as usize).unwrap_or("")
+    }
+
+    fn key(&self, k: PackedKey) -> Option<AxKeyRef<'_>> {
+        match k.0 {
+            NO_KEY => None,
+            i if i < TEXT_KEY + MAX_TEXT_KEYS as i64 => {
+                let span = self.spans.get((i - TEXT_KEY) as usize)?;
+                Some(AxKeyRef::Text(self.str_at(Span::bits(*span))))
+            }
+            i => Some(AxKeyRef::Int(i)),
+        }
+    }
+
+    /// The end of node `k`'s run in a table whose runs start at `start(row)`.
+    fn end_of(&self, k: usize, start: impl Fn(&NodeRow) -> u32, len: usize) -> usize {
+        self.rows.get(k + 1).map_or(len, |r| start(r) as usize)
+    }
+
+    /// Room for `more` nodes like the ones read since `since` (the table sizes then), `read`
+    /// of them.
+    pub(crate) fn reserve_like(&mut self, since: &AxNodesSize, read: usize, more: usize) {
+        let now = self.size();
+        let grow = |now: usize, then: usize| (now - then.min(now)) * more / read.max(1) + 1;
+        self.rows.reserve(more);
+        self.values.reserve(grow(now.values, since.values));
+        self.props.reserve(grow(now.props, since.props));
+        self.children.reserve(grow(now.children, since.children));
+        self.text.reserve(grow(now.text, since.text));
+    }
+
+    /// How long each table is, to measure a run of nodes.
+    pub(crate) fn size(&self) -> AxNodesSize {
+        AxNodesSize {
+            values: self.values.len(),
+            props: self.props.len(),
+            children: self.children.len(),
+            text: self.text.len(),
+        }
+    }
+
+    /// Reads one node (a JSON object) onto the end.
+    pub(crate) fn node_seed(&mut self) -> NodeSeed<'_> {
+        NodeSeed(self)
     }
 }
 
-impl Serialize for AxScalar {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            AxScalar::None => s.serialize_unit(),
-            AxScalar::Bool(b) => s.serialize_bool(*b),
-            AxScalar::Number(n) => n.serialize(s),
-            AxScalar::Str(v) => s.serialize_str(v),
+/// The lengths of an [`AxNodes`]' tables.
+pub(crate) struct AxNodesSize {
+    values: usize,
+    props: usize,
+    children: usize,
+    text: usize,
+}
+
+/// `item`'s index in `table`, added when missing; `None` past `u16`.
+fn intern<T: PartialEq + Clone>(table: &mut Vec<T>, item: &T) -> Option<u16> {
+    if let Some(at) = table.iter().position(|t| t == item) {
+        return u16::try_from(at).ok();
+    }
+    let at = u16::try_from(table.len()).ok()?;
+    table.push(item.clone());
+    Some(at)
+}
+
+/// [`intern`] for an owned item.
+fn intern_owned<T: PartialEq>(table: &mut Vec<T>, item: T) -> Option<u16> {
+    if let Some(at) = table.iter().position(|t| *t == item) {
+        return u16::try_from(at).ok();
+    }
+    let at = u16::try_from(table.len()).ok()?;
+    table.push(item);
+    Some(at)
+}
+
+impl<'a> AxNodeRef<'a> {
+    /// Its index in the tree.
+    pub fn index(&self) -> usize {
+        self.k
+    }
+
+    /// `nodeId`.
+    pub fn node_id(&self) -> AxKeyRef<'a> {
+        self.tree.key(self.row.id).unwrap_or(AxKeyRef::Int(0))
+    }
+
+    /// `ignored`: not exposed to assistive technology.
+    pub fn ignored(&self) -> bool {
+        self.row.flags & IGNORED != 0
+    }
+
+    /// The value flagged `which` (one of `HAS_ROLE`..`HAS_VALUE`).
+    fn value_row(&self, which: u8) -> Option<AxValueRef<'a>> {
+        if self.row.flags & which == 0 {
+            return None;
+        }
+        // The values kept before this one.
+        let before = (self.row.flags & (which - 1) & !(IGNORED | HAS_BACKEND)).count_ones();
+        let row = *self
+            .tree
+            .values
+            .get(self.row.values as usize + before as usize)?;
+        Some(AxValueRef {
+            tree: self.tree,
+            row,
+        })
+    }
+
+    /// `role`.
+    pub fn role(&self) -> Option<AxValueRef<'a>> {
+        self.value_row(HAS_ROLE)
+    }
+
+    /// `name`: the accessible name.
+    pub fn name(&self) -> Option<AxValueRef<'a>> {
+        self.value_row(HAS_NAME)
+    }
+
+    /// `description`.
+    pub fn description(&self) -> Option<AxValueRef<'a>> {
+        self.value_row(HAS_DESCRIPTION)
+    }
+
+    /// `value`.
+    pub fn value(&self) -> Option<AxValueRef<'a>> {
+        self.value_row(HAS_VALUE)
+    }
+
+    /// `properties`, in order.
+    pub fn properties(&self) -> impl ExactSizeIterator<Item = AxPropertyRef<'a>> + Clone + 'a {
+        let tree = self.tree;
+        let end = tree.end_of(self.k, |r| r.props, tree.props.len());
+        let rows = tree.props.get(self.row.props as usize..end).unwrap_or(&[]);
+        rows.iter().map(move |&row| AxPropertyRef {
+            name: tree
+                .prop_names
+                .get(usize::from(row.name))
+                .unwrap_or(&AXPropertyName::Busy),
+            value: AxValueRef { tree, row },
+        })
+    }
+
+    /// `parentId`.
+    pub fn parent_id(&self) -> Option<AxKeyRef<'a>> {
+        self.tree.key(self.row.parent)
+    }
+
+    /// `childIds`, in order.
+    pub fn child_ids(&self) -> impl ExactSizeIterator<Item = AxKeyRef<'a>> + Clone + 'a {
+        let tree = self.tree;
+        tree.children_of(self.k, self.row)
+            .iter()
+            .map(move |&k| tree.key(k).unwrap_or(AxKeyRef::Int(0)))
+    }
+
+    /// How many child ids there are.
+    pub fn child_count(&self) -> usize {
+        self.tree.children_of(self.k, self.row).len()
+    }
+
+    /// `backendDOMNodeId`.
+    pub fn backend_dom_node_id(&self) -> Option<i64> {
+        (self.row.flags & HAS_BACKEND != 0).then_some(self.row.backend)
+    }
+
+    /// `frameId` (Chromium sets it on the root only).
+    pub fn frame_id(&self) -> Option<&'a str> {
+        let span = self.tree.spans.get(self.row.frame as usize)?;
+        Some(self.tree.str_at(span.bits()))
+    }
+}
+
+impl AxNodes {
+    fn children_of(&self, k: usize, row: &NodeRow) -> &[PackedKey] {
+        let end = self.end_of(k, |r| r.children, self.children.len());
+        self.children.get(row.children as usize..end).unwrap_or(&[])
+    }
+}
+
+impl<'a> AxValueRef<'a> {
+    /// `type` (an unknown type is kept as a string).
+    pub fn type_(&self) -> &'a AXValueType {
+        self.tree
+            .types
+            .get(usize::from(self.row.type_))
+            .unwrap_or(&AXValueType::ValueUndefined)
+    }
+
+    /// `value`.
+    pub fn scalar(&self) -> AxScalar<'a> {
+        let bits = self.row.bits;
+        match self.row.kind {
+            Kind::None => AxScalar::None,
+            Kind::Bool => AxScalar::Bool(bits != 0),
+            Kind::PosInt => AxScalar::Number(bits.into()),
+            Kind::NegInt => AxScalar::Number((bits as i64).into()),
+            Kind::Float => serde_json::Number::from_f64(f64::from_bits(bits))
+                .map_or(AxScalar::None, AxScalar::Number),
+            Kind::Str => AxScalar::Str(self.tree.str_at(bits)),
+            Kind::Role => AxScalar::Str(ROLES.get(bits as usize).copied().unwrap_or("")),
+        }
+    }
+
+    /// The value when it is a string.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match self.scalar() {
+            AxScalar::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value when it is one of the role names Chromium sends, as a static string (each is
+    /// one string whatever the number of nodes naming it).
+    pub fn known_role(&self) -> Option<&'static str> {
+        match self.row.kind {
+            Kind::Role => ROLES.get(self.row.bits as usize).copied(),
+            _ => None,
         }
     }
 }
 
-impl<'de> Deserialize<'de> for AxScalar {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ScalarVisitor)
+impl PartialEq for AxValueRef<'_> {
+    fn eq(&self, other: &AxValueRef<'_>) -> bool {
+        self.type_() == other.type_() && self.scalar() == other.scalar()
     }
 }
 
-struct ScalarVisitor;
+impl fmt::Debug for AxValueRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AxValue")
+            .field("type", self.type_())
+            .field("value", &self.scalar())
+            .finish()
+    }
+}
 
-impl<'de> Visitor<'de> for ScalarVisitor {
-    type Value = AxScalar;
+impl fmt::Debug for AxPropertyRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AxProperty")
+            .field("name", self.name)
+            .field("value", &self.value)
+            .finish()
+    }
+}
+
+impl PartialEq for AxNodeRef<'_> {
+    fn eq(&self, other: &AxNodeRef<'_>) -> bool {
+        self.node_id() == other.node_id()
+            && self.ignored() == other.ignored()
+            && self.role() == other.role()
+            && self.name() == other.name()
+            && self.description() == other.description()
+            && self.value() == other.value()
+            && self.properties().eq(other.properties())
+            && self.parent_id() == other.parent_id()
+            && self.child_ids().eq(other.child_ids())
+            && self.backend_dom_node_id() == other.backend_dom_node_id()
+            && self.frame_id() == other.frame_id()
+    }
+}
+
+impl fmt::Debug for AxNodeRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AxNode")
+            .field("node_id", &self.node_id())
+            .field("ignored", &self.ignored())
+            .field("role", &self.role())
+            .field("name", &self.name())
+            .field("description", &self.description())
+            .field("value", &self.value())
+            .field("properties", &self.properties().collect::<Vec<_>>())
+            .field("parent_id", &self.parent_id())
+            .field("child_ids", &self.child_ids().collect::<Vec<_>>())
+            .field("backend_dom_node_id", &self.backend_dom_node_id())
+            .field("frame_id", &self.frame_id())
+            .finish()
+    }
+}
+
+impl PartialEq for AxNodes {
+    fn eq(&self, other: &AxNodes) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl fmt::Debug for AxNodes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for AxNodes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl Serialize for AxNodeRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("nodeId", &self.node_id())?;
+        m.serialize_entry("ignored", &self.ignored())?;
+        for (key, v) in [
+            ("role", self.role()),
+            ("name", self.name()),
+            ("description", self.description()),
+            ("value", self.value()),
+        ] {
+            if let Some(v) = v {
+                m.serialize_entry(key, &v)?;
+            }
+        }
+        if self.properties().len() > 0 {
+            m.serialize_entry("properties", &Seq(self.properties()))?;
+        }
+        if let Some(p) = self.parent_id() {
+            m.serialize_entry("parentId", &p)?;
+        }
+        if self.child_count() > 0 {
+            m.serialize_entry("childIds", &Seq(self.child_ids()))?;
+        }
+        if let Some(b) = self.backend_dom_node_id() {
+            m.serialize_entry("backendDOMNodeId", &b)?;
+        }
+        if let Some(f) = self.frame_id() {
+            m.serialize_entry("frameId", f)?;
+        }
+        m.end()
+    }
+}
+
+/// Writes the items of an iterator as a list.
+struct Seq<I>(I);
+
+impl<I: Iterator + Clone> Serialize for Seq<I>
+where
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clone())
+    }
+}
+
+impl Serialize for AxPropertyRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("name", self.name)?;
+        m.serialize_entry("value", &self.value)?;
+        m.end()
+    }
+}
+
+impl Serialize for AxValueRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let scalar = self.scalar();
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", self.type_())?;
+        match scalar {
+            AxScalar::None => {}
+            AxScalar::Bool(b) => m.serialize_entry("value", &b)?,
+            AxScalar::Number(n) => m.serialize_entry("value", &n)?,
+            AxScalar::Str(v) => m.serialize_entry("value", v)?,
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for AxNodes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Nodes;
+        impl<'de> Visitor<'de> for Nodes {
+            type Value = AxNodes;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of accessibility nodes")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AxNodes, A::Error> {
+                let mut nodes = AxNodes::default();
+                while seq.next_element_seed(NodeSeed(&mut nodes))?.is_some() {}
+                nodes.shrink_to_fit();
+                Ok(nodes)
+            }
+        }
+        d.deserialize_seq(Nodes)
+    }
+}
+
+/// Reads one `AXNode` onto the end of a tree.
+pub(crate) struct NodeSeed<'t>(&'t mut AxNodes);
+
+/// The keys of an `AXNode` the engine reads; any other is stepped over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NodeField {
+    NodeId,
+    Ignored,
+    Role,
+    Name,
+    Description,
+    Value,
+    Properties,
+    ParentId,
+    ChildIds,
+    BackendDomNodeId,
+    FrameId,
+    Other,
+}
+
+impl NodeField {
+    fn of(key: &str) -> NodeField {
+        match key {
+            "nodeId" => NodeField::NodeId,
+            "ignored" => NodeField::Ignored,
+            "role" => NodeField::Role,
+            "name" => NodeField::Name,
+            "description" => NodeField::Description,
+            "value" => NodeField::Value,
+            "properties" => NodeField::Properties,
+            "parentId" => NodeField::ParentId,
+            "childIds" => NodeField::ChildIds,
+            "backendDOMNodeId" => NodeField::BackendDomNodeId,
+            "frameId" => NodeField::FrameId,
+            _ => NodeField::Other,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            NodeField::NodeId => "nodeId",
+            NodeField::Ignored => "ignored",
+            NodeField::Role => "role",
+            NodeField::Name => "name",
+            NodeField::Description => "description",
+            NodeField::Value => "value",
+            NodeField::Properties => "properties",
+            NodeField::ParentId => "parentId",
+            NodeField::ChildIds => "childIds",
+            NodeField::BackendDomNodeId => "backendDOMNodeId",
+            NodeField::FrameId => "frameId",
+            NodeField::Other => "",
+        }
+    }
+}
+
+/// A key of an object, matched by `of` without allocating.
+struct FieldKey<F>(F);
+
+impl<'de, F: Copy> Deserialize<'de> for FieldKey<F>
+where
+    F: FieldOf,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Key<F>(std::marker::PhantomData<F>);
+        impl<F: FieldOf> Visitor<'_> for Key<F> {
+            type Value = FieldKey<F>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<FieldKey<F>, E> {
+                Ok(FieldKey(F::of(v)))
+            }
+        }
+        d.deserialize_identifier(Key(std::marker::PhantomData))
+    }
+}
+
+trait FieldOf: Sized {
+    fn of(key: &str) -> Self;
+}
+
+impl FieldOf for NodeField {
+    fn of(key: &str) -> NodeField {
+        NodeField::of(key)
+    }
+}
+
+/// The keys of an `AXValue` (and of an `AXProperty`) the engine reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ValueField {
+    Type,
+    Value,
+    Name,
+    Other,
+}
+
+impl FieldOf for ValueField {
+    fn of(key: &str) -> ValueField {
+        match key {
+            "type" => ValueField::Type,
+            "value" => ValueField::Value,
+            "name" => ValueField::Name,
+            _ => ValueField::Other,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an accessibility node")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let t = self.0;
+        let (values, props, children) = t.starts().map_err(de::Error::custom)?;
+        let mut seen = 0u16;
+        let mut id = None;
+        let mut parent = PackedKey(NO_KEY);
+        let mut frame = NO_SPAN;
+        let (mut flags, mut backend) = (0u8, 0i64);
+        // Kept in this order whatever the order of the keys.
+        let mut kept: [Option<ValueRow>; 4] = [None; 4];
+        while let Some(FieldKey(field)) = map.next_key::<FieldKey<NodeField>>()? {
+            if field != NodeField::Other {
+                let bit = 1u16 << field as u16;
+                if seen & bit != 0 {
+                    return Err(de::Error::duplicate_field(field.name()));
+                }
+                seen |= bit;
+            }
+            match field {
+                NodeField::NodeId => id = Some(map.next_value_seed(KeySeed(&mut *t))?),
+                NodeField::Ignored => {
+                    if map.next_value::<bool>()? {
+                        flags |= IGNORED;
+                    }
+                }
+                NodeField::Role | NodeField::Name | NodeField::Description | NodeField::Value => {
+                    let slot = field as usize - NodeField::Role as usize;
+                    kept[slot] = map.next_value_seed(Nullable(ValueSeed {
+                        tree: &mut *t,
+                        property: false,
+                    }))?;
+                }
+                NodeField::Properties => {
+                    map.next_value_seed(Nullable(PropsSeed(&mut *t)))?;
+                }
+                NodeField::ParentId => {
+                    if let Some(p) = map.next_value_seed(Nullable(KeySeed(&mut *t)))? {
+                        parent = p;
+                    }
+                }
+                NodeField::ChildIds => {
+                    map.next_value_seed(Nullable(ChildrenSeed(&mut *t)))?;
+                }
+                NodeField::BackendDomNodeId => {
+                    if let Some(b) = map.next_value::<Option<i64>>()? {
+                        flags |= HAS_BACKEND;
+                        backend = b;
+                    }
+                }
+                NodeField::FrameId => {
+                    if let Some(f) = map.next_value_seed(Nullable(SpanSeed(&mut *t)))? {
+                        frame = f;
+                    }
+                }
+                NodeField::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let id = id.ok_or_else(|| de::Error::missing_field("nodeId"))?;
+        for (k, v) in kept.into_iter().enumerate() {
+            if let Some(v) = v {
+                flags |= HAS_ROLE << k;
+                t.values.push(v);
+            }
+        }
+        t.rows.push(NodeRow {
+            id,
+            parent,
+            backend,
+            values,
+            props,
+            children,
+            frame,
+            flags,
+        });
+        Ok(())
+    }
+}
+
+/// `null` read as nothing, anything else by the seed.
+struct Nullable<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Nullable<S> {
+    type Value = Option<S::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for Nullable<S> {
+    type Value = Option<S::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.deserialize(d).map(Some)
+    }
+}
+
+/// A node id, kept in the tree.
+struct KeySeed<'t>(&'t mut AxNodes);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = PackedKey;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<PackedKey, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed<'_> {
+    type Value = PackedKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an accessibility node id")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PackedKey, E> {
+        self.0.push_id(v).map_err(E::custom)
+    }
+}
+
+/// A string kept as a span of the tree's text: its index.
+struct SpanSeed<'t>(&'t mut AxNodes);
+
+impl<'de> DeserializeSeed<'de> for SpanSeed<'_> {
+    type Value = u32;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for SpanSeed<'_> {
+    type Value = u32;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<u32, E> {
+        self.0.push_span(v).map_err(E::custom)
+    }
+}
+
+/// `childIds`, appended to the tree's child ids.
+struct ChildrenSeed<'t>(&'t mut AxNodes);
+
+impl<'de> DeserializeSeed<'de> for ChildrenSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ChildrenSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of accessibility node ids")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(k) = seq.next_element_seed(KeySeed(&mut *self.0))? {
+            self.0.children.push(k);
+        }
+        Ok(())
+    }
+}
+
+/// `properties`, appended to the tree's properties.
+struct PropsSeed<'t>(&'t mut AxNodes);
+
+impl<'de> DeserializeSeed<'de> for PropsSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PropsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of accessibility properties")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(row) = seq.next_element_seed(ValueSeed {
+            tree: &mut *self.0,
+            property: true,
+        })? {
+            self.0.props.push(row);
+        }
+        Ok(())
+    }
+}
+
+/// An `AXValue` (or, for `property`, an `AXProperty`: a name and an `AXValue`), its strings
+/// kept in the tree.
+struct ValueSeed<'t> {
+    tree: &'t mut AxNodes,
+    property: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = ValueRow;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ValueRow, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = ValueRow;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.property {
+            "an accessibility property"
+        } else {
+            "an accessibility value"
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValueRow, A::Error> {
+        let t = self.tree;
+        let (mut type_, mut name) = (None, None);
+        let mut value: Option<ValueRow> = None;
+        while let Some(FieldKey(field)) = map.next_key::<FieldKey<ValueField>>()? {
+            match field {
+                ValueField::Type if !self.property => {
+                    if type_.is_some() {
+                        return Err(de::Error::duplicate_field("type"));
+                    }
+                    let ty = map.next_value::<AXValueType>()?;
+                    type_ = Some(intern_owned(&mut t.types, ty).ok_or_else(too_large)?);
+                }
+                ValueField::Value if !self.property => {
+                    if value.is_some() {
+                        return Err(de::Error::duplicate_field("value"));
+                    }
+                    value = Some(map.next_value_seed(ScalarSeed(&mut *t))?);
+                }
+                ValueField::Name if self.property => {
+                    if name.is_some() {
+                        return Err(de::Error::duplicate_field("name"));
+                    }
+                    let n = map.next_value::<AXPropertyName>()?;
+                    name = Some(intern_owned(&mut t.prop_names, n).ok_or_else(too_large)?);
+                }
+                ValueField::Value => {
+                    if value.is_some() {
+                        return Err(de::Error::duplicate_field("value"));
+                    }
+                    value = Some(map.next_value_seed(ValueSeed {
+                        tree: &mut *t,
+                        property: false,
+                    })?);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if self.property {
+            let name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+            let value = value.ok_or_else(|| de::Error::missing_field("value"))?;
+            return Ok(ValueRow { name, ..value });
+        }
+        let type_ = type_.ok_or_else(|| de::Error::missing_field("type"))?;
+        Ok(ValueRow {
+            type_,
+            ..value.unwrap_or(ValueRow {
+                bits: 0,
+                type_,
+                name: 0,
+                kind: Kind::None,
+            })
+        })
+    }
+}
+
+fn too_large<E: de::Error>() -> E {
+    E::custom(TOO_LARGE)
+}
+
+/// The scalar `value` of an `AXValue`, strings kept in the tree; `type` is filled in by the
+/// caller.
+struct ScalarSeed<'t>(&'t mut AxNodes);
+
+impl ScalarSeed<'_> {
+    fn row(kind: Kind, bits: u64) -> ValueRow {
+        ValueRow {
+            bits,
+            type_: 0,
+            name: 0,
+            kind,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ScalarSeed<'_> {
+    type Value = ValueRow;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ValueRow, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ScalarSeed<'_> {
+    type Value = ValueRow;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an accessibility value")
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<AxScalar, E> {
-        Ok(AxScalar::Bool(v))
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<ValueRow, E> {
+        Ok(Self::row(Kind::Bool, u64::from(v)))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<AxScalar, E> {
-        Ok(AxScalar::Number(v.into()))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<ValueRow, E> {
+        Ok(match u64::try_from(v) {
+            Ok(u) => Self::row(Kind::PosInt, u),
+            Err(_) => Self::row(Kind::NegInt, v as u64),
+        })
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<AxScalar, E> {
-        Ok(AxScalar::Number(v.into()))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<ValueRow, E> {
+        Ok(Self::row(Kind::PosInt, v))
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<AxScalar, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(AxScalar::None, AxScalar::Number))
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<ValueRow, E> {
+        Ok(if v.is_finite() {
+            Self::row(Kind::Float, v.to_bits())
+        } else {
+            Self::row(Kind::None, 0)
+        })
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<AxScalar, E> {
-        Ok(AxScalar::Str(match known_role(v) {
-            Some(role) => Cow::Borrowed(role),
-            None => Cow::Owned(v.to_owned()),
-        }))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<ValueRow, E> {
+        Ok(match known_role(v) {
+            Some(role) => Self::row(Kind::Role, role as u64),
+            None => Self::row(Kind::Str, self.0.push_text(v).map_err(E::custom)?.bits()),
+        })
     }
 
-    fn visit_string<E: de::Error>(self, v: String) -> Result<AxScalar, E> {
-        Ok(AxScalar::Str(match known_role(&v) {
-            Some(role) => Cow::Borrowed(role),
-            None => Cow::Owned(v),
-        }))
+    fn visit_unit<E: de::Error>(self) -> Result<ValueRow, E> {
+        Ok(Self::row(Kind::None, 0))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<AxScalar, E> {
-        Ok(AxScalar::None)
+    fn visit_none<E: de::Error>(self) -> Result<ValueRow, E> {
+        Ok(Self::row(Kind::None, 0))
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<AxScalar, E> {
-        Ok(AxScalar::None)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<AxScalar, D::Error> {
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<ValueRow, D::Error> {
         d.deserialize_any(self)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AxScalar, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ValueRow, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(AxScalar::None)
+        Ok(Self::row(Kind::None, 0))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AxScalar, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValueRow, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(AxScalar::None)
+        Ok(Self::row(Kind::None, 0))
     }
 }
 
@@ -325,6 +1505,16 @@ impl AxNodeKey {
         match canonical_int(s) {
             Some(i) => AxNodeKey::Int(i),
             None => AxNodeKey::Text(s.into()),
+        }
+    }
+}
+
+impl AxNodeKey {
+    /// The key as read from a tree.
+    pub fn as_key_ref(&self) -> AxKeyRef<'_> {
+        match self {
+            AxNodeKey::Int(i) => AxKeyRef::Int(*i),
+            AxNodeKey::Text(t) => AxKeyRef::Text(t),
         }
     }
 }
@@ -419,150 +1609,25 @@ impl Visitor<'_> for KeyVisitor {
     }
 }
 
-fn null_as_empty<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de> + Default,
-{
-    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
-}
-
-/// A node's `childIds`: a list of [`AxNodeKey`]s that holds a single child in place.
-///
-/// Why: most accessibility nodes have no child or one (a text and its inline text box, a link
-/// and its text), and a `Vec` each would be one small allocation per node to make while parsing
-/// and to free after the model has read it (on a long page, close to one per DOM node). Here a
-/// lone child costs nothing beyond the record, which stays as wide as with a `Vec`; only a
-/// node with two children or more holds its list on the heap, exactly sized.
-#[derive(Clone, Default)]
-pub struct AxChildIds(ChildIds);
-
-#[derive(Clone, Default)]
-enum ChildIds {
-    #[default]
-    None,
-    One(AxNodeKey),
-    Many(Box<[AxNodeKey]>),
-}
-
-impl AxChildIds {
-    /// The ids, in order.
-    pub fn as_slice(&self) -> &[AxNodeKey] {
-        match &self.0 {
-            ChildIds::None => &[],
-            ChildIds::One(k) => std::slice::from_ref(k),
-            ChildIds::Many(ks) => ks,
-        }
-    }
-
-    /// Whether there is no id.
-    pub fn is_empty(&self) -> bool {
-        self.as_slice().is_empty()
-    }
-
-    /// Whether the list holds memory of its own (two ids or more), which dropping it frees.
-    pub fn on_heap(&self) -> bool {
-        matches!(self.0, ChildIds::Many(_))
-    }
-}
-
-impl std::ops::Deref for AxChildIds {
-    type Target = [AxNodeKey];
-    fn deref(&self) -> &[AxNodeKey] {
-        self.as_slice()
-    }
-}
-
-impl<'a> IntoIterator for &'a AxChildIds {
-    type Item = &'a AxNodeKey;
-    type IntoIter = std::slice::Iter<'a, AxNodeKey>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
-    }
-}
-
-impl From<Vec<AxNodeKey>> for AxChildIds {
-    fn from(mut ids: Vec<AxNodeKey>) -> AxChildIds {
-        AxChildIds(match ids.len() {
-            0 => ChildIds::None,
-            1 => ids.pop().map_or(ChildIds::None, ChildIds::One),
-            _ => ChildIds::Many(ids.into_boxed_slice()),
-        })
-    }
-}
-
-impl FromIterator<AxNodeKey> for AxChildIds {
-    fn from_iter<I: IntoIterator<Item = AxNodeKey>>(iter: I) -> AxChildIds {
-        iter.into_iter().collect::<Vec<_>>().into()
-    }
-}
-
-impl PartialEq for AxChildIds {
-    fn eq(&self, other: &AxChildIds) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for AxChildIds {}
-
-impl fmt::Debug for AxChildIds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.as_slice()).finish()
-    }
-}
-
-impl Serialize for AxChildIds {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.as_slice().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for AxChildIds {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Ids;
-        impl<'de> Visitor<'de> for Ids {
-            type Value = AxChildIds;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of accessibility node ids")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AxChildIds, A::Error> {
-                let Some(first) = seq.next_element::<AxNodeKey>()? else {
-                    return Ok(AxChildIds(ChildIds::None));
-                };
-                let Some(second) = seq.next_element::<AxNodeKey>()? else {
-                    return Ok(AxChildIds(ChildIds::One(first)));
-                };
-                let mut ids = Vec::with_capacity(seq.size_hint().unwrap_or(2).clamp(4, 64));
-                ids.extend([first, second]);
-                while let Some(id) = seq.next_element()? {
-                    ids.push(id);
-                }
-                Ok(AxChildIds(ChildIds::Many(ids.into_boxed_slice())))
-            }
-        }
-        d.deserialize_seq(Ids)
-    }
-}
-
-/// The role names Chromium sends (ARIA roles, DPUB and graphics roles, and its internal ones),
-/// as static strings; `None` for anything else. Every accessible name passes through here too
-/// (tens of thousands on a long page), so a string longer than any role is turned away at once
-/// and the rest is looked up in a small hash table: one or two comparisons instead of the
+/// The role names Chromium sends (ARIA roles, DPUB and graphics roles, and its internal ones):
+/// the index in [`ROLES`], `None` for anything else. Every accessible name passes through here
+/// too (tens of thousands on a long page), so a string longer than any role is turned away at
+/// once and the rest is looked up in a small hash table: one or two comparisons instead of the
 /// eight of a binary search.
-fn known_role(s: &str) -> Option<&'static str> {
+fn known_role(s: &str) -> Option<usize> {
     if s.is_empty() || s.len() > LONGEST_ROLE {
         return None;
     }
     let table = ROLE_TABLE.get_or_init(RoleTable::new);
     let bucket = &table.buckets[role_bucket(s.as_bytes())];
     if bucket.last() == Some(&ROLE_BUCKET_FULL) {
-        return ROLES.binary_search(&s).ok().map(|i| ROLES[i]);
+        return ROLES.binary_search(&s).ok();
     }
     bucket
         .iter()
         .take_while(|&&i| i != ROLE_BUCKET_EMPTY)
-        .map(|&i| ROLES[usize::from(i)])
-        .find(|role| *role == s)
+        .map(|&i| usize::from(i))
+        .find(|&i| ROLES[i] == s)
 }
 
 /// [`ROLES`] by [`role_bucket`]: up to three indices per bucket, then [`ROLE_BUCKET_EMPTY`];
@@ -813,7 +1878,7 @@ mod tests {
         );
         assert_eq!(ROLES.iter().map(|r| r.len()).max(), Some(LONGEST_ROLE));
         for r in ROLES {
-            assert_eq!(known_role(r), Some(*r));
+            assert_eq!(known_role(r).map(|i| ROLES[i]), Some(*r));
         }
         // Few buckets hold more than one role, none more than three.
         let table = super::RoleTable::new();
@@ -844,73 +1909,181 @@ mod tests {
         "parentId":"7","childIds":["0","x1","007"],"backendDOMNodeId":1917,"frameId":"F",
         "somethingNew":{"a":[1,2,{"b":null}]}}"#;
 
+    fn one(json: &str) -> AxNodes {
+        serde_json::from_str(&format!("[{json}]")).unwrap()
+    }
+
     #[test]
     fn reads_the_fields_the_engine_uses_and_skips_the_rest() {
-        let n: AxNodeRecord = serde_json::from_str(NODE).unwrap();
-        assert_eq!(n.node_id, AxNodeKey::Int(-1000014802));
-        assert_eq!(n.role.as_ref().and_then(|r| r.as_str()), Some("link"));
-        assert_eq!(n.name.as_ref().and_then(|r| r.as_str()), Some("Docs"));
-        assert_eq!(n.value.as_ref().unwrap().value, AxScalar::Number(3.into()));
-        assert_eq!(n.properties.len(), 3);
+        let nodes = one(NODE);
+        let n = nodes.get(0).unwrap();
+        assert_eq!(n.node_id(), AxKeyRef::Int(-1000014802));
+        assert_eq!(n.role().and_then(|r| r.as_str()), Some("link"));
+        assert_eq!(n.role().and_then(|r| r.known_role()), Some("link"));
+        assert_eq!(n.role().unwrap().type_(), &AXValueType::Role);
+        assert_eq!(n.name().and_then(|r| r.as_str()), Some("Docs"));
+        assert_eq!(n.name().and_then(|r| r.known_role()), None);
+        assert_eq!(n.description(), None);
+        assert_eq!(n.value().unwrap().scalar(), AxScalar::Number(3.into()));
+        let props: Vec<AxPropertyRef<'_>> = n.properties().collect();
+        assert_eq!(props.len(), 3);
+        assert_eq!(props[0].name, &AXPropertyName::Focusable);
+        assert_eq!(props[0].value.scalar(), AxScalar::Bool(true));
         assert_eq!(
-            n.properties[1].name,
-            AXPropertyName::Unknown("someNewProperty".into())
+            props[1].name,
+            &AXPropertyName::Unknown("someNewProperty".into())
         );
         assert_eq!(
-            n.properties[1].value.type_,
-            AXValueType::Unknown("someNewType".into())
+            props[1].value.type_(),
+            &AXValueType::Unknown("someNewType".into())
         );
-        assert_eq!(n.properties[2].value.value, AxScalar::None);
-        assert_eq!(n.parent_id, Some(AxNodeKey::Int(7)));
         assert_eq!(
-            n.child_ids[..],
+            props[1].value.scalar(),
+            AxScalar::Number(serde_json::Number::from_f64(1.5).unwrap())
+        );
+        assert_eq!(props[2].value.scalar(), AxScalar::None);
+        assert_eq!(n.parent_id(), Some(AxKeyRef::Int(7)));
+        assert_eq!(
+            n.child_ids().collect::<Vec<_>>(),
             [
-                AxNodeKey::Int(0),
-                AxNodeKey::Text("x1".into()),
-                AxNodeKey::Text("007".into())
+                AxKeyRef::Int(0),
+                AxKeyRef::Text("x1"),
+                AxKeyRef::Text("007")
             ]
         );
-        assert_eq!(n.backend_dom_node_id, Some(1917));
-        assert_eq!(n.frame_id.as_deref(), Some("F"));
+        assert_eq!(n.backend_dom_node_id(), Some(1917));
+        assert_eq!(n.frame_id(), Some("F"));
+        assert!(!n.ignored());
     }
 
     #[test]
-    fn written_records_read_back_and_are_valid_protocol_nodes() {
-        let n: AxNodeRecord = serde_json::from_str(NODE).unwrap();
-        let json = serde_json::to_string(&n).unwrap();
-        let back: AxNodeRecord = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, n);
-        let full: AXNode = serde_json::from_str(&json).unwrap();
-        assert_eq!(full.node_id, "-1000014802");
-        assert_eq!(full.child_ids.unwrap(), vec!["0", "x1", "007"]);
-        // A minimal node and nulls are tolerated.
-        let m: AxNodeRecord =
-            serde_json::from_str(r#"{"nodeId":"1","ignored":true,"properties":null}"#).unwrap();
-        assert!(m.properties.is_empty() && m.child_ids.is_empty());
+    fn keys_may_come_in_any_order_and_each_node_keeps_its_own() {
+        let nodes: AxNodes = serde_json::from_str(
+            r#"[{"value":{"type":"string","value":"v"},"childIds":["2"],"role":{"type":"role","value":"textbox"},"nodeId":"1","ignored":true},
+                {"nodeId":"2","name":{"type":"computedString","value":""},"description":{"type":"computedString","value":"d"},"parentId":"1","childIds":null,"properties":null,"role":null},
+                {"nodeId":"3","properties":[{"value":{"value":"polite","type":"token"},"name":"live"}],"childIds":["1","2"]}]"#,
+        )
+        .unwrap();
+        let n: Vec<AxNodeRef<'_>> = nodes.iter().collect();
+        assert_eq!(n[0].role().and_then(|v| v.as_str()), Some("textbox"));
+        assert_eq!(n[0].value().and_then(|v| v.as_str()), Some("v"));
+        assert_eq!(n[0].name(), None);
+        assert!(n[0].ignored());
+        assert_eq!(n[0].child_ids().collect::<Vec<_>>(), [AxKeyRef::Int(2)]);
+        assert_eq!(n[1].role(), None);
+        assert_eq!(n[1].name().and_then(|v| v.as_str()), Some(""));
+        assert_eq!(n[1].description().and_then(|v| v.as_str()), Some("d"));
+        assert_eq!((n[1].child_count(), n[1].properties().len()), (0, 0));
+        assert_eq!(n[1].backend_dom_node_id(), None);
+        let p: Vec<_> = n[2].properties().collect();
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].name, &AXPropertyName::Live);
+        assert_eq!(p[0].value.as_str(), Some("polite"));
+        assert_eq!(p[0].value.type_(), &AXValueType::Token);
+        assert_eq!(n[2].child_count(), 2);
     }
 
     #[test]
-    fn child_ids_read_and_write_as_a_list_of_any_length() {
-        for json in [
-            "[]",
-            r#"["5"]"#,
-            r#"["x"]"#,
-            r#"["1","-2"]"#,
-            r#"["1","2","x","4","5"]"#,
+    fn what_a_one_piece_parse_refused_is_still_refused() {
+        for bad in [
+            r#"[{"ignored":true}]"#,
+            r#"[{"nodeId":"1","nodeId":"2"}]"#,
+            r#"[{"nodeId":"1","childIds":["2"],"childIds":["3"]}]"#,
+            r#"[{"nodeId":1}]"#,
+            r#"[{"nodeId":"1","childIds":["1",2]}]"#,
+            r#"[{"nodeId":"1","childIds":"1"}]"#,
+            r#"[{"nodeId":"1","ignored":null}]"#,
+            r#"[{"nodeId":"1","name":{"value":"no type"}}]"#,
+            r#"[{"nodeId":"1","properties":[{"name":"busy"}]}]"#,
+            r#"[{"nodeId":"1","properties":[{"value":{"type":"boolean"}}]}]"#,
+            r#"{"nodeId":"1"}"#,
         ] {
-            let ids: AxChildIds = serde_json::from_str(json).unwrap();
-            let keys: Vec<String> = serde_json::from_str(json).unwrap();
-            let want: Vec<AxNodeKey> = keys.iter().map(|k| AxNodeKey::new(k)).collect();
-            assert_eq!(ids[..], want[..]);
-            assert_eq!(ids.on_heap(), want.len() > 1);
-            assert_eq!(ids, AxChildIds::from(want.clone()));
-            assert_eq!(ids, want.into_iter().collect::<AxChildIds>());
-            assert_eq!(serde_json::to_string(&ids).unwrap(), json.replace(' ', ""));
+            assert!(serde_json::from_str::<AxNodes>(bad).is_err(), "{bad}");
         }
-        assert!(serde_json::from_str::<AxChildIds>(r#"["1",2]"#).is_err());
-        assert!(serde_json::from_str::<AxChildIds>(r#""1""#).is_err());
-        let n: AxNodeRecord = serde_json::from_str(r#"{"nodeId":"1","childIds":null}"#).unwrap();
-        assert!(n.child_ids.is_empty());
+    }
+
+    #[test]
+    fn written_nodes_read_back_and_are_valid_protocol_nodes() {
+        let n = one(NODE);
+        let json = serde_json::to_string(&n).unwrap();
+        let back: AxNodes = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, n);
+        let full: Vec<AXNode> = serde_json::from_str(&json).unwrap();
+        assert_eq!(full[0].node_id, "-1000014802");
+        assert_eq!(full[0].child_ids.clone().unwrap(), vec!["0", "x1", "007"]);
+        // A minimal node and nulls are tolerated.
+        let m = one(r#"{"nodeId":"1","ignored":true,"properties":null}"#);
+        let m = m.get(0).unwrap();
+        assert!(m.properties().len() == 0 && m.child_count() == 0 && m.ignored());
+        assert_eq!(
+            serde_json::to_string(&one(r#"{"nodeId":"x","childIds":["5"]}"#)).unwrap(),
+            r#"[{"nodeId":"x","ignored":false,"childIds":["5"]}]"#
+        );
+    }
+
+    /// A tree of `count` nodes with a bit of everything, ids counting from `from`.
+    fn varied(from: usize, count: usize) -> String {
+        let nodes: Vec<String> = (from..from + count)
+            .map(|i| match i % 4 {
+                0 => format!(
+                    r#"{{"nodeId":"{i}","role":{{"type":"role","value":"link"}},"name":{{"type":"computedString","value":"name {i}"}},"childIds":["{}","t{i}"],"backendDOMNodeId":{i}}}"#,
+                    i + 1
+                ),
+                1 => format!(
+                    r#"{{"nodeId":"t{i}","ignored":true,"parentId":"{}","properties":[{{"name":"new{}","value":{{"type":"kind{}","value":"v{i}"}}}}]}}"#,
+                    i - 1,
+                    i % 3,
+                    i % 5
+                ),
+                2 => format!(
+                    r#"{{"nodeId":"{i}","role":{{"type":"internalRole","value":"StaticText"}},"value":{{"type":"number","value":-{i}.5}},"description":{{"type":"string","value":"d{i}"}},"frameId":"F{i}"}}"#
+                ),
+                _ => format!(
+                    r#"{{"nodeId":"-{i}","role":{{"type":"role","value":"role{i}"}},"properties":[{{"name":"level","value":{{"type":"integer","value":{i}}}}},{{"name":"focusable","value":{{"type":"booleanOrUndefined","value":true}}}}],"parentId":"t{i}"}}"#
+                ),
+            })
+            .collect();
+        format!("[{}]", nodes.join(","))
+    }
+
+    #[test]
+    fn trees_appended_read_as_one() {
+        let (a, b) = (varied(0, 21), varied(21, 30));
+        let whole: AxNodes = serde_json::from_str(&format!(
+            "{},{}",
+            a.trim_end_matches(']'),
+            b.trim_start_matches('[')
+        ))
+        .unwrap();
+        let mut joined: AxNodes = serde_json::from_str(&a).unwrap();
+        joined.append(serde_json::from_str(&b).unwrap()).unwrap();
+        assert_eq!(joined, whole);
+        assert_eq!(
+            serde_json::to_value(&joined).unwrap(),
+            serde_json::to_value(&whole).unwrap()
+        );
+        // A copy node by node, and a truncated tree, keep what they hold.
+        let mut copy = AxNodes::default();
+        for n in whole.iter() {
+            copy.push_node(n).unwrap();
+        }
+        assert_eq!(copy, whole);
+        copy.truncate(10);
+        assert_eq!(copy.len(), 10);
+        assert!(copy.iter().zip(whole.iter()).all(|(a, b)| a == b));
+        assert_eq!(
+            copy.get(9).unwrap().properties().len(),
+            whole.get(9).unwrap().properties().len()
+        );
+    }
+
+    #[test]
+    fn a_node_is_a_few_compact_rows() {
+        assert_eq!(std::mem::size_of::<NodeRow>(), 48);
+        assert_eq!(std::mem::size_of::<ValueRow>(), 16);
+        let nodes: AxNodes = serde_json::from_str(&varied(0, 400)).unwrap();
+        // Rows, values, properties, child ids and text: no allocation per node.
+        assert!(nodes.heap_bytes() < 400 * 120, "{}", nodes.heap_bytes());
     }
 
     #[test]
@@ -933,12 +2106,24 @@ mod tests {
         ] {
             let k = AxNodeKey::new(s);
             assert_eq!(k.to_string(), s);
+            assert_eq!(k.as_key_ref().to_string(), s);
             assert_eq!(k.clone().into_string(), s);
             assert_eq!(
                 matches!(k, AxNodeKey::Int(_)),
                 s.parse::<i64>().is_ok_and(|i| i.to_string() == s),
                 "{s}"
             );
+            // Read from a tree, the key is the same.
+            let tree = one(&format!(
+                r#"{{"nodeId":{}}}"#,
+                serde_json::to_string(s).unwrap()
+            ));
+            assert_eq!(tree.get(0).unwrap().node_id(), k.as_key_ref(), "{s}");
+            let mut copy = AxNodes::default();
+            copy.push_stand_in(k.as_key_ref(), AxKeyRef::Text("7"))
+                .unwrap();
+            assert_eq!(copy.get(0).unwrap().node_id(), k.as_key_ref(), "{s}");
+            assert_eq!(copy.get(0).unwrap().parent_id(), Some(AxKeyRef::Int(7)));
         }
         assert_ne!(AxNodeKey::new("1"), AxNodeKey::new("01"));
         assert_eq!(GetFullAxTree::METHOD, "Accessibility.getFullAXTree");

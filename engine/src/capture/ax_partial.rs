@@ -20,19 +20,19 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ax::{AxNodeKey, AxNodeRecord};
+use super::ax::{AxKeyRef, AxNodes};
 use super::AxTreeCapture;
 
 /// The parent ids that fetched nodes name but nobody fetched, as `backendNodeId`s to ask for
 /// next (Chromium's accessibility node ids of DOM nodes are their `backendNodeId`s). A parent
 /// that is not a DOM ancestor (`aria-owns`) is found this way.
-pub fn missing_parents(nodes: &[AxNodeRecord]) -> Vec<i64> {
-    let have: FxHashSet<&AxNodeKey> = nodes.iter().map(|n| &n.node_id).collect();
+pub fn missing_parents(nodes: &AxNodes) -> Vec<i64> {
+    let have: FxHashSet<AxKeyRef<'_>> = nodes.iter().map(|n| n.node_id()).collect();
     let mut out: Vec<i64> = nodes
         .iter()
-        .filter(|n| n.node_id != AxNodeKey::Int(0))
-        .filter_map(|n| match &n.parent_id {
-            Some(p @ AxNodeKey::Int(id)) if *id > 0 && !have.contains(p) => Some(*id),
+        .filter(|n| n.node_id() != AxKeyRef::Int(0))
+        .filter_map(|n| match n.parent_id() {
+            Some(p @ AxKeyRef::Int(id)) if id > 0 && !have.contains(&p) => Some(id),
             _ => None,
         })
         .collect();
@@ -44,13 +44,13 @@ pub fn missing_parents(nodes: &[AxNodeRecord]) -> Vec<i64> {
 /// Rebuilds per-frame trees from the nodes of any number of partial replies (in any order,
 /// repeats allowed). Roots come first in each tree; trees come in the order their roots were
 /// first seen.
-pub fn assemble(nodes: Vec<AxNodeRecord>) -> Vec<AxTreeCapture> {
-    // One record per id, the first seen.
-    let mut index: FxHashMap<AxNodeKey, usize> = FxHashMap::default();
-    let mut unique: Vec<AxNodeRecord> = Vec::with_capacity(nodes.len());
-    for n in nodes {
-        if !index.contains_key(&n.node_id) {
-            index.insert(n.node_id.clone(), unique.len());
+pub fn assemble(nodes: &AxNodes) -> Vec<AxTreeCapture> {
+    // One node per id, the first seen.
+    let mut index: FxHashMap<AxKeyRef<'_>, usize> = FxHashMap::default();
+    let mut unique = Vec::with_capacity(nodes.len());
+    for n in nodes.iter() {
+        if let std::collections::hash_map::Entry::Vacant(e) = index.entry(n.node_id()) {
+            e.insert(unique.len());
             unique.push(n);
         }
     }
@@ -71,11 +71,11 @@ pub fn assemble(nodes: Vec<AxNodeRecord>) -> Vec<AxTreeCapture> {
             }
             chain.push(cur);
             let n = &unique[cur];
-            match &n.parent_id {
-                None if n.frame_id.is_some() && !n.ignored => break cur,
+            match n.parent_id() {
+                None if n.frame_id().is_some() && !n.ignored() => break cur,
                 None => break DROPPED,
-                Some(p) => match index.get(p) {
-                    Some(&pi) if unique[pi].child_ids.contains(&n.node_id) => cur = pi,
+                Some(p) => match index.get(&p) {
+                    Some(&pi) if unique[pi].child_ids().any(|c| c == n.node_id()) => cur = pi,
                     _ => break DROPPED,
                 },
             }
@@ -85,15 +85,15 @@ pub fn assemble(nodes: Vec<AxNodeRecord>) -> Vec<AxTreeCapture> {
         }
     }
     // Ignored stand-ins for the children nobody fetched.
-    let mut stand_ins: Vec<(usize, AxNodeRecord)> = Vec::new();
-    let mut added: FxHashSet<AxNodeKey> = FxHashSet::default();
+    let mut stand_ins: Vec<(usize, AxKeyRef<'_>, AxKeyRef<'_>)> = Vec::new();
+    let mut added: FxHashSet<AxKeyRef<'_>> = FxHashSet::default();
     for (i, n) in unique.iter().enumerate() {
         if tree_of[i] == DROPPED {
             continue;
         }
-        for c in &n.child_ids {
-            if !index.contains_key(c) && added.insert(c.clone()) {
-                stand_ins.push((tree_of[i], stand_in(c.clone(), n.node_id.clone())));
+        for c in n.child_ids() {
+            if !index.contains_key(&c) && added.insert(c) {
+                stand_ins.push((tree_of[i], c, n.node_id()));
             }
         }
     }
@@ -103,90 +103,62 @@ pub fn assemble(nodes: Vec<AxNodeRecord>) -> Vec<AxTreeCapture> {
     for &r in &roots {
         slot.insert(r, trees.len());
         trees.push(AxTreeCapture {
-            frame_id: unique[r]
-                .frame_id
-                .as_deref()
-                .unwrap_or_default()
-                .to_string(),
-            nodes: Vec::new(),
+            frame_id: unique[r].frame_id().unwrap_or_default().to_string(),
+            nodes: AxNodes::default(),
         });
     }
-    let mut rest: Vec<(usize, AxNodeRecord)> = Vec::new();
-    for (i, n) in unique.into_iter().enumerate() {
+    // Replies are small (one node each): a tree too large to hold cannot come of them, and a
+    // node that could not be copied is left out like any node that does not fit.
+    let mut rest = Vec::new();
+    for (i, n) in unique.iter().enumerate() {
         let t = tree_of[i];
         if t == DROPPED {
             continue;
         }
         if t == i {
             if let Some(&s) = slot.get(&t) {
-                trees[s].nodes.push(n);
+                let _ = trees[s].nodes.push_node(*n);
             }
         } else {
-            rest.push((t, n));
+            rest.push((t, *n));
         }
     }
-    for (t, n) in rest.into_iter().chain(stand_ins) {
+    for (t, n) in rest {
         if let Some(&s) = slot.get(&t) {
-            trees[s].nodes.push(n);
+            let _ = trees[s].nodes.push_node(n);
+        }
+    }
+    for (t, id, parent) in stand_ins {
+        if let Some(&s) = slot.get(&t) {
+            let _ = trees[s].nodes.push_stand_in(id, parent);
         }
     }
     trees
-}
-
-fn stand_in(id: AxNodeKey, parent: AxNodeKey) -> AxNodeRecord {
-    AxNodeRecord {
-        node_id: id,
-        ignored: true,
-        role: None,
-        name: None,
-        description: None,
-        value: None,
-        properties: Vec::new(),
-        parent_id: Some(parent),
-        child_ids: Default::default(),
-        backend_dom_node_id: None,
-        frame_id: None,
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn node(json: &str) -> AxNodeRecord {
-        serde_json::from_str(json).unwrap()
-    }
-
-    fn replies() -> Vec<AxNodeRecord> {
-        vec![
-            node(
-                r#"{"nodeId":"10","ignored":true,"childIds":["11"],"frameId":"A","backendDOMNodeId":10}"#,
-            ),
-            node(
-                r#"{"nodeId":"7","ignored":false,"role":{"type":"internalRole","value":"RootWebArea"},"childIds":["9"],"frameId":"F","backendDOMNodeId":7}"#,
-            ),
-            node(
-                r#"{"nodeId":"21","ignored":false,"parentId":"9","childIds":["23","24"],"backendDOMNodeId":21}"#,
-            ),
-            node(
-                r#"{"nodeId":"9","ignored":true,"parentId":"7","childIds":["21"],"backendDOMNodeId":9}"#,
-            ),
-            node(r#"{"nodeId":"0","ignored":true,"backendDOMNodeId":30}"#),
-            node(r#"{"nodeId":"31","ignored":true,"parentId":"21","backendDOMNodeId":31}"#),
-            node(
-                r#"{"nodeId":"21","ignored":false,"parentId":"9","childIds":["23","24"],"backendDOMNodeId":21}"#,
-            ),
-            node(r#"{"nodeId":"23","ignored":false,"parentId":"21","backendDOMNodeId":23}"#),
-            node(r#"{"nodeId":"40","ignored":false,"parentId":"39","backendDOMNodeId":40}"#),
-            node(
-                r#"{"nodeId":"50","ignored":false,"childIds":["51"],"frameId":"G","backendDOMNodeId":50}"#,
-            ),
-        ]
+    fn replies() -> AxNodes {
+        let nodes = [
+            r#"{"nodeId":"10","ignored":true,"childIds":["11"],"frameId":"A","backendDOMNodeId":10}"#,
+            r#"{"nodeId":"7","ignored":false,"role":{"type":"internalRole","value":"RootWebArea"},"childIds":["9"],"frameId":"F","backendDOMNodeId":7}"#,
+            r#"{"nodeId":"21","ignored":false,"parentId":"9","childIds":["23","24"],"backendDOMNodeId":21}"#,
+            r#"{"nodeId":"9","ignored":true,"parentId":"7","childIds":["21"],"backendDOMNodeId":9}"#,
+            r#"{"nodeId":"0","ignored":true,"backendDOMNodeId":30}"#,
+            r#"{"nodeId":"31","ignored":true,"parentId":"21","backendDOMNodeId":31}"#,
+            r#"{"nodeId":"21","ignored":false,"parentId":"9","childIds":["23","24"],"backendDOMNodeId":21}"#,
+            r#"{"nodeId":"23","ignored":false,"parentId":"21","backendDOMNodeId":23}"#,
+            r#"{"nodeId":"40","ignored":false,"parentId":"39","backendDOMNodeId":40}"#,
+            r#"{"nodeId":"50","ignored":false,"childIds":["51"],"frameId":"G","backendDOMNodeId":50}"#,
+        ];
+        serde_json::from_str(&format!("[{}]", nodes.join(","))).unwrap()
     }
 
     #[test]
     fn rebuilds_trees_keeping_child_counts() {
-        let trees = assemble(replies());
+        let trees = assemble(&replies());
         let frames: Vec<&str> = trees.iter().map(|t| t.frame_id.as_str()).collect();
         // An ignored parentless node is not a root; "0" placeholders and unlisted or orphaned
         // nodes are dropped.
@@ -194,16 +166,24 @@ mod tests {
         let ids: Vec<String> = trees[0]
             .nodes
             .iter()
-            .map(|n| n.node_id.to_string())
+            .map(|n| n.node_id().to_string())
             .collect();
         assert_eq!(ids, ["7", "21", "9", "23", "24"]);
-        let stand_in = &trees[0].nodes[4];
-        assert!(stand_in.ignored && stand_in.role.is_none());
-        assert_eq!(stand_in.parent_id, Some(AxNodeKey::Int(21)));
+        let stand_in = trees[0].nodes.get(4).unwrap();
+        assert!(stand_in.ignored() && stand_in.role().is_none());
+        assert_eq!(stand_in.parent_id(), Some(AxKeyRef::Int(21)));
+        assert_eq!(stand_in.backend_dom_node_id(), None);
+        // A copied node keeps what it was read with.
+        let read = replies();
+        let twenty_one = read
+            .iter()
+            .find(|n| n.node_id() == AxKeyRef::Int(21))
+            .unwrap();
+        assert_eq!(trees[0].nodes.get(1).unwrap(), twenty_one);
         let g: Vec<String> = trees[1]
             .nodes
             .iter()
-            .map(|n| n.node_id.to_string())
+            .map(|n| n.node_id().to_string())
             .collect();
         assert_eq!(g, ["50", "51"]);
     }

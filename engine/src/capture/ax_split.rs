@@ -9,6 +9,11 @@
 //! picks a node start half way through what the head has left and reads from there to the
 //! list's end. The head stops when it reaches that node.
 //!
+//! Each thread reads into a tree of its own ([`AxNodes`]), and the tail's is appended to the
+//! head's with its offsets moved: what is copied then is the tail's compact tables (about 50
+//! bytes a node and its text), where a list of per-node records copied 240 bytes a node, each
+//! record touched a second time just after it was written.
+//!
 //! The head steps from one node boundary of the list to the next, so it stops only on a real
 //! one. A cut that is not one (a `{"nodeId"` nested inside a node, or in a later list) is never
 //! met: the head reads to the end and the tail's work is thrown away. Anything the readers here
@@ -17,10 +22,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeSeed, IgnoredAny};
 use serde::Deserialize;
 
-use super::ax::AxNodeRecord;
+use super::ax::AxNodes;
 use super::{is_json_whitespace, AxTreeCapture};
 
 /// What the two threads share: where the head must stop, how far it has come, whether it is
@@ -129,6 +134,17 @@ impl<'a> Cursor<'a> {
         Some(value)
     }
 
+    /// [`Cursor::value`] read by a seed (an object or list: no value of those needs to see
+    /// what follows it to end).
+    fn value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Option<S::Value> {
+        let rest = self.text.get(self.at..)?;
+        let mut de = serde_json::Deserializer::from_str(rest);
+        let value = seed.deserialize(&mut de).ok()?;
+        // A stream started where the seed stopped reports that place as its offset.
+        self.at += de.into_iter::<IgnoredAny>().byte_offset();
+        Some(value)
+    }
+
     fn at_end(&mut self) -> bool {
         self.peek().is_none()
     }
@@ -148,18 +164,14 @@ const SAMPLE_NODES: usize = 32;
 
 /// Reads a list's nodes from the cursor (just past its `[`, or at a node start within it) to
 /// its `]`, or, for the head, to the tail's cut. Room is set aside for the nodes the rest of the
-/// text could hold once their average length is known (growing a list of 240-byte
-/// records one doubling at a time copies each of them about once more).
-fn read_run(
-    c: &mut Cursor<'_>,
-    nodes: &mut Vec<AxNodeRecord>,
-    meeting: Option<&Meeting>,
-) -> Option<Ended> {
+/// text could hold once their average length and what they add to each table are known (each
+/// table grown one doubling at a time would copy what it holds about once more).
+fn read_run(c: &mut Cursor<'_>, nodes: &mut AxNodes, meeting: Option<&Meeting>) -> Option<Ended> {
     if c.peek()? == b']' {
         c.at += 1;
         return Some(Ended::Closed);
     }
-    let (mut meeting, start, count) = (meeting, c.at, nodes.len());
+    let (mut meeting, start, count, sizes) = (meeting, c.at, nodes.len(), nodes.size());
     loop {
         c.skip_whitespace();
         if let Some(m) = meeting {
@@ -176,9 +188,10 @@ fn read_run(
         }
         if nodes.len() == count + SAMPLE_NODES {
             let per_node = (c.at - start) / SAMPLE_NODES + 1;
-            nodes.reserve(c.text.len().saturating_sub(c.at) / per_node + 1);
+            let more = c.text.len().saturating_sub(c.at) / per_node + 1;
+            nodes.reserve_like(&sizes, SAMPLE_NODES, more);
         }
-        nodes.push(c.value::<AxNodeRecord>()?);
+        c.value_seed(nodes.node_seed())?;
         match c.next_byte()? {
             b',' => {}
             b']' => return Some(Ended::Closed),
@@ -193,7 +206,7 @@ struct NodesObject {
     /// A reply's `frameId`, were there one, is a key like any other: stepped over.
     reply: bool,
     frame_id: Option<String>,
-    nodes: Option<Vec<AxNodeRecord>>,
+    nodes: Option<AxNodes>,
 }
 
 impl NodesObject {
@@ -205,9 +218,7 @@ impl NodesObject {
             (a, b) => a.or(b),
         };
         let mut nodes = self.nodes?;
-        let tail = rest.nodes?;
-        nodes.reserve_exact(tail.len());
-        nodes.extend(tail);
+        nodes.append(rest.nodes?).ok()?;
         Some(NodesObject {
             reply: self.reply,
             frame_id,
@@ -254,7 +265,7 @@ fn read_members(
                     return None;
                 }
                 c.expect(b'[')?;
-                let mut nodes = Vec::new();
+                let mut nodes = AxNodes::default();
                 let ended = read_run(c, &mut nodes, meeting)?;
                 object.nodes = Some(nodes);
                 if ended == Ended::AtCut {
@@ -335,7 +346,7 @@ fn trees_tail(ax: &str, cut: usize) -> Option<TreesTail> {
 /// From a cut in an object's `nodes` list: the rest of the list and the object's members after
 /// it, to its `}`.
 fn rest_of_object(c: &mut Cursor<'_>, reply: bool) -> Option<NodesObject> {
-    let mut nodes = Vec::new();
+    let mut nodes = AxNodes::default();
     (read_run(c, &mut nodes, None)? == Ended::Closed).then_some(())?;
     let mut rest = NodesObject {
         reply,
@@ -369,7 +380,7 @@ fn join_trees(
 /// The nodes of a reply holding them as `{"nodes":[…]}` (other keys are stepped over), read
 /// on two threads; `None` for any other shape, for text after the object, or when a part does
 /// not read.
-pub(super) fn read_reply_nodes(text: &str) -> Option<Vec<AxNodeRecord>> {
+pub(super) fn read_reply_nodes(text: &str) -> Option<AxNodes> {
     let (head, (), tail) = read_both(
         text,
         || (),
@@ -399,7 +410,7 @@ fn reply_tail(text: &str, cut: usize) -> Option<NodesObject> {
 fn join_reply(
     head: Option<(NodesObject, Ended)>,
     tail: Option<Option<NodesObject>>,
-) -> Option<Vec<AxNodeRecord>> {
+) -> Option<AxNodes> {
     let (mut reply, ended) = head?;
     if ended == Ended::AtCut {
         reply = reply.join(tail??)?;
@@ -529,6 +540,9 @@ mod tests {
         // Text after the object, another shape: not read here.
         assert!(read_reply_nodes(&format!("{text}x")).is_none());
         assert!(read_reply_nodes("[]").is_none());
-        assert_eq!(read_reply_nodes(r#"{"nodes":[]}"#), Some(Vec::new()));
+        assert_eq!(
+            read_reply_nodes(r#"{"nodes":[]}"#),
+            Some(AxNodes::default())
+        );
     }
 }

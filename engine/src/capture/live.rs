@@ -70,7 +70,7 @@ use std::time::Duration;
 use futures_util::future::{join_all, BoxFuture, FutureExt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ax::{AxNodeKey, AxNodeRecord, FullAxTree, GetFullAxTree, GetPartialAxTree};
+use super::ax::{AxKeyRef, AxNodeRef, AxNodes, FullAxTree, GetFullAxTree, GetPartialAxTree};
 use super::ax_partial;
 use super::box_rects::{
     boxes_needing_rects, create_world, read_with_kept, resolve_boxes, write_rects, KeptBoxes,
@@ -569,7 +569,8 @@ async fn capture_once(
             (Err(e), _) => Some(format!("frame {}: {}", o.frame_id, e.message())),
         };
         let change = change.or_else(|| {
-            let tree = o.ax_trees.first().map_or(&[][..], |t| &t.nodes[..]);
+            let empty = AxNodes::default();
+            let tree = o.ax_trees.first().map_or(&empty, |t| &t.nodes);
             mixes_states(&o.dom_snapshot, tree).map(|why| format!("frame {}: {why}", o.frame_id))
         });
         if let Some(change) = change {
@@ -582,11 +583,12 @@ async fn capture_once(
         }
         consistent = false;
     }
+    let empty = AxNodes::default();
     let main_tree = capture
         .ax_trees
         .iter()
         .find(|t| t.frame_id == main_frame)
-        .map_or(&[][..], |t| &t.nodes[..]);
+        .map_or(&empty, |t| &t.nodes);
     if let Some(why) = mixes_states(&capture.dom_snapshot, main_tree) {
         return Ok(Attempt::Changed(why));
     }
@@ -920,12 +922,12 @@ fn partial_trees<'a>(
     let first: Vec<_> = ids.iter().map(|&id| send(id)).collect();
     let mut asked: FxHashSet<i64> = ids.iter().copied().collect();
     async move {
-        let mut nodes = Vec::new();
+        let mut nodes = AxNodes::default();
         for reply in join_all(first).await {
             // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
-            match reply {
-                Ok(reply) => nodes.extend(reply.nodes),
-                Err(e) => return (Err(e), false),
+            let added = reply.and_then(|r| nodes.append(r.nodes).map_err(Error::protocol));
+            if let Err(e) = added {
+                return (Err(e), false);
             }
         }
         let mut more = false;
@@ -939,11 +941,17 @@ fn partial_trees<'a>(
             }
             more = true;
             // A parent that is no DOM node cannot be asked for: its children are left out.
-            for reply in join_all(ask.iter().map(|&id| send(id))).await {
-                nodes.extend(reply.map(|r| r.nodes).unwrap_or_default());
+            for reply in join_all(ask.iter().map(|&id| send(id)))
+                .await
+                .into_iter()
+                .flatten()
+            {
+                if let Err(e) = nodes.append(reply.nodes) {
+                    return (Err(Error::protocol(e)), more);
+                }
             }
         }
-        (Ok(ax_partial::assemble(nodes)), more)
+        (Ok(ax_partial::assemble(&nodes)), more)
     }
 }
 
@@ -1079,7 +1087,7 @@ fn document_title(snapshot: &DomSnapshot) -> String {
 /// unknown and not counted),
 /// and the root web area is named after the document title the snapshot recorded. Pure:
 /// callers can check recorded captures too.
-pub fn mixes_states(snapshot: &DomSnapshot, ax: &[AxNodeRecord]) -> Option<String> {
+pub fn mixes_states(snapshot: &DomSnapshot, ax: &AxNodes) -> Option<String> {
     // backendNodeId -> tag name (upper case, as the snapshot spells it) of every snapshot node.
     let mut known: FxHashMap<i64, &str> = FxHashMap::default();
     for d in &snapshot.documents {
@@ -1097,15 +1105,15 @@ pub fn mixes_states(snapshot: &DomSnapshot, ax: &[AxNodeRecord]) -> Option<Strin
     if known.is_empty() {
         return None;
     }
-    let parents: FxHashMap<&AxNodeKey, &AxNodeRecord> =
-        ax.iter().map(|n| (&n.node_id, n)).collect();
+    let parents: FxHashMap<AxKeyRef<'_>, AxNodeRef<'_>> =
+        ax.iter().map(|n| (n.node_id(), n)).collect();
     // The AX tree also describes the insides of form controls and media (user-agent shadow
     // trees), which the snapshot leaves out: an unknown node under such a host is expected.
-    let under_control = |n: &AxNodeRecord| {
-        let mut cur = n.parent_id.as_ref().and_then(|p| parents.get(p));
+    let under_control = |n: &AxNodeRef<'_>| {
+        let mut cur = n.parent_id().and_then(|p| parents.get(&p));
         for _ in 0..64 {
             let Some(p) = cur else { return false };
-            if let Some(tag) = p.backend_dom_node_id.and_then(|b| known.get(&b)) {
+            if let Some(tag) = p.backend_dom_node_id().and_then(|b| known.get(&b)) {
                 return matches!(
                     tag.to_ascii_lowercase().as_str(),
                     "input"
@@ -1121,17 +1129,17 @@ pub fn mixes_states(snapshot: &DomSnapshot, ax: &[AxNodeRecord]) -> Option<Strin
                         | "embed"
                 );
             }
-            cur = p.parent_id.as_ref().and_then(|q| parents.get(q));
+            cur = p.parent_id().and_then(|q| parents.get(&q));
         }
         false
     };
     let (mut tied, mut missing) = (0usize, 0usize);
-    for n in ax.iter().filter(|n| !n.ignored) {
-        let Some(b) = n.backend_dom_node_id else {
+    for n in ax.iter().filter(|n| !n.ignored()) {
+        let Some(b) = n.backend_dom_node_id() else {
             continue;
         };
         tied += 1;
-        if !known.contains_key(&b) && !under_control(n) {
+        if !known.contains_key(&b) && !under_control(&n) {
             missing += 1;
         }
     }
@@ -1142,9 +1150,9 @@ pub fn mixes_states(snapshot: &DomSnapshot, ax: &[AxNodeRecord]) -> Option<Strin
         ));
     }
     let root = ax.iter().find(|n| {
-        n.parent_id.is_none() && n.role.as_ref().and_then(|r| r.as_str()) == Some("RootWebArea")
+        n.parent_id().is_none() && n.role().and_then(|r| r.as_str()) == Some("RootWebArea")
     });
-    if let Some(name) = root.and_then(|r| r.name.as_ref()).and_then(|n| n.as_str()) {
+    if let Some(name) = root.and_then(|r| r.name()).and_then(|n| n.as_str()) {
         let title = document_title(snapshot);
         if !title.is_empty() && !same_words(name, &title) {
             return Some(

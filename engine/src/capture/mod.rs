@@ -13,7 +13,7 @@
 //! | `frameTree` | `Page.getFrameTree().frameTree` (loader ids, frame URLs) |
 //! | `layoutMetrics` | the full `Page.getLayoutMetrics` result |
 //! | `domSnapshot` | the full `DOMSnapshot.captureSnapshot` result, held as a lean [`DomSnapshot`] (`includePaintOrder`; `includeDOMRects` in a recorded capture, while a live snapshot has client and scroll rects only for the boxes geometry needs, see [`box_rects`]) |
-//! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as lean [`AxNodeRecord`]s (the fields the model reads; older files with full nodes read the same) |
+//! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as flat [`AxNodes`] (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
 //! | `axScope` | how much of the tree `axTrees` holds ([`AxScope`]): absent = every frame's full tree; `{"kind":"viewport","expand":px}` = only what a snapshot of that view can print, so a wider view of the file is refused |
@@ -41,7 +41,7 @@ pub(crate) mod kept_model;
 mod live;
 mod scope;
 pub use ax::{
-    AxChildIds, AxNodeKey, AxNodeRecord, AxPropertyRecord, AxScalar, AxValueRecord, FullAxTree,
+    AxKeyRef, AxNodeKey, AxNodeRef, AxNodes, AxPropertyRef, AxScalar, AxValueRef, FullAxTree,
     GetFullAxTree, GetPartialAxTree,
 };
 pub use confirm::{confirm_hits, Confirmation};
@@ -106,10 +106,9 @@ pub const COMPUTED_STYLES: &[&str] = &[
 pub struct AxTreeCapture {
     /// The frame the tree was asked for.
     pub frame_id: String,
-    /// `Accessibility.getFullAXTree().nodes`, as lean records (see [`AxNodeRecord`]): files
-    /// holding the protocol's full `AXNode`s read the same.
-    #[serde(deserialize_with = "ax::shrunk")]
-    pub nodes: Vec<AxNodeRecord>,
+    /// `Accessibility.getFullAXTree().nodes`, held flat (see [`AxNodes`]): files holding the
+    /// protocol's full `AXNode`s read the same.
+    pub nodes: AxNodes,
 }
 
 /// An out-of-process iframe: a separate renderer target with its own snapshot and AX tree.

@@ -12,7 +12,8 @@ use super::{
     Style, StyleId, TextBox, NO_BOX_RECTS,
 };
 use crate::capture::{
-    AxNodeKey, AxScalar, AxTreeCapture, AxValueRecord, Capture, DocumentRecord, DomSnapshot,
+    AxKeyRef, AxNodeRef, AxNodes, AxScalar, AxTreeCapture, AxValueRef, Capture, DocumentRecord,
+    DomSnapshot,
 };
 use crate::cdp::accessibility::{AXPropertyName, AXValueType};
 use crate::cdp::dom_snapshot::{RareBooleanData, RareStringData};
@@ -1025,7 +1026,7 @@ struct AxPart {
 #[derive(Default)]
 struct Interner {
     map: FxHashMap<String, StrId>,
-    /// Strings borrowed from the protocol's static tables (every node's role), by address: one
+    /// Strings of the protocol's static tables (every node's role), by address: one
     /// multiplication to find, where hashing and comparing the text cost a tenth of a long
     /// page's reading.
     statics: FxHashMap<(usize, usize), StrId>,
@@ -1041,22 +1042,20 @@ impl Interner {
         id
     }
 
-    /// [`Interner::get`] for a value that may be borrowed from a static table.
-    fn get_cow(&mut self, strings: &mut Vec<String>, s: std::borrow::Cow<'static, str>) -> StrId {
-        match s {
-            std::borrow::Cow::Borrowed(text) => {
-                // Address and length: one static string may be the start of another.
-                let key = (text.as_ptr() as usize, text.len());
-                match self.statics.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.get(strings, text);
-                        self.statics.insert(key, id);
-                        id
-                    }
-                }
+    /// [`Interner::get`] for a value, which may be one of the protocol's static strings.
+    fn get_value(&mut self, strings: &mut Vec<String>, v: &AxValueRef<'_>, s: &str) -> StrId {
+        let Some(text) = v.known_role() else {
+            return self.get(strings, s);
+        };
+        // Address and length: one static string may be the start of another.
+        let key = (text.as_ptr() as usize, text.len());
+        match self.statics.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.get(strings, text);
+                self.statics.insert(key, id);
+                id
             }
-            std::borrow::Cow::Owned(text) => self.get(strings, &text),
         }
     }
 }
@@ -1069,13 +1068,11 @@ fn push_to(strings: &mut Vec<String>, s: String) -> StrId {
 fn ax_value(
     strings: &mut Vec<String>,
     interner: &mut Interner,
-    v: &mut AxValueRecord,
+    v: AxValueRef<'_>,
     intern_it: bool,
 ) -> AxValue {
-    // The string is moved out; the record itself is freed later, with its node.
-    let value = std::mem::take(&mut v.value);
-    match (&v.type_, value) {
-        (AXValueType::Tristate, AxScalar::Str(s)) => match s.as_ref() {
+    match (v.type_(), v.scalar()) {
+        (AXValueType::Tristate, AxScalar::Str(s)) => match s {
             "true" => AxValue::Bool(true),
             "false" => AxValue::Bool(false),
             "mixed" => AxValue::Mixed,
@@ -1093,9 +1090,9 @@ fn ax_value(
         ) => AxValue::Other,
         (_, AxScalar::Str(s)) => {
             if intern_it {
-                AxValue::Str(interner.get_cow(strings, s))
+                AxValue::Str(interner.get_value(strings, &v, s))
             } else {
-                AxValue::Str(push_to(strings, s.into_owned()))
+                AxValue::Str(push_to(strings, s.to_owned()))
             }
         }
         _ => AxValue::Other,
@@ -1105,68 +1102,66 @@ fn ax_value(
 fn ax_string(
     strings: &mut Vec<String>,
     interner: &mut Interner,
-    v: Option<&mut AxValueRecord>,
+    v: Option<AxValueRef<'_>>,
     intern_it: bool,
 ) -> Option<StrId> {
-    match std::mem::take(&mut v?.value) {
+    let v = v?;
+    match v.scalar() {
         AxScalar::Str(s) => Some(if intern_it {
-            interner.get_cow(strings, s)
+            interner.get_value(strings, &v, s)
         } else {
-            push_to(strings, s.into_owned())
+            push_to(strings, s.to_owned())
         }),
         AxScalar::Number(n) => Some(push_to(strings, n.to_string())),
         _ => None,
     }
 }
 
-/// Reads the records of one accessibility tree into [`AxPart`], one node at a time.
-struct TreeReader<'a> {
+/// Reads the nodes of one accessibility tree into [`AxPart`], one node at a time.
+struct TreeReader<'a, 't> {
     /// The [`AxId`] of the tree's first node.
     base: usize,
     /// The frame the tree was asked for (a node may name its own).
     frame: Option<StrId>,
-    ids: AxKeyIndex,
+    ids: AxKeyIndex<'t>,
     interner: Interner,
     part: &'a mut AxPart,
-    /// The property and child lists of records written over, freed with the rest of the tree.
-    spent_props: Vec<Vec<crate::capture::AxPropertyRecord>>,
-    spent_children: Vec<crate::capture::AxChildIds>,
 }
 
-impl TreeReader<'_> {
-    /// The node of record `k`, its strings moved out of the record.
-    fn node(&mut self, k: usize, n: &mut crate::capture::AxNodeRecord) -> AxNode {
+impl TreeReader<'_, '_> {
+    /// The model's node of `n`.
+    fn node(&mut self, n: AxNodeRef<'_>) -> AxNode {
         let part = &mut *self.part;
         let strings = &mut part.strings;
         let interner = &mut self.interner;
-        let id = AxId((self.base + k) as u32);
-        let role = ax_string(strings, interner, n.role.as_mut(), true);
-        let name = ax_string(strings, interner, n.name.as_mut(), false)
-            .filter(|s| !strings[s.index()].is_empty());
-        let description = ax_string(strings, interner, n.description.as_deref_mut(), false)
-            .filter(|s| !strings[s.index()].is_empty());
-        let value = n
-            .value
-            .as_deref_mut()
-            .map(|v| ax_value(strings, interner, v, false));
+        let id = AxId((self.base + n.index()) as u32);
+        let role = ax_string(strings, interner, n.role(), true);
+        // An empty name or description is no name: nothing is kept for it.
+        let name = ax_string(strings, interner, n.name().filter(|v| !is_empty(v)), false);
+        let description = ax_string(
+            strings,
+            interner,
+            n.description().filter(|v| !is_empty(v)),
+            false,
+        );
+        let value = n.value().map(|v| ax_value(strings, interner, v, false));
         let props_start = part.props.len() as u32;
-        for p in &mut n.properties {
-            let name = match ax_prop_name(&p.name) {
+        for p in n.properties() {
+            let name = match ax_prop_name(p.name) {
                 Some(name) => name,
                 None => AxProp::Other(interner.get(strings, p.name.as_str())),
             };
-            let value = ax_value(strings, interner, &mut p.value, true);
+            let value = ax_value(strings, interner, p.value, true);
             part.props.push(AxProperty { name, value });
         }
         let props_end = part.props.len() as u32;
         let frame_id = n
-            .frame_id
-            .as_deref()
+            .frame_id()
             .map(|f| interner.get(strings, f))
             .or(self.frame);
-        let parent = n.parent_id.as_ref().and_then(|p| self.ids.get(p));
+        let parent = n.parent_id().and_then(|p| self.ids.get(p));
         let children_start = part.children.len() as u32;
-        for c in &n.child_ids {
+        for c in n.child_ids() {
             if let Some(cid) = self.ids.get(c) {
                 if cid != id {
                     part.children.push(cid);
@@ -1178,7 +1173,7 @@ impl TreeReader<'_> {
             part.roots.push(id);
         }
         AxNode {
-            ignored: n.ignored,
+            ignored: n.ignored(),
             role,
             name,
             description,
@@ -1190,42 +1185,35 @@ impl TreeReader<'_> {
             children_end,
             // Tied to the DOM in `link`.
             node: None,
-            backend_dom_node_id: n.backend_dom_node_id,
+            backend_dom_node_id: n.backend_dom_node_id(),
             frame_id,
         }
     }
+}
 
-    /// Moves the lists a read record still holds aside, so that dropping it frees nothing but
-    /// its rare boxed parts.
-    fn spend(&mut self, n: &mut crate::capture::AxNodeRecord) {
-        if n.properties.capacity() > 0 {
-            self.spent_props.push(std::mem::take(&mut n.properties));
-        }
-        if n.child_ids.on_heap() {
-            self.spent_children.push(std::mem::take(&mut n.child_ids));
-        }
-    }
+/// Whether a value is the empty string.
+fn is_empty(v: &AxValueRef<'_>) -> bool {
+    matches!(v.scalar(), AxScalar::Str(""))
 }
 
 /// AX node id -> [`AxId`] for one tree. Chromium numbers the nodes of a tree with small
 /// non-negative integers, and the nodes it makes up (inline text boxes and the like) with
 /// negative ones counting down from a large negative number: each run is looked up in a dense
 /// table, any other id (far from the rest, or not a number) in a hash map.
-struct AxKeyIndex {
+struct AxKeyIndex<'t> {
     /// Ids `0..up.len()`.
     up: Vec<u32>,
     /// Ids `down_top - k` for `k` in `0..down.len()`.
     down: Vec<u32>,
     down_top: i64,
-    sparse: FxHashMap<AxNodeKey, AxId>,
+    sparse: FxHashMap<i64, AxId>,
+    texts: FxHashMap<&'t str, AxId>,
 }
 
-impl AxKeyIndex {
+impl<'t> AxKeyIndex<'t> {
     /// The index of one tree's nodes, numbered from `base`, and how many properties and child
-    /// ids the nodes hold. One pass over the records: a long page's run to tens of megabytes, so
-    /// each pass costs about as much as building the index itself (at 300k nodes, a pass to
-    /// size the tables, one to fill them and one to count took two thirds of reading the tree).
-    fn build(nodes: &[crate::capture::AxNodeRecord], base: usize) -> (AxKeyIndex, usize, usize) {
+    /// ids the nodes hold.
+    fn build(nodes: &'t AxNodes, base: usize) -> (AxKeyIndex<'t>, usize, usize) {
         // Each table holds at most a few times the tree's size, so a hostile id cannot make it
         // large.
         let limit = nodes.len().saturating_mul(4).max(64) as i64;
@@ -1236,27 +1224,22 @@ impl AxKeyIndex {
             down: Vec::new(),
             down_top: i64::MIN,
             sparse: FxHashMap::default(),
+            texts: FxHashMap::default(),
         };
-        // The numeric ids, in order (`None`: not a number, indexed at once).
-        let mut ints: Vec<Option<i64>> = Vec::with_capacity(nodes.len());
         for (k, n) in nodes.iter().enumerate() {
-            nprops += n.properties.len();
-            nchildren += n.child_ids.len();
-            match n.node_id {
-                AxNodeKey::Int(i) => {
+            nprops += n.properties().len();
+            nchildren += n.child_count();
+            match n.node_id() {
+                AxKeyRef::Int(i) => {
                     if (0..limit).contains(&i) {
                         up_len = up_len.max(i + 1);
                     } else if i < 0 {
                         down_top = down_top.max(i);
                         down_bottom = down_bottom.min(i);
                     }
-                    ints.push(Some(i));
                 }
-                AxNodeKey::Text(_) => {
-                    index
-                        .sparse
-                        .insert(n.node_id.clone(), AxId((base + k) as u32));
-                    ints.push(None);
+                AxKeyRef::Text(t) => {
+                    index.texts.insert(t, AxId((base + k) as u32));
                 }
             }
         }
@@ -1271,39 +1254,45 @@ impl AxKeyIndex {
         index.up = vec![NONE; up_len as usize];
         index.down = vec![NONE; down_len as usize];
         index.down_top = down_top;
-        for (k, i) in ints.into_iter().enumerate() {
-            if let Some(i) = i {
-                index.insert(&AxNodeKey::Int(i), AxId((base + k) as u32));
+        // The ids read again from the tree's compact rows, cheaper than keeping a list of them.
+        for (k, n) in nodes.iter().enumerate() {
+            if let AxKeyRef::Int(i) = n.node_id() {
+                index.insert(AxKeyRef::Int(i), AxId((base + k) as u32));
             }
         }
         (index, nprops, nchildren)
     }
 
-    fn slot(&mut self, key: &AxNodeKey) -> Option<&mut u32> {
-        match *key {
-            AxNodeKey::Int(i) if i >= 0 => self.up.get_mut(usize::try_from(i).ok()?),
-            AxNodeKey::Int(i) => {
-                let k = self.down_top.checked_sub(i)?;
-                self.down.get_mut(usize::try_from(k).ok()?)
-            }
-            AxNodeKey::Text(_) => None,
+    fn slot(&mut self, i: i64) -> Option<&mut u32> {
+        if i >= 0 {
+            return self.up.get_mut(usize::try_from(i).ok()?);
         }
+        let k = self.down_top.checked_sub(i)?;
+        self.down.get_mut(usize::try_from(k).ok()?)
     }
 
     /// Records `key -> id` (when two nodes share an id, the later one wins).
-    fn insert(&mut self, key: &AxNodeKey, id: AxId) {
-        match self.slot(key) {
-            Some(slot) => *slot = id.0,
-            None => {
-                self.sparse.insert(key.clone(), id);
+    fn insert(&mut self, key: AxKeyRef<'t>, id: AxId) {
+        match key {
+            AxKeyRef::Int(i) => match self.slot(i) {
+                Some(slot) => *slot = id.0,
+                None => {
+                    self.sparse.insert(i, id);
+                }
+            },
+            AxKeyRef::Text(t) => {
+                self.texts.insert(t, id);
             }
         }
     }
 
-    fn get(&mut self, key: &AxNodeKey) -> Option<AxId> {
-        match self.slot(key) {
-            Some(slot) => (*slot != NONE).then_some(AxId(*slot)),
-            None => self.sparse.get(key).copied(),
+    fn get(&mut self, key: AxKeyRef<'_>) -> Option<AxId> {
+        match key {
+            AxKeyRef::Int(i) => match self.slot(i) {
+                Some(slot) => (*slot != NONE).then_some(AxId(*slot)),
+                None => self.sparse.get(&i).copied(),
+            },
+            AxKeyRef::Text(t) => self.texts.get(t).copied(),
         }
     }
 }
@@ -1328,58 +1317,22 @@ impl AxPart {
         self.props.reserve(nprops);
         self.children.reserve(nchildren);
         self.strings.reserve(nodes.len());
+        self.nodes.reserve(nodes.len());
         let mut reader = TreeReader {
             base,
             frame,
             ids,
             interner,
             part: self,
-            spent_props: Vec::new(),
-            spent_children: Vec::new(),
         };
-        if base == 0 {
-            // The first tree's nodes are written over its records, each over one already read:
-            // a long page's records are tens of megabytes the parse has just written, while as
-            // many fresh ones would each have to be handed out, zeroed, by the system first.
-            // What the records still hold is kept aside and freed with the rest of them (see
-            // below).
-            let converted: Vec<AxNode> = nodes
-                .into_iter()
-                .enumerate()
-                .map(|(k, mut n)| {
-                    let node = reader.node(k, &mut n);
-                    reader.spend(&mut n);
-                    node
-                })
-                .collect();
-            let TreeReader {
-                part,
-                spent_props,
-                spent_children,
-                ..
-            } = reader;
-            // The records were larger than the nodes: what is left over goes back (in place,
-            // nothing copied), so a snapshot kept for actions holds only its nodes.
-            let mut converted = converted;
-            converted.shrink_to_fit();
-            part.nodes = converted;
-            part.trees.push((target, 0..part.nodes.len()));
-            crate::parallel::drop_aside((spent_props, spent_children), large);
-        } else {
-            // The records are read in place, their strings moved out, and freed all at once
-            // when the tree is read: freed one by one here, their millions of small blocks would
-            // land in the allocator's lists while the DOM part, on the other thread, allocates
-            // its large tables, and each of those allocations would sort through them.
-            let mut nodes = nodes;
-            reader.part.nodes.reserve(nodes.len());
-            for (k, n) in nodes.iter_mut().enumerate() {
-                let node = reader.node(k, n);
-                reader.part.nodes.push(node);
-            }
-            let part = reader.part;
-            part.trees.push((target, base..part.nodes.len()));
-            crate::parallel::drop_aside(nodes, large);
+        for n in nodes.iter() {
+            let node = reader.node(n);
+            reader.part.nodes.push(node);
         }
+        self.trees.push((target, base..self.nodes.len()));
+        // A long page's tree is a few large tables: given back to the system on another
+        // thread while the model is linked.
+        crate::parallel::drop_aside(nodes, large);
     }
 
     /// Appends the trees to `model` (whose DOM part is built), moving every id past what the
@@ -1468,7 +1421,7 @@ fn append<T>(to: &mut Vec<T>, mut more: Vec<T>) {
 #[cfg(test)]
 mod ax_key_index_tests {
     use super::*;
-    use crate::capture::AxNodeRecord;
+    use crate::capture::AxNodeKey;
 
     #[test]
     fn finds_every_kind_of_id_and_only_those() {
@@ -1481,25 +1434,30 @@ mod ax_key_index_tests {
             "999999999",
             "-5",
         ];
-        let nodes: Vec<AxNodeRecord> = ids
+        let list: Vec<String> = ids
             .iter()
-            .map(|id| serde_json::from_str(&format!(r#"{{"nodeId":"{id}"}}"#)).unwrap())
+            .map(|id| format!(r#"{{"nodeId":"{id}","properties":[{{"name":"busy","value":{{"type":"boolean","value":false}}}}],"childIds":["0","x"]}}"#))
             .collect();
+        let nodes: AxNodes = serde_json::from_str(&format!("[{}]", list.join(","))).unwrap();
         let (mut index, nprops, nchildren) = AxKeyIndex::build(&nodes, 10);
-        assert_eq!((nprops, nchildren), (0, 0));
+        assert_eq!((nprops, nchildren), (ids.len(), 2 * ids.len()));
         for (k, id) in ids.iter().enumerate() {
             assert_eq!(
-                index.get(&AxNodeKey::new(id)),
+                index.get(AxNodeKey::new(id).as_key_ref()),
                 Some(AxId(k as u32 + 10)),
                 "{id}"
             );
         }
         for missing in ["1", "-1000000002", "-1000000000", "y", "-6", "64"] {
-            assert_eq!(index.get(&AxNodeKey::new(missing)), None, "{missing}");
+            assert_eq!(
+                index.get(AxNodeKey::new(missing).as_key_ref()),
+                None,
+                "{missing}"
+            );
         }
-        index.insert(&AxNodeKey::new("7"), AxId(40));
+        index.insert(AxKeyRef::Int(7), AxId(40));
         assert_eq!(
-            index.get(&AxNodeKey::new("7")),
+            index.get(AxKeyRef::Int(7)),
             Some(AxId(40)),
             "the later node wins"
         );
