@@ -187,59 +187,6 @@ pub fn usage() -> Usage {
     }
 }
 
-/// CPU time (user and system, every thread) of process `root` and all its descendants: a
-/// browser's own processes. Read from `/proc/<pid>/task/<tid>/schedstat`, in nanoseconds
-/// (`/proc/<pid>/stat` counts clock ticks of 10 ms, coarser than a small page's whole
-/// snapshot). Threads that ended meanwhile are not counted; `None` where `/proc` cannot be read.
-pub fn tree_cpu(root: u32) -> Option<Duration> {
-    let mut parent_of: Vec<(u32, u32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid ...`; the command name may hold spaces and parentheses.
-        let after = stat.rfind(')').map_or("", |at| &stat[at + 1..]);
-        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
-            parent_of.push((pid, ppid));
-        }
-    }
-    let mut tree = vec![root];
-    let mut k = 0;
-    while let Some(&pid) = tree.get(k) {
-        tree.extend(
-            parent_of
-                .iter()
-                .filter(|&&(_, p)| p == pid)
-                .map(|&(c, _)| c),
-        );
-        k += 1;
-    }
-    let mut total = 0u64;
-    for pid in tree {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            let ns = std::fs::read_to_string(task.path().join("schedstat"))
-                .ok()
-                .and_then(|s| {
-                    s.split_whitespace()
-                        .next()
-                        .and_then(|v| v.parse::<u64>().ok())
-                });
-            total += ns.unwrap_or(0);
-        }
-    }
-    Some(Duration::from_nanos(total))
-}
-
 /// Mebibytes with one decimal.
 pub fn mib(bytes: u64) -> String {
     format!("{:.1}", bytes as f64 / (1024.0 * 1024.0))
@@ -264,16 +211,11 @@ pub fn page_url(path_or_url: &str) -> Result<String, String> {
 /// Why descendants: Chromium does a snapshot's work in the page's renderer, a child of the
 /// browser process, so the browser's own figure alone would say almost nothing.
 pub fn process_tree_cpu(root: u32) -> Duration {
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if ticks <= 0 {
-        return Duration::ZERO;
-    }
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Duration::ZERO;
     };
-    // (pid, parent, cpu ticks) of every process.
-    let mut procs: Vec<(u32, u32, u64)> = Vec::new();
+    // (pid, parent) of every process.
+    let mut procs: Vec<(u32, u32)> = Vec::new();
     for entry in entries.flatten() {
         let Some(pid) = entry
             .file_name()
@@ -289,32 +231,36 @@ pub fn process_tree_cpu(root: u32) -> Duration {
         let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
             continue;
         };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        // After the name: state(0) ppid(1) … utime(11) stime(12).
-        let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
-        if let (Some(ppid), Some(utime), Some(stime)) = (num(1), num(11), num(12)) {
-            procs.push((pid, ppid as u32, utime + stime));
+        // After the name: state(0) ppid(1).
+        if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|f| f.parse().ok()) {
+            procs.push((pid, ppid));
         }
     }
     let mut inside = vec![root];
+    let mut k = 0;
+    while let Some(&pid) = inside.get(k) {
+        inside.extend(procs.iter().filter(|&&(_, p)| p == pid).map(|&(c, _)| c));
+        k += 1;
+    }
+    // Each thread's time on a CPU, in nanoseconds (`stat` counts clock ticks of 10 ms, coarser
+    // than a small page's whole snapshot). Threads that ended meanwhile are not counted.
     let mut total = 0u64;
-    // Parents may be listed after their children: repeat until nothing new joins.
-    let mut counted = vec![false; procs.len()];
-    loop {
-        let mut grew = false;
-        for (k, &(pid, ppid, cpu)) in procs.iter().enumerate() {
-            if !counted[k] && (pid == root || inside.contains(&ppid)) {
-                counted[k] = true;
-                inside.push(pid);
-                total += cpu;
-                grew = true;
-            }
-        }
-        if !grew {
-            break;
+    for pid in inside {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let ns = std::fs::read_to_string(task.path().join("schedstat"))
+                .ok()
+                .and_then(|s| {
+                    s.split_whitespace()
+                        .next()
+                        .and_then(|v| v.parse::<u64>().ok())
+                });
+            total += ns.unwrap_or(0);
         }
     }
-    Duration::from_secs_f64(total as f64 / ticks as f64)
+    Duration::from_nanos(total)
 }
 
 /// Runs `future` to completion on a multi-threaded runtime with two workers, as the live bench

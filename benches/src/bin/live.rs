@@ -50,7 +50,7 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, render_capture, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, mib, ms, page_url, tree_cpu, usage, with_browser,
+    dom_node_count, fixtures_dir, median, mib, ms, page_url, process_tree_cpu, usage, with_browser,
 };
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -259,7 +259,7 @@ async fn measure_page(
     let mut total_t = [Vec::new(), Vec::new(), Vec::new()];
     let mut cpu_t = [Vec::new(), Vec::new(), Vec::new()];
     let mut browser_cpu_t = [Vec::new(), Vec::new(), Vec::new()];
-    let browser_cpu = || browser_pid.and_then(tree_cpu);
+    let browser_cpu = || browser_pid.map(process_tree_cpu);
     // What the browser spends with no call in flight (timers, the compositor, the page's own
     // work), over a second: how much of its figure per snapshot is not the snapshot's.
     let idle_rate = {
