@@ -265,13 +265,26 @@ pub fn process_tree_cpu(root: u32) -> Duration {
 
 /// Runs `future` to completion on a multi-threaded runtime with two workers, as the live bench
 /// binaries do (two cores is what they are measured on).
-pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {
+pub fn block_on<F>(future: F) -> Result<F::Output, String>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    Ok(runtime.block_on(future))
+    // As the command line does: run as a task of the runtime, so a reply is taken up on the
+    // thread that read it rather than handed to this one.
+    let task = runtime.spawn(future);
+    match runtime.block_on(task) {
+        Ok(output) => Ok(output),
+        Err(e) => match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => Err(format!("the bench was cancelled: {e}")),
+        },
+    }
 }
 
 /// The `main` of a bench binary named `name`: bad arguments print their message and exit with
@@ -283,7 +296,7 @@ pub fn bench_main<A, Fut>(
     run: impl FnOnce(A) -> Fut,
 ) -> std::process::ExitCode
 where
-    Fut: std::future::Future<Output = Result<(), String>>,
+    Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
 {
     use std::process::ExitCode;
     let args = match args {

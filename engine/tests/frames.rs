@@ -576,7 +576,13 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         uid.split_whitespace().next().expect("a uid").to_string()
     };
 
+    // Of each three, exactly the third used the kept model: the first two read the reply.
+    let reused = |page: &pagesight::browser::Page, before: u64, what: &str| {
+        assert_eq!(page.reused_snapshots(), before + 1, "{what}");
+        before + 1
+    };
     let unchanged = three(&mut session).await;
+    let count = reused(&page, 0, "unchanged");
     assert!(
         unchanged.iter().all(|t| t == &unchanged[0]),
         "{unchanged:#?}"
@@ -592,6 +598,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         assert!(line.contains(&expected), "expected {expected} in {line}");
         assert_eq!(button_uid(&text), uid, "{text}");
     }
+    let count = reused(&page, count, "panel scrolled");
 
     // A text changes.
     run("document.getElementById('row-btn').textContent = 'Renamed button'").await;
@@ -600,25 +607,55 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         assert!(!text.contains("Row 4 button"), "{text}");
         assert_eq!(button_uid(&text), uid, "{text}");
     }
+    let count = reused(&page, count, "text changed");
 
     // The page scrolls the panel out of the view, then back.
     run("window.scrollTo(0, 600)").await;
     for text in three(&mut session).await {
         assert_eq!(panel_line(&text), None, "{text}");
     }
+    let count = reused(&page, count, "page scrolled away");
     run("window.scrollTo(0, 0)").await;
     for text in three(&mut session).await {
         assert!(panel_line(&text).is_some(), "{text}");
     }
+    let count = reused(&page, count, "page scrolled back");
+
+    // Two views alternated on an unchanged page: each is kept apart, so the default view (kept
+    // already) is used in every round and the whole page's from its third, and each view still
+    // shows what it promises.
+    let mut rounds = Vec::new();
+    for _ in 0..3 {
+        for expand in [None, Some("all")] {
+            let mut cmd = serde_json::json!({"cmd": "snapshot", "mode": "a11y"});
+            if let Some(expand) = expand {
+                cmd["expand"] = serde_json::json!(expand);
+            }
+            let text = session.execute(&cmd).await.expect("snapshot");
+            rounds.push(text.as_str().expect("text").to_string());
+        }
+    }
+    assert_eq!(page.reused_snapshots(), count + 4, "two views alternated");
+    for pair in rounds.chunks(2) {
+        assert_eq!(pair[0], rounds[0]);
+        assert_eq!(pair[1], rounds[1]);
+    }
+    assert_ne!(
+        rounds[0], rounds[1],
+        "the whole page shows more than the view"
+    );
 
     // A new document: the same markup, new nodes.
     session
         .execute(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
         .await
         .expect("reopen");
+    let page = session.current_page().expect("a page").clone();
+    let before = page.reused_snapshots();
     for text in three(&mut session).await {
         assert!(text.contains("button \"Row 4 button\""), "{text}");
         assert_ne!(button_uid(&text), uid, "{text}");
     }
+    reused(&page, before, "a new document");
     session.shutdown().await.expect("close");
 }

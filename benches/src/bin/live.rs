@@ -20,7 +20,10 @@
 //!   `Page.getFrameTree` again behind them, as `--expand all` and `verbose` ask;
 //! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
 //!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
-//!   a session; the offline `process` part is timed alone too, and the process's CPU time (all
+//!   a session; these find the page unchanged since their last snapshot, as an agent that looks
+//!   again without acting does (the engine then uses the model it kept, see the engine's
+//!   `capture::kept_model`), so **a11y changed** takes the default view of a page changed just
+//!   before (an attribute of its root element set, untimed), as after an action; the offline `process` part is timed alone too, and the process's CPU time (all
 //!   threads, `getrusage`) and the browser's (its processes' threads, `/proc`) are taken
 //!   around the whole snapshot: the engine's share of the work a snapshot costs.
 //!
@@ -45,6 +48,7 @@ use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
 use pagesight::capture::{capture_page_for, AxScope, Capture, DomSnapshot, FullAxTree};
 use pagesight::cdp::page::FrameTree;
+use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, render_capture, SnapshotOptions};
@@ -154,12 +158,14 @@ struct PageFigures {
     /// How many boxes' rectangles the default view reads.
     rect_boxes: usize,
     /// Per mode of [`MODES`].
-    capture: [Duration; 3],
-    process: [Duration; 3],
-    total: [Duration; 3],
-    cpu: [Duration; 3],
+    capture: [Duration; MODES.len()],
+    process: [Duration; MODES.len()],
+    total: [Duration; MODES.len()],
+    cpu: [Duration; MODES.len()],
     /// The browser's processes' CPU time per snapshot, where it can be read.
-    browser_cpu: [Option<Duration>; 3],
+    browser_cpu: [Option<Duration>; MODES.len()],
+    /// Per mode: how many of its snapshots used the model kept from the one before.
+    reused: [u64; MODES.len()],
     /// The browser's processes' CPU time per second with no call in flight.
     browser_idle: Option<Duration>,
     parse_snapshot_mbps: f64,
@@ -209,7 +215,7 @@ async fn measure_all(browser: &Browser, args: &Args) -> Result<(), String> {
     if figures.is_empty() {
         return Err("no page could be measured".to_string());
     }
-    print_table(&figures);
+    print_table(&figures, args.runs);
     Ok(())
 }
 
@@ -221,10 +227,13 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 }
 
 /// The measured snapshot modes: (label, mode, expand).
-const MODES: [(&str, Mode, Expand); 3] = [
-    ("a11y", Mode::A11y, Expand::Viewport),
-    ("dom", Mode::Dom, Expand::Viewport),
-    ("a11y all", Mode::A11y, Expand::All),
+/// The snapshots taken in each run: name, mode, view, and whether the page is changed (an
+/// attribute set, untimed) just before.
+const MODES: [(&str, Mode, Expand, bool); 4] = [
+    ("a11y", Mode::A11y, Expand::Viewport, false),
+    ("dom", Mode::Dom, Expand::Viewport, false),
+    ("a11y all", Mode::A11y, Expand::All, false),
+    ("a11y changed", Mode::A11y, Expand::Viewport, true),
 ];
 
 async fn measure_page(
@@ -247,6 +256,11 @@ async fn measure_page(
     let plan = ViewPlan::of(warm.capture()).map_err(|e| format!("{name}: {e}"))?;
     process(warm, &mut table, &target, &SnapshotOptions::default())
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
+    // Each view seen twice more, so that the unchanged modes find their model kept from the
+    // first timed run on.
+    for expand in [Expand::Viewport, Expand::All, Expand::Viewport, Expand::All] {
+        untimed_snapshot(page, name, &mut table, &target, expand).await?;
+    }
     floor(page, &plan, false).await?;
     floor(page, &plan, true).await?;
 
@@ -254,11 +268,11 @@ async fn measure_page(
     let mut floor_cpu = Vec::new();
     let mut floor_all_t = Vec::new();
     let mut reply_bytes = 0;
-    let mut capture_t = [Vec::new(), Vec::new(), Vec::new()];
-    let mut process_t = [Vec::new(), Vec::new(), Vec::new()];
-    let mut total_t = [Vec::new(), Vec::new(), Vec::new()];
-    let mut cpu_t = [Vec::new(), Vec::new(), Vec::new()];
-    let mut browser_cpu_t = [Vec::new(), Vec::new(), Vec::new()];
+    let mut capture_t: [Vec<_>; MODES.len()] = Default::default();
+    let mut process_t: [Vec<_>; MODES.len()] = Default::default();
+    let mut total_t: [Vec<_>; MODES.len()] = Default::default();
+    let mut cpu_t: [Vec<_>; MODES.len()] = Default::default();
+    let mut browser_cpu_t: [Vec<_>; MODES.len()] = Default::default();
     let browser_cpu = || browser_pid.map(process_tree_cpu);
     // What the browser spends with no call in flight (timers, the compositor, the page's own
     // work), over a second: how much of its figure per snapshot is not the snapshot's.
@@ -286,6 +300,8 @@ async fn measure_page(
         ..SnapshotOptions::default()
     };
 
+    let mut changes = 0;
+    let mut reused = [0; MODES.len()];
     for _ in 0..runs {
         // (a) the floor
         let u0 = usage();
@@ -350,12 +366,21 @@ async fn measure_page(
         ax_alone.push(t.elapsed());
 
         // (b) end to end, and (c) the offline part alone
-        for (k, (_, mode, expand)) in MODES.iter().enumerate() {
+        for (k, (_, mode, expand, change)) in MODES.iter().enumerate() {
+            if *change {
+                changes += 1;
+                let expression =
+                    format!("document.documentElement.setAttribute('data-bench', '{changes}')");
+                page.send(&EvaluateParams::new(expression))
+                    .await
+                    .map_err(|e| format!("{name}: changing the page: {e}"))?;
+            }
             let options = SnapshotOptions {
                 mode: *mode,
                 expand: *expand,
                 ..SnapshotOptions::default()
             };
+            let reused_before = page.reused_snapshots();
             let b0 = browser_cpu();
             let u0 = usage();
             let t0 = Instant::now();
@@ -376,6 +401,18 @@ async fn measure_page(
             process_t[k].push(t2 - t1);
             total_t[k].push(t2 - t0);
             cpu_t[k].push(u1.cpu.saturating_sub(u0.cpu));
+            reused[k] += page.reused_snapshots() - reused_before;
+            if *change {
+                // The page as it was, seen twice: the next run finds its model kept again.
+                page.send(&EvaluateParams::new(
+                    "document.documentElement.removeAttribute('data-bench')".to_string(),
+                ))
+                .await
+                .map_err(|e| format!("{name}: changing the page back: {e}"))?;
+                for _ in 0..2 {
+                    untimed_snapshot(page, name, &mut table, &target, *expand).await?;
+                }
+            }
         }
     }
     Ok(PageFigures {
@@ -402,6 +439,7 @@ async fn measure_page(
         browser_cpu: browser_cpu_t
             .each_ref()
             .map(|t| (t.len() == runs).then(|| median(t))),
+        reused,
         browser_idle: browser_pid.map(|_| Duration::from_secs_f64(idle_rate)),
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
@@ -410,6 +448,26 @@ async fn measure_page(
         snapshot_bare: median(&snapshot_bare),
         ax_alone: median(&ax_alone),
     })
+}
+
+/// A snapshot of the page that is not measured (it readies the page's kept model).
+async fn untimed_snapshot(
+    page: &Page,
+    name: &str,
+    table: &mut UidTable,
+    target: &str,
+    expand: Expand,
+) -> Result<(), String> {
+    let capture = capture_page_for(page, AxScope::for_view(expand, false))
+        .await
+        .map_err(|e| format!("{name}: capture failed: {e}"))?;
+    let options = SnapshotOptions {
+        expand,
+        ..SnapshotOptions::default()
+    };
+    process(capture, table, target, &options)
+        .map_err(|e| format!("{name}: processing failed: {e}"))?;
+    Ok(())
 }
 
 /// A capture file (plain JSON) holding the floor's raw `captureSnapshot` and `getFullAXTree`
@@ -468,7 +526,7 @@ fn ratio(a: Duration, b: Duration) -> String {
     format!("1/{:.0}", b.as_secs_f64() / a.as_secs_f64().max(1e-9))
 }
 
-fn print_table(figures: &[PageFigures]) {
+fn print_table(figures: &[PageFigures], runs: usize) {
     println!();
     println!(
         "All times in ms (medians). floor = the engine's CDP calls for the default view sent bare,"
@@ -493,7 +551,7 @@ fn print_table(figures: &[PageFigures]) {
     );
     println!("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for f in figures {
-        for (k, (mode, _, _)) in MODES.iter().enumerate() {
+        for (k, (mode, _, _, _)) in MODES.iter().enumerate() {
             println!(
                 "| {} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {:.0}% | {} | {} |",
                 f.name,
@@ -521,6 +579,16 @@ fn print_table(figures: &[PageFigures]) {
                 )),
             );
         }
+    }
+    println!();
+    println!("Snapshots that used the model kept from the one before (of {runs} per mode):");
+    for f in figures {
+        let counts: Vec<String> = MODES
+            .iter()
+            .zip(f.reused)
+            .map(|((mode, ..), n)| format!("{mode} {n}"))
+            .collect();
+        println!("{}: {}", f.name, counts.join(", "));
     }
     println!();
     println!("The heavy calls each sent alone, and the typed parse of Chromium's own reply bytes");

@@ -122,6 +122,13 @@ impl Page {
         self.kept_model.clone()
     }
 
+    /// How many of this page's snapshots found the page unchanged since the one before and used
+    /// the model of the DOM built then instead of reading Chromium's reply again (see
+    /// [`crate::capture::kept_model`]). A figure for tests and benchmarks.
+    pub fn reused_snapshots(&self) -> u64 {
+        self.kept_model.reused()
+    }
+
     /// The connection the page's session runs on.
     pub fn connection(&self) -> &Connection {
         &self.connection

@@ -26,6 +26,7 @@
 //! alternate the default view and the whole page). Snapshots of pages with out-of-process
 //! frames, and captures taken to be saved, are not kept.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::analysis::{Expand, ViewFacts};
@@ -59,7 +60,7 @@ impl StateKey {
         self.same_view(other)
             && self.metrics == other.metrics
             && self.url == other.url
-            && self.text.as_str() == other.text.as_str()
+            && self.text.as_bytes() == other.text.as_bytes()
     }
 }
 
@@ -93,6 +94,9 @@ impl KeptState {
 pub struct KeptModel {
     /// The last state of each view, the most recent last.
     last: Arc<Mutex<Vec<Last>>>,
+    /// How many snapshots used a kept state: what shows, in tests and benches, that the work
+    /// this saves is saved.
+    reused: Arc<AtomicU64>,
 }
 
 /// How many views' states a page keeps: an agent that alternates two (the default view and the
@@ -114,6 +118,7 @@ impl std::fmt::Debug for KeptModel {
         f.debug_struct("KeptModel")
             .field("views", &views)
             .field("kept", &kept)
+            .field("reused", &self.reused())
             .finish()
     }
 }
@@ -122,6 +127,15 @@ struct Last {
     key: StateKey,
     /// Kept once the state was seen twice in a row.
     state: Option<Arc<KeptState>>,
+}
+
+impl Last {
+    /// Whether what it keeps is worth freeing on a thread of its own.
+    fn large(&self) -> bool {
+        self.state
+            .as_ref()
+            .is_some_and(|s| s.model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES)
+    }
 }
 
 /// How a snapshot's state compares with the last one's.
@@ -168,8 +182,19 @@ impl KeptModel {
             });
         }
         // A long page's model is hundreds of thousands of allocations: freed off the
-        // snapshot's path, and not under the lock.
-        crate::parallel::drop_aside(old, true);
+        // snapshot's path, and not under the lock. A small page's costs less than a thread.
+        let large = old.iter().any(Last::large);
+        crate::parallel::drop_aside(old, large);
+    }
+
+    /// Counts a snapshot that used a kept state.
+    pub(crate) fn note_reused(&self) {
+        self.reused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many snapshots used a kept state so far.
+    pub(crate) fn reused(&self) -> u64 {
+        self.reused.load(Ordering::Relaxed)
     }
 
     /// Forgets every state (a snapshot that could not be kept: out-of-process frames, a
@@ -179,7 +204,8 @@ impl KeptModel {
             Ok(mut last) => std::mem::take(&mut *last),
             Err(_) => Vec::new(),
         };
-        crate::parallel::drop_aside(old, true);
+        let large = old.iter().any(Last::large);
+        crate::parallel::drop_aside(old, large);
     }
 }
 

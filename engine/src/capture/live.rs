@@ -606,7 +606,7 @@ async fn capture_once(
                 facts: facts.clone(),
             }),
         ),
-        (Some((_, Seen::Kept(_))), _) if reused => {}
+        (Some((_, Seen::Kept(_))), _) if reused => kept_model.note_reused(),
         // The same text, but other rectangles (a panel scrolled): kept again if seen again.
         (Some((key, Seen::Kept(_))), _) => kept_model.record(key, None),
         // A capture taken to be saved leaves what was kept alone.
