@@ -25,8 +25,13 @@
 //! costs a small part of what it replaces. The last state of two views is kept (an agent may
 //! alternate the default view and the whole page). Snapshots of pages with out-of-process
 //! frames, and captures taken to be saved, are not kept.
+//!
+//! A kept state takes four to six times its reply's size (python's `stdtypes` page: about
+//! 25 MiB), so all pages' kept states together are held to [`KEPT_BUDGET`]: an agent with many
+//! long pages open keeps what fits and reads the rest again, rather than holding a copy of every
+//! page it has seen.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::analysis::{Expand, ViewFacts};
@@ -70,6 +75,65 @@ pub(crate) struct KeptState {
     pub snapshot: DomSnapshot,
     pub model: Model,
     pub facts: Option<ViewFacts>,
+    /// Its share of [`KEPT_BUDGET`], given back when it is freed.
+    pub charge: Charge,
+}
+
+/// How much memory all pages' kept states may take together, as estimated by [`Charge`].
+pub(crate) const KEPT_BUDGET: usize = 512 << 20;
+
+/// What a kept state is estimated to take per byte of its reply (measured: 4 to 6 over the
+/// recorded pages, the most for the smallest; its reply's text, held by its key, is one more).
+const KEPT_PER_REPLY_BYTE: usize = 7;
+
+/// Memory held by kept states, against a limit.
+pub(crate) struct Budget {
+    used: AtomicUsize,
+    limit: usize,
+}
+
+/// The budget every page's kept states share.
+static KEPT: Budget = Budget::new(KEPT_BUDGET);
+
+impl Budget {
+    const fn new(limit: usize) -> Budget {
+        Budget {
+            used: AtomicUsize::new(0),
+            limit,
+        }
+    }
+
+    /// A share of `bytes`, if that much is left.
+    fn take(&'static self, bytes: usize) -> Option<Charge> {
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(bytes).filter(|&total| total <= self.limit)
+            })
+            .ok()
+            .map(|_| Charge {
+                budget: self,
+                bytes,
+            })
+    }
+}
+
+/// A kept state's share of a [`Budget`], given back on drop.
+pub(crate) struct Charge {
+    budget: &'static Budget,
+    bytes: usize,
+}
+
+impl Charge {
+    /// The share a state built from `key`'s reply takes, if the budget has room for it.
+    pub fn for_state(key: &StateKey) -> Option<Charge> {
+        KEPT.take(key.text.len().saturating_mul(KEPT_PER_REPLY_BYTE))
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.budget.used.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
 }
 
 impl KeptState {
@@ -105,19 +169,22 @@ const VIEWS: usize = 2;
 
 impl std::fmt::Debug for KeptModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (views, kept) = self
+        let (views, kept, bytes) = self
             .last
             .lock()
             .map(|last| {
+                let states = || last.iter().filter_map(|l| l.state.as_ref());
                 (
                     last.len(),
-                    last.iter().filter(|l| l.state.is_some()).count(),
+                    states().count(),
+                    states().map(|s| s.charge.bytes).sum::<usize>(),
                 )
             })
-            .unwrap_or((0, 0));
+            .unwrap_or((0, 0, 0));
         f.debug_struct("KeptModel")
             .field("views", &views)
             .field("kept", &kept)
+            .field("estimated_bytes", &bytes)
             .field("reused", &self.reused())
             .finish()
     }
@@ -227,13 +294,30 @@ mod tests {
     }
 
     fn state(capture: &Capture) -> KeptState {
+        static UNBOUNDED: Budget = Budget::new(usize::MAX);
         let model = Model::from_dom_snapshots(capture).expect("a model");
         let facts = Some(ViewFacts::new(&model, Expand::Viewport));
         KeptState {
             snapshot: capture.dom_snapshot.clone(),
             model,
             facts,
+            charge: UNBOUNDED.take(1).expect("room"),
         }
+    }
+
+    /// A share is given only while the budget has room, and given back when dropped.
+    #[test]
+    fn the_budget_holds_what_fits_and_gets_back_what_is_freed() {
+        static BUDGET: Budget = Budget::new(100);
+        let a = BUDGET.take(60).expect("room for 60");
+        assert!(BUDGET.take(41).is_none());
+        let b = BUDGET.take(40).expect("room for 40 more");
+        assert!(BUDGET.take(1).is_none());
+        drop(a);
+        let c = BUDGET.take(60).expect("room again");
+        drop((b, c));
+        assert_eq!(BUDGET.used.load(Ordering::Acquire), 0);
+        assert!(BUDGET.take(usize::MAX).is_none());
     }
 
     /// A state is kept once seen twice in a row, and only for a key equal in every part.

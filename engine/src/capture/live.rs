@@ -77,7 +77,7 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::kept_model::{KeptState, Seen, StateKey};
+use super::kept_model::{Charge, KeptState, Seen, StateKey};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
@@ -597,15 +597,16 @@ async fn capture_once(
     capture.consistent = consistent;
     match (state.filter(|_| !retaken), &dom_model) {
         (Some((key, Seen::New)), _) => kept_model.record(key, None),
-        // Seen twice in a row: kept from now on.
-        (Some((key, Seen::Again)), Some((model, facts))) => kept_model.record(
-            key,
-            Some(KeptState {
+        // Seen twice in a row: kept from now on, if all pages' kept states leave room for it.
+        (Some((key, Seen::Again)), Some((model, facts))) => {
+            let state = Charge::for_state(&key).map(|charge| KeptState {
                 snapshot: capture.dom_snapshot.clone(),
                 model: model.clone(),
                 facts: facts.clone(),
-            }),
-        ),
+                charge,
+            });
+            kept_model.record(key, state)
+        }
         (Some((_, Seen::Kept(_))), _) if reused => kept_model.note_reused(),
         // The same text, but other rectangles (a panel scrolled): kept again if seen again.
         (Some((key, Seen::Kept(_))), _) => kept_model.record(key, None),
