@@ -154,8 +154,10 @@ pub async fn run(file: Option<PathBuf>, browser: BrowserArgs) -> Result<()> {
     let mut session = Session::start(session_options(&browser, (1280, 800))).await?;
     let mut lines = input.lines();
     let result = loop {
-        // Reading stdin blocks; it is the only input of this process, so that is fine here.
-        let line = match lines.next() {
+        // Reading stdin blocks the thread: the runtime is told so, and hands this worker's other
+        // tasks (the connection's reader among them) to the other worker meanwhile, so events
+        // are still handled while the agent thinks.
+        let line = match tokio::task::block_in_place(|| lines.next()) {
             None => break Ok(()),
             Some(Ok(line)) => line,
             Some(Err(e)) => {
