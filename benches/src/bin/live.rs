@@ -23,9 +23,11 @@
 //!   a session; these find the page unchanged since their last snapshot, as an agent that looks
 //!   again without acting does (the engine then uses the model it kept, see the engine's
 //!   `capture::kept_model`), so **a11y changed** takes the default view of a page changed just
-//!   before (an attribute of its root element set, untimed), as after an action; the offline `process` part is timed alone too, and the process's CPU time (all
-//!   threads, `getrusage`) and the browser's (its processes' threads, `/proc`) are taken
-//!   around the whole snapshot: the engine's share of the work a snapshot costs.
+//!   before (an attribute of its root element set, untimed), as after an action; the offline
+//!   `process` part is timed alone too, and the process's CPU time (all threads, `getrusage`)
+//!   and the browser's (its processes' threads, `/proc`) are taken around the whole snapshot:
+//!   the engine's share of the work a snapshot costs. How many snapshots of each mode used the
+//!   kept model is printed below the table.
 //!
 //! Out-of-process iframes are captured over their own sessions in parallel; the floor leaves
 //! them out (the bench pages have none).
@@ -226,7 +228,6 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e6
 }
 
-/// The measured snapshot modes: (label, mode, expand).
 /// The snapshots taken in each run: name, mode, view, and whether the page is changed (an
 /// attribute set, untimed) just before.
 const MODES: [(&str, Mode, Expand, bool); 4] = [
