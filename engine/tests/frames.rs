@@ -583,6 +583,8 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
     };
     let unchanged = three(&mut session).await;
     let count = reused(&page, 0, "unchanged");
+    // The page is small enough to be taken whole: its tree, unchanged, was copied the third time.
+    assert_eq!(page.reused_trees(), 1, "trees of the unchanged page");
     assert!(
         unchanged.iter().all(|t| t == &unchanged[0]),
         "{unchanged:#?}"
@@ -624,6 +626,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
     // Two views alternated on an unchanged page: each is kept apart, so the default view (kept
     // already) is used in every round and the whole page's from its third, and each view still
     // shows what it promises.
+    let trees = page.reused_trees();
     let mut rounds = Vec::new();
     for _ in 0..3 {
         for expand in [None, Some("all")] {
@@ -644,6 +647,8 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         rounds[0], rounds[1],
         "the whole page shows more than the view"
     );
+    // Both views read the same full tree, unchanged all along, kept since the page scrolled back.
+    assert_eq!(page.reused_trees(), trees + 6, "trees of the two views");
 
     // A new document: the same markup, new nodes.
     session

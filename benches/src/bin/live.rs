@@ -166,8 +166,9 @@ struct PageFigures {
     cpu: [Duration; MODES.len()],
     /// The browser's processes' CPU time per snapshot, where it can be read.
     browser_cpu: [Option<Duration>; MODES.len()],
-    /// Per mode: how many of its snapshots used the model kept from the one before.
-    reused: [u64; MODES.len()],
+    /// Per mode: how many of its snapshots used the model kept from the one before, and how
+    /// many full accessibility trees were copied from the last one read.
+    reused: [(u64, u64); MODES.len()],
     /// The browser's processes' CPU time per second with no call in flight.
     browser_idle: Option<Duration>,
     parse_snapshot_mbps: f64,
@@ -302,7 +303,7 @@ async fn measure_page(
     };
 
     let mut changes = 0;
-    let mut reused = [0; MODES.len()];
+    let mut reused = [(0, 0); MODES.len()];
     for _ in 0..runs {
         // (a) the floor
         let u0 = usage();
@@ -381,7 +382,7 @@ async fn measure_page(
                 expand: *expand,
                 ..SnapshotOptions::default()
             };
-            let reused_before = page.reused_snapshots();
+            let reused_before = (page.reused_snapshots(), page.reused_trees());
             let b0 = browser_cpu();
             let u0 = usage();
             let t0 = Instant::now();
@@ -402,7 +403,8 @@ async fn measure_page(
             process_t[k].push(t2 - t1);
             total_t[k].push(t2 - t0);
             cpu_t[k].push(u1.cpu.saturating_sub(u0.cpu));
-            reused[k] += page.reused_snapshots() - reused_before;
+            reused[k].0 += page.reused_snapshots() - reused_before.0;
+            reused[k].1 += page.reused_trees() - reused_before.1;
             if *change {
                 // The page as it was, seen twice: the next run finds its model kept again.
                 page.send(&EvaluateParams::new(
@@ -582,12 +584,15 @@ fn print_table(figures: &[PageFigures], runs: usize) {
         }
     }
     println!();
-    println!("Snapshots that used the model kept from the one before (of {runs} per mode):");
+    println!(
+        "Snapshots that used the model kept from the one before (of {runs} per mode), and full \
+         accessibility trees copied from the last one read:"
+    );
     for f in figures {
         let counts: Vec<String> = MODES
             .iter()
             .zip(f.reused)
-            .map(|((mode, ..), n)| format!("{mode} {n}"))
+            .map(|((mode, ..), (models, trees))| format!("{mode} {models} ({trees} trees)"))
             .collect();
         println!("{}: {}", f.name, counts.join(", "));
     }

@@ -129,6 +129,13 @@ impl Page {
         self.kept_model.reused()
     }
 
+    /// How many of the full accessibility trees asked for this page's snapshots came back the
+    /// same as the last one read for their frame and were copied from it instead of read again
+    /// (see [`crate::capture::kept_model`]). A figure for tests and benchmarks.
+    pub fn reused_trees(&self) -> u64 {
+        self.kept_model.trees().reused()
+    }
+
     /// The connection the page's session runs on.
     pub fn connection(&self) -> &Connection {
         &self.connection

@@ -26,6 +26,11 @@
 //! alternate the default view and the whole page). Snapshots of pages with out-of-process
 //! frames, and captures taken to be saved, are not kept.
 //!
+//! The same holds for a full accessibility tree ([`KeptTrees`]): Chromium writes the same
+//! reply, byte for byte, for an unchanged page, and reading it is most of the engine's work on
+//! a page taken whole (python's `stdtypes`: 12 MB). A frame's tree seen twice in a row is kept
+//! and copied out after, which costs a fraction of reading it.
+//!
 //! A kept state takes four to six times its reply's size (python's `stdtypes` page: about
 //! 25 MiB), so all pages' kept states together are held to [`KEPT_BUDGET`]: an agent with many
 //! long pages open keeps what fits and reads the rest again, rather than holding a copy of every
@@ -39,6 +44,7 @@ use crate::cdp::page::GetLayoutMetricsReturns;
 use crate::model::Model;
 use crate::transport::RawJson;
 
+use super::ax::AxNodes;
 use super::dom::DomSnapshot;
 
 /// What a snapshot's DOM model is built from, besides the rectangles read afterwards.
@@ -161,6 +167,7 @@ pub struct KeptModel {
     /// How many snapshots used a kept state: what shows, in tests and benches, that the work
     /// this saves is saved.
     reused: Arc<AtomicU64>,
+    trees: KeptTrees,
 }
 
 /// How many views' states a page keeps: an agent that alternates two (the default view and the
@@ -254,6 +261,11 @@ impl KeptModel {
         crate::parallel::drop_aside(old, large);
     }
 
+    /// The page's kept accessibility trees.
+    pub(crate) fn trees(&self) -> &KeptTrees {
+        &self.trees
+    }
+
     /// Counts a snapshot that used a kept state.
     pub(crate) fn note_reused(&self) {
         self.reused.fetch_add(1, Ordering::Relaxed);
@@ -273,6 +285,73 @@ impl KeptModel {
         };
         let large = old.iter().any(Last::large);
         crate::parallel::drop_aside(old, large);
+    }
+}
+
+/// The last full accessibility tree read for each of a page's frames (see the module docs).
+#[derive(Clone, Default)]
+pub(crate) struct KeptTrees {
+    last: Arc<Mutex<Vec<LastTree>>>,
+    reused: Arc<AtomicU64>,
+}
+
+struct LastTree {
+    /// The frame asked for (`None`: the page's main frame).
+    frame: Option<String>,
+    /// Its reply.
+    text: RawJson,
+    /// Its nodes, once the reply was seen twice in a row.
+    nodes: Option<(AxNodes, Charge)>,
+}
+
+/// How many frames' trees a page keeps (the main frame's and its same-process frames').
+const TREES: usize = 8;
+
+/// What a kept tree is estimated to take per byte of its reply (its nodes take a quarter to a
+/// half of it; the reply itself, which the tree keeps alive, the rest).
+const TREE_PER_REPLY_BYTE: usize = 2;
+
+impl KeptTrees {
+    /// The nodes of `text`, the reply for `frame`, when that tree is kept.
+    pub(crate) fn look(&self, frame: Option<&str>, text: &RawJson) -> Option<AxNodes> {
+        let last = self.last.lock().ok()?;
+        let nodes = last
+            .iter()
+            .find(|l| l.frame.as_deref() == frame && l.text.as_bytes() == text.as_bytes())?
+            .nodes
+            .as_ref()
+            .map(|(nodes, _)| nodes.clone())?;
+        self.reused.fetch_add(1, Ordering::Relaxed);
+        Some(nodes)
+    }
+
+    /// Records the tree read from `text` for `frame`: kept when the frame's last reply was the
+    /// same (and the budget has room), else remembered by its reply alone.
+    pub(crate) fn record(&self, frame: Option<String>, text: RawJson, nodes: &AxNodes) {
+        let mut old = Vec::new();
+        if let Ok(mut last) = self.last.lock() {
+            let at = last.iter().position(|l| l.frame == frame);
+            let again = at.is_some_and(|k| last[k].text.as_bytes() == text.as_bytes());
+            if let Some(k) = at {
+                old.push(last.remove(k));
+            } else if last.len() >= TREES {
+                old.push(last.remove(0));
+            }
+            let charge = again
+                .then(|| KEPT.take(text.len().saturating_mul(TREE_PER_REPLY_BYTE)))
+                .flatten();
+            last.push(LastTree {
+                frame,
+                nodes: charge.map(|charge| (nodes.clone(), charge)),
+                text,
+            });
+        }
+        drop(old);
+    }
+
+    /// How many trees were copied out rather than read.
+    pub(crate) fn reused(&self) -> u64 {
+        self.reused.load(Ordering::Relaxed)
     }
 }
 
@@ -303,6 +382,30 @@ mod tests {
             facts,
             charge: UNBOUNDED.take(1).expect("room"),
         }
+    }
+
+    /// A frame's tree is kept once its reply was seen twice in a row, and only for that reply
+    /// and that frame.
+    #[test]
+    fn a_tree_is_kept_once_its_reply_is_seen_twice() {
+        let capture = Capture::from_json(&fixture_json("sign-in.json.gz")).expect("a capture");
+        let nodes = &capture.ax_trees.first().expect("a tree").nodes;
+        let raw = |text: &str| RawJson::new(Bytes::from(text.to_string()), 0..text.len());
+        let (a, b) = (raw(r#"{"nodes":[1]}"#), raw(r#"{"nodes":[2]}"#));
+        let kept = KeptTrees::default();
+        assert!(kept.look(None, &a).is_none());
+        kept.record(None, a.clone(), nodes);
+        assert!(kept.look(None, &a).is_none(), "seen once");
+        kept.record(None, a.clone(), nodes);
+        let copied = kept.look(None, &a).expect("kept");
+        assert_eq!(copied.len(), nodes.len());
+        assert_eq!(kept.reused(), 1);
+        assert!(kept.look(None, &b).is_none(), "another reply");
+        assert!(kept.look(Some("child"), &a).is_none(), "another frame");
+        // Another reply for the frame replaces what was kept.
+        kept.record(None, b.clone(), nodes);
+        assert!(kept.look(None, &a).is_none());
+        assert!(kept.look(None, &b).is_none());
     }
 
     /// A share is given only while the budget has room, and given back when dropped.

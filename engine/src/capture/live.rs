@@ -77,7 +77,7 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::kept_model::{Charge, KeptState, Seen, StateKey};
+use super::kept_model::{Charge, KeptModel, KeptState, KeptTrees, Seen, StateKey};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
@@ -292,7 +292,16 @@ async fn capture_once(
         AxScope::Viewport { expand } => Some(expand),
         AxScope::Full => None,
     };
-    let ax_full = full.then(|| full_trees(conn, session, &frames, None));
+    let kept_trees = (!dom_rects).then(|| page.kept_model());
+    let ax_full = full.then(|| {
+        full_trees(
+            conn,
+            session,
+            &frames,
+            None,
+            kept_trees.as_ref().map(KeptModel::trees),
+        )
+    });
     let world = world.filter(|_| world_frame == main_frame);
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
@@ -472,7 +481,13 @@ async fn capture_once(
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The
                 // capture keeps its viewport scope (its box rectangles cover the view only).
-                let main = full_trees(conn, session, &frames, None);
+                let main = full_trees(
+                    conn,
+                    session,
+                    &frames,
+                    None,
+                    kept_trees.as_ref().map(KeptModel::trees),
+                );
                 let others: Vec<_> = sessions
                     .iter()
                     .zip(&capture.oopifs)
@@ -481,7 +496,7 @@ async fn capture_once(
                         if let Some(tree) = &o.frame_tree {
                             collect_frames(tree, &mut frames, 0);
                         }
-                        full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT))
+                        full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT), None)
                     })
                     .collect();
                 let checks = write_checks(page, &sessions);
@@ -869,18 +884,32 @@ fn full_trees<'a>(
     session: Option<&SessionId>,
     frames: &[String],
     timeout: Option<Duration>,
+    kept: Option<&KeptTrees>,
 ) -> impl Future<Output = Result<Vec<AxTreeCapture>>> + Send + use<'a> {
     let timeout = timeout.unwrap_or(conn.command_timeout());
-    // Sent raw and read with `FullAxTree::from_reply`, which reads a large tree on two threads.
+    // Sent raw and read with `FullAxTree::from_reply`, which reads a large tree on two threads,
+    // unless the page kept the tree of that very reply (see `super::kept_model`).
     let send = |frame_id: Option<String>| {
         let params = serde_json::to_value(GetFullAxTree {
             depth: None,
-            frame_id,
+            frame_id: frame_id.clone(),
         })
         .map_err(|e| Error::invalid_argument(format!("cannot encode the AX tree request: {e}")));
         let method = <GetFullAxTree as crate::cdp::Command>::METHOD;
         let reply = params.map(|p| conn.send_raw_now(method, session, &p, timeout));
-        async move { FullAxTree::from_reply(&reply?.await?) }
+        let kept = kept.cloned();
+        async move {
+            let reply = reply?.await?;
+            let Some(kept) = kept else {
+                return FullAxTree::from_reply(&reply);
+            };
+            if let Some(nodes) = kept.look(frame_id.as_deref(), &reply) {
+                return Ok(FullAxTree { nodes });
+            }
+            let tree = FullAxTree::from_reply(&reply)?;
+            kept.record(frame_id, reply, &tree.nodes);
+            Ok(tree)
+        }
     };
     let main = send(None);
     let children: Vec<_> = frames
@@ -1003,7 +1032,7 @@ async fn frame_part<'a>(
     let snapshot = snapshot_now(conn, session, dom_rects, FRAME_TIMEOUT);
     let mut frames = Vec::new();
     collect_frames(&before, &mut frames, 0);
-    let trees = full.then(|| full_trees(conn, session, &frames, Some(FRAME_TIMEOUT)));
+    let trees = full.then(|| full_trees(conn, session, &frames, Some(FRAME_TIMEOUT), None));
     let trees = async {
         match trees {
             Some(trees) => trees.await,
