@@ -62,8 +62,9 @@ impl RawJson {
         &self.frame[self.span.clone()]
     }
 
-    /// The JSON text. The envelope parser already checked that the span is UTF-8, so this is
-    /// never empty for a value that came off the wire.
+    /// The JSON text; empty if the bytes are not UTF-8 (Chromium writes UTF-8 only; a reply
+    /// split from its ends is not checked before, and [`RawJson::parse`] reports where it is
+    /// not).
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(self.as_bytes()).unwrap_or_default()
     }
