@@ -5,6 +5,8 @@
 //! CSS initial value, and [`StylesPresent`] records that it was missing so a rule that depends on it
 //! can be skipped rather than guessed.
 
+use super::radius::Radius;
+
 /// `display`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Display {
@@ -519,22 +521,19 @@ impl PolygonShape {
     }
 }
 
-/// The radii of a box's four corners (`border-*-radius`): horizontal and vertical, CSS px or
-/// fractions of the border box's width and height; top-left, top-right, bottom-right,
+/// The radii of a box's four corners (`border-*-radius`): horizontal and vertical, each
+/// resolved against the border box's width and height; top-left, top-right, bottom-right,
 /// bottom-left.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BorderRadii(pub [[InsetLength; 2]; 4]);
+pub struct BorderRadii([[Radius; 2]; 4]);
 
 impl BorderRadii {
     /// Square corners.
-    pub const NONE: BorderRadii = BorderRadii([[InsetLength::Px(0.0); 2]; 4]);
+    pub const NONE: BorderRadii = BorderRadii([[Radius::ZERO; 2]; 4]);
 
-    /// Every corner is square.
+    /// Every corner is square, whatever the box's size.
     pub fn is_none(&self) -> bool {
-        self.0
-            .iter()
-            .flatten()
-            .all(|l| matches!(l, InsetLength::Px(v) | InsetLength::Fraction(v) if *v <= 0.0))
+        self.0.iter().flatten().all(|r| r.is_square())
     }
 
     /// The radii in CSS px for the border box `b`, `[(rx, ry); 4]`, scaled down together where
@@ -543,6 +542,10 @@ impl BorderRadii {
         let mut r = [(0.0, 0.0); 4];
         for (k, [h, v]) in self.0.iter().enumerate() {
             r[k] = (h.of(b.width).max(0.0), v.of(b.height).max(0.0));
+            // A corner with one radius at zero is square (CSS).
+            if r[k].0 == 0.0 || r[k].1 == 0.0 {
+                r[k] = (0.0, 0.0);
+            }
         }
         let ratio = |len: f64, sum: f64| {
             if sum > len && sum > 0.0 {
@@ -564,29 +567,28 @@ impl BorderRadii {
         r
     }
 
-    /// Parses one corner's computed value (`8px`, `50%`, `10px 20%`) into corner `k`.
+    /// Parses one corner's computed value (`8px`, `50%`, `10px 20%`,
+    /// `calc(10% + 4px) 8px`) into corner `k`.
     fn set(&mut self, k: usize, value: &str) {
-        let parts: Vec<InsetLength> = value
-            .split_whitespace()
-            .map_while(InsetLength::parse)
+        let parts: Vec<Radius> = top_level_tokens(value)
+            .map(|t| Radius::parse(t).unwrap_or(UNRESOLVED))
             .collect();
         self.0[k] = match parts.as_slice() {
             [a] => [*a, *a],
             [a, b] => [*a, *b],
-            _ => [InsetLength::Px(0.0); 2],
+            _ => [UNRESOLVED; 2],
         };
     }
 
     /// Parses the `border-radius` shorthand's computed value: one to four horizontal radii,
     /// then optionally `/` and one to four vertical ones (`50%`, `4px 8px`,
-    /// `10px 20px 30px 40px / 5px`), spread over the corners as CSS does. A value that does not
-    /// read leaves the corners square.
+    /// `10px 20px 30px 40px / 5px`, `calc(10% + 4px) 8px / min(10px, 6.66667%)`), spread over
+    /// the corners as CSS does. Spaces and `/` inside a function belong to it.
     fn set_all(&mut self, value: &str) {
-        let side = |s: &str| -> Option<[InsetLength; 4]> {
-            let parts: Vec<InsetLength> = s
-                .split_whitespace()
-                .map(InsetLength::parse)
-                .collect::<Option<_>>()?;
+        let side = |s: &str| -> Option<[Radius; 4]> {
+            let parts: Vec<Radius> = top_level_tokens(s)
+                .map(|t| Radius::parse(t).unwrap_or(UNRESOLVED))
+                .collect();
             match parts.as_slice() {
                 [a] => Some([*a; 4]),
                 [a, b] => Some([*a, *b, *a, *b]),
@@ -595,7 +597,7 @@ impl BorderRadii {
                 _ => None,
             }
         };
-        let (across, down) = match value.split_once('/') {
+        let (across, down) = match split_top_level(value, b'/') {
             Some((h, v)) => (side(h), side(v)),
             None => (side(value), side(value)),
         };
@@ -604,6 +606,43 @@ impl BorderRadii {
             _ => BorderRadii::NONE,
         };
     }
+}
+
+/// What a radius that does not resolve (an unknown unit or function, math too involved to
+/// hold) counts as: square. Of the two ways to be wrong, this is the one that never calls a
+/// point open that is covered: a square corner claims the corner's few pixels for the box, so
+/// what lies beneath is not offered a click there that the box would take (a wrong click);
+/// the cost is that the box itself may be judged to take a click in a corner it lets through,
+/// which its click point (inward from the edges) does not rely on.
+const UNRESOLVED: Radius = Radius::ZERO;
+
+/// The whitespace-separated tokens of `s`, a parenthesized group (`calc(10% + 4px)`) kept
+/// whole.
+fn top_level_tokens(s: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0usize;
+    s.split(move |c: char| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0 && c.is_whitespace()
+    })
+    .filter(|t| !t.is_empty())
+}
+
+/// `s` split at its first `sep` outside parentheses.
+fn split_top_level(s: &str, sep: u8) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (i, c) in s.bytes().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            c if c == sep && depth == 0 => return Some((&s[..i], &s[i + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 impl ClipPath {
@@ -1072,7 +1111,48 @@ mod tests {
             .border_radius
             .resolve(crate::model::Rect::new(0.0, 0.0, 40.0, 20.0));
         assert_eq!(r, [(20.0, 10.0); 4]);
-        StyleField::BorderRadii.apply(&mut all, "calc(1px + 2%)");
+        // A function's inner spaces and `/` do not split the corners.
+        StyleField::BorderRadii.apply(&mut all, "calc(10% + 4px) 8px / 50%");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 200.0, 100.0));
+        let want = [(24.0, 50.0), (8.0, 50.0), (24.0, 50.0), (8.0, 50.0)];
+        for (got, want) in r.iter().zip(want) {
+            assert!(
+                (got.0 - want.0).abs() < 1e-4 && (got.1 - want.1).abs() < 1e-4,
+                "{r:?}"
+            );
+        }
+        StyleField::BorderRadii.apply(&mut all, "10px calc(5% - 2px) 3px / 4px calc(2% + 16px)");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 200.0, 100.0));
+        let want = [(10.0, 4.0), (8.0, 18.0), (3.0, 4.0), (8.0, 18.0)];
+        for (got, want) in r.iter().zip(want) {
+            assert!(
+                (got.0 - want.0).abs() < 1e-4 && (got.1 - want.1).abs() < 1e-4,
+                "{r:?}"
+            );
+        }
+        StyleField::BorderRadii.apply(&mut all, "min(10px, 6.66667%) / 8px");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 60.0, 100.0));
+        assert!((r[0].0 - 4.0).abs() < 1e-4 && r[0].1 == 8.0, "{r:?}");
+        // An unresolved radius squares its corners only (see `UNRESOLVED`).
+        StyleField::BorderRadii.apply(&mut all, "var(--x) 8px");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 60.0, 100.0));
+        assert_eq!(r, [(0.0, 0.0), (8.0, 8.0), (0.0, 0.0), (8.0, 8.0)]);
+        // One corner given by its longhand, with a function.
+        let mut one = Style::default();
+        StyleField::BorderRadius(1).apply(&mut one, "calc(10% + 4px) 25%");
+        let r = one
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 200.0, 100.0));
+        assert!((r[1].0 - 24.0).abs() < 1e-4 && r[1].1 == 25.0, "{r:?}");
+        StyleField::BorderRadii.apply(&mut all, "1px 2px 3px 4px 5px");
         assert!(all.border_radius.is_none());
         StyleField::Transform.apply(&mut style, "matrix(0.5, 0.866, -0.866, 0.5, 3, 4)");
         assert!(style.transform_rotated);
