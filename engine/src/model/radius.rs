@@ -101,7 +101,7 @@ impl Radius {
     /// `v` CSS px.
     pub(crate) fn px(v: f64) -> Radius {
         Radius::linear(Linear {
-            px: v as f32,
+            px: finite(v),
             frac: 0.0,
         })
     }
@@ -110,7 +110,7 @@ impl Radius {
     pub(crate) fn fraction(f: f64) -> Radius {
         Radius::linear(Linear {
             px: 0.0,
-            frac: f as f32,
+            frac: finite(f),
         })
     }
 
@@ -153,6 +153,12 @@ impl Radius {
             Val::Len(r) => Some(r),
         }
     }
+}
+
+/// `v` as a finite `f32`: an infinite length stands for an open end of a clamp, so a huge one
+/// (`1e300px`, meant as "fully round") stays huge instead.
+fn finite(v: f64) -> f32 {
+    v.clamp(-1e30, 1e30) as f32
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -523,6 +529,8 @@ mod tests {
         assert_eq!(at(fb, 776.0), 0.0);
         assert!((at("calc((100% - 4px) / 3)", 34.0) - 10.0).abs() < 1e-4);
         assert!((at("calc(-1 * (10% - 20px))", 100.0) - 10.0).abs() < 1e-4);
+        // A huge radius is huge, not an open end.
+        assert_eq!(at("1e300px", 40.0), 1e30_f32 as f64);
         // The floor wins over the ceiling, as CSS says.
         assert_eq!(at("clamp(10px, 50%, 4px)", 100.0), 10.0);
     }
