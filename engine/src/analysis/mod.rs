@@ -188,9 +188,9 @@ impl NodeFacts {
         self.get(HAS_HITTABLE, &self.hittable_rect)
     }
 
-    /// A person can see it (or something inside it): rendered, not `visibility:hidden`, not
-    /// fully transparent, with some area left after clipping ([`NodeFacts::visible_rect`] is
-    /// not `None`).
+    /// A person can see it: rendered, not `visibility:hidden`, not fully transparent, with some
+    /// area left after clipping ([`NodeFacts::visible_rect`] is not `None`). A node without a
+    /// box or with an inline one is seen where something inside it is.
     #[inline]
     pub fn visible(&self) -> bool {
         self.has & HAS_VISIBLE != 0

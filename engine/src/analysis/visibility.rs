@@ -8,8 +8,9 @@
 //!   descendant with `visibility: visible` is visible again — the computed style already says so;
 //! - `opacity: 0` (or `filter: opacity(0)`) on the element or any ancestor hides the whole
 //!   subtree;
-//! - a box with no area is not visible itself, but its overflowing children may be: the node is
-//!   then visible *through* them and its bounds are theirs;
+//! - a box with no area is not visible itself, but its overflowing children may be (its bounds
+//!   are then theirs); only a node without a box or with an inline one (whose rectangle is its
+//!   line fragments) is visible *through* its descendants;
 //! - clipping (overflow ancestors on the containing-block chain, `clip: rect()`,
 //!   `content-visibility: hidden`, enclosing iframes; see [`super::geometry`]) can leave nothing;
 //! - text is visible through its fragments (`textBoxes`), not its layout box.
@@ -155,7 +156,11 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         let vis = union(own_vis, desc.visible);
         let bounds = own_bounds.or(desc.bounds);
         if own_vis.is_none() {
-            f.set_visible_rect(desc.visible);
+            f.set_visible_rect(if shows_through(model, i) {
+                desc.visible
+            } else {
+                None
+            });
         }
         if own_bounds.is_none() {
             f.set_bounds(desc.bounds);
@@ -182,6 +187,23 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
             }
         }
     }
+}
+
+/// Whether a node whose own box cannot be seen counts as seen where its descendants are: only
+/// when its own box does not stand for what it shows. That is a node without a box
+/// (`display:contents`, a document) and an inline box, whose snapshot rectangle is its line
+/// fragments and can be empty while it wraps blocks or images a person sees as its content.
+/// A block or atomic box is seen through its own box alone: hidden by its own `visibility`
+/// (a `visibility:visible` child is seen, not its hidden parent), with no area (its
+/// overflowing content paints, and takes clicks, as that content), or clipped away (a child
+/// escaping the clip is seen by itself). What it can be clicked through is
+/// [`NodeFacts::hittable_rect`], which keeps its descendants.
+fn shows_through(model: &Model, i: usize) -> bool {
+    let Some(l) = model.nodes[i].layout else {
+        return true;
+    };
+    let s = model.style(model.layout(l));
+    !s.visibility.is_hidden() && s.display.is_inline()
 }
 
 /// The rectangles of a node's descendants, gathered while its subtree is walked bottom-up.

@@ -71,6 +71,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// - `float`: floats paint (and hit) between block backgrounds and inline content.
 /// - `background-color`: a decorated inline box is hit at its own rectangle.
 /// - `transform`: rotated / 3-D boxes make hit-test answers near them unsure.
+/// - `rotate`, `scale`, `translate`: the individual transform properties (how utility CSS
+///   writes every transform), which the computed `transform` leaves out: a turned box is hit
+///   only inside its turned rectangle, and any of them contains fixed descendants.
 /// - `clip-path`: `inset()` clips like `clip` (the "visually hidden" idiom `inset(50%)`);
 ///   `circle()` and `ellipse()` cut the box to the ellipse; other shapes make hit-test answers
 ///   inside them unsure.
@@ -94,6 +97,9 @@ pub const COMPUTED_STYLES: &[&str] = &[
     "float",
     "background-color",
     "transform",
+    "rotate",
+    "scale",
+    "translate",
     "clip-path",
     "contain",
     "filter",

@@ -23,6 +23,7 @@
 
 mod backend_index;
 mod build;
+mod radius;
 mod style;
 
 pub use build::ModelLimits;

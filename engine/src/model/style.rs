@@ -5,6 +5,8 @@
 //! CSS initial value, and [`StylesPresent`] records that it was missing so a rule that depends on it
 //! can be skipped rather than guessed.
 
+use super::radius::Radius;
+
 /// `display`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Display {
@@ -519,22 +521,19 @@ impl PolygonShape {
     }
 }
 
-/// The radii of a box's four corners (`border-*-radius`): horizontal and vertical, CSS px or
-/// fractions of the border box's width and height; top-left, top-right, bottom-right,
+/// The radii of a box's four corners (`border-*-radius`): horizontal and vertical, each
+/// resolved against the border box's width and height; top-left, top-right, bottom-right,
 /// bottom-left.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BorderRadii(pub [[InsetLength; 2]; 4]);
+pub struct BorderRadii([[Radius; 2]; 4]);
 
 impl BorderRadii {
     /// Square corners.
-    pub const NONE: BorderRadii = BorderRadii([[InsetLength::Px(0.0); 2]; 4]);
+    pub const NONE: BorderRadii = BorderRadii([[Radius::ZERO; 2]; 4]);
 
-    /// Every corner is square.
+    /// Every corner is square, whatever the box's size.
     pub fn is_none(&self) -> bool {
-        self.0
-            .iter()
-            .flatten()
-            .all(|l| matches!(l, InsetLength::Px(v) | InsetLength::Fraction(v) if *v <= 0.0))
+        self.0.iter().flatten().all(|r| r.is_square())
     }
 
     /// The radii in CSS px for the border box `b`, `[(rx, ry); 4]`, scaled down together where
@@ -543,6 +542,10 @@ impl BorderRadii {
         let mut r = [(0.0, 0.0); 4];
         for (k, [h, v]) in self.0.iter().enumerate() {
             r[k] = (h.of(b.width).max(0.0), v.of(b.height).max(0.0));
+            // A corner with one radius at zero is square (CSS).
+            if r[k].0 == 0.0 || r[k].1 == 0.0 {
+                r[k] = (0.0, 0.0);
+            }
         }
         let ratio = |len: f64, sum: f64| {
             if sum > len && sum > 0.0 {
@@ -564,29 +567,28 @@ impl BorderRadii {
         r
     }
 
-    /// Parses one corner's computed value (`8px`, `50%`, `10px 20%`) into corner `k`.
+    /// Parses one corner's computed value (`8px`, `50%`, `10px 20%`,
+    /// `calc(10% + 4px) 8px`) into corner `k`.
     fn set(&mut self, k: usize, value: &str) {
-        let parts: Vec<InsetLength> = value
-            .split_whitespace()
-            .map_while(InsetLength::parse)
+        let parts: Vec<Radius> = top_level_tokens(value)
+            .map(|t| Radius::parse(t).unwrap_or(UNRESOLVED))
             .collect();
         self.0[k] = match parts.as_slice() {
             [a] => [*a, *a],
             [a, b] => [*a, *b],
-            _ => [InsetLength::Px(0.0); 2],
+            _ => [UNRESOLVED; 2],
         };
     }
 
     /// Parses the `border-radius` shorthand's computed value: one to four horizontal radii,
     /// then optionally `/` and one to four vertical ones (`50%`, `4px 8px`,
-    /// `10px 20px 30px 40px / 5px`), spread over the corners as CSS does. A value that does not
-    /// read leaves the corners square.
+    /// `10px 20px 30px 40px / 5px`, `calc(10% + 4px) 8px / min(10px, 6.66667%)`), spread over
+    /// the corners as CSS does. Spaces and `/` inside a function belong to it.
     fn set_all(&mut self, value: &str) {
-        let side = |s: &str| -> Option<[InsetLength; 4]> {
-            let parts: Vec<InsetLength> = s
-                .split_whitespace()
-                .map(InsetLength::parse)
-                .collect::<Option<_>>()?;
+        let side = |s: &str| -> Option<[Radius; 4]> {
+            let parts: Vec<Radius> = top_level_tokens(s)
+                .map(|t| Radius::parse(t).unwrap_or(UNRESOLVED))
+                .collect();
             match parts.as_slice() {
                 [a] => Some([*a; 4]),
                 [a, b] => Some([*a, *b, *a, *b]),
@@ -595,7 +597,7 @@ impl BorderRadii {
                 _ => None,
             }
         };
-        let (across, down) = match value.split_once('/') {
+        let (across, down) = match split_top_level(value, b'/') {
             Some((h, v)) => (side(h), side(v)),
             None => (side(value), side(value)),
         };
@@ -604,6 +606,43 @@ impl BorderRadii {
             _ => BorderRadii::NONE,
         };
     }
+}
+
+/// What a radius that does not resolve (an unknown unit or function, math too involved to
+/// hold) counts as: square. Of the two ways to be wrong, this is the one that never calls a
+/// point open that is covered: a square corner claims the corner's few pixels for the box, so
+/// what lies beneath is not offered a click there that the box would take (a wrong click);
+/// the cost is that the box itself may be judged to take a click in a corner it lets through,
+/// which its click point (inward from the edges) does not rely on.
+const UNRESOLVED: Radius = Radius::ZERO;
+
+/// The whitespace-separated tokens of `s`, a parenthesized group (`calc(10% + 4px)`) kept
+/// whole.
+fn top_level_tokens(s: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0usize;
+    s.split(move |c: char| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0 && c.is_whitespace()
+    })
+    .filter(|t| !t.is_empty())
+}
+
+/// `s` split at its first `sep` outside parentheses.
+fn split_top_level(s: &str, sep: u8) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (i, c) in s.bytes().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            c if c == sep && depth == 0 => return Some((&s[..i], &s[i + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 impl ClipPath {
@@ -685,6 +724,9 @@ pub struct Style {
     /// The linear part `[a, b, c, d]` of a 2-D `transform: matrix(a, b, c, d, e, f)` (a point
     /// `(x, y)` goes to `(a·x + c·y, b·x + d·y)` around the origin); the identity otherwise.
     pub transform_linear: [f32; 4],
+    /// `transform`, `rotate`, `scale` and `translate` as parsed, kept apart because each is a
+    /// computed style of its own and the fields above are their product.
+    pub(crate) transform_parts: TransformParts,
     /// `filter` is not `none`: like a transform, it makes the box the containing block of its
     /// fixed and absolutely positioned descendants.
     pub filtered: bool,
@@ -727,6 +769,7 @@ impl Style {
         transform_3d: false,
         transform_rotated: false,
         transform_linear: [1.0, 0.0, 0.0, 1.0],
+        transform_parts: TransformParts::NONE,
         filtered: false,
         filter_transparent: false,
         border_radius: BorderRadii::NONE,
@@ -762,6 +805,11 @@ pub(crate) enum StyleField {
     Float,
     BackgroundColor,
     Transform,
+    /// The individual transform properties (CSS Transforms 2), which the computed `transform`
+    /// does not include.
+    Rotate,
+    Scale,
+    Translate,
     ClipPath,
     Contain,
     Filter,
@@ -792,6 +840,9 @@ impl StyleField {
             "float" => StyleField::Float,
             "background-color" => StyleField::BackgroundColor,
             "transform" => StyleField::Transform,
+            "rotate" => StyleField::Rotate,
+            "scale" => StyleField::Scale,
+            "translate" => StyleField::Translate,
             "clip-path" => StyleField::ClipPath,
             "contain" => StyleField::Contain,
             "filter" => StyleField::Filter,
@@ -830,10 +881,41 @@ impl StyleField {
             StyleField::Float => style.float = Float::parse(value),
             StyleField::BackgroundColor => style.has_background = !is_transparent(value),
             StyleField::Transform => {
-                style.transformed = value != "none" && !value.is_empty();
-                style.transform_3d = value.starts_with("matrix3d");
-                style.transform_rotated = style.transform_3d || matrix_rotates(value);
-                style.transform_linear = matrix_linear(value).unwrap_or([1.0, 0.0, 0.0, 1.0]);
+                let t = &mut style.transform_parts;
+                t.set(TransformParts::OWN, value != "none" && !value.is_empty());
+                t.set_3d(TransformParts::OWN, value.starts_with("matrix3d"));
+                // A 2-D matrix that does not read counts as no turn (as before the parts).
+                t.own = matrix_linear(value).unwrap_or(IDENTITY);
+                t.apply_to(style);
+            }
+            StyleField::Rotate => {
+                let t = &mut style.transform_parts;
+                let (turn, three_d) = parse_rotate(value);
+                t.set(TransformParts::ROTATE, value != "none" && !value.is_empty());
+                t.set_3d(TransformParts::ROTATE, three_d);
+                t.rotate = turn;
+                t.apply_to(style);
+            }
+            StyleField::Scale => {
+                let t = &mut style.transform_parts;
+                t.set(TransformParts::SCALE, value != "none" && !value.is_empty());
+                t.scale = parse_scale(value);
+                t.apply_to(style);
+            }
+            StyleField::Translate => {
+                let t = &mut style.transform_parts;
+                t.set(
+                    TransformParts::TRANSLATE,
+                    value != "none" && !value.is_empty(),
+                );
+                // A depth moves the box towards a viewer only under a perspective, which the
+                // snapshot does not show: unsure, like `translate3d()`.
+                let depth = value
+                    .split_whitespace()
+                    .nth(2)
+                    .is_some_and(|z| parse_px(z).is_none_or(|v| v != 0.0));
+                t.set_3d(TransformParts::TRANSLATE, depth);
+                t.apply_to(style);
             }
             StyleField::Filter => {
                 style.filtered = value != "none" && !value.is_empty();
@@ -875,21 +957,125 @@ fn matrix_linear(value: &str) -> Option<[f32; 4]> {
     (v.len() == 6).then(|| [v[0], v[1], v[2], v[3]])
 }
 
-/// A 2-D `matrix(a, b, c, d, e, f)` with `b` or `c` not zero.
-fn matrix_rotates(value: &str) -> bool {
-    let Some(inner) = value
-        .strip_prefix("matrix(")
-        .and_then(|r| r.strip_suffix(')'))
-    else {
-        return false;
+const IDENTITY: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+
+/// The sources of a box's transform. CSS applies `translate`, then `rotate`, then `scale`, then
+/// `transform`, all about `transform-origin`; the origin only moves the box, and the snapshot's
+/// rectangle already holds where it went, so the linear parts are all the shape needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TransformParts {
+    /// Which sources are not `none`, and which of them are 3-D (bits below).
+    set: u8,
+    three_d: u8,
+    /// The linear part of `transform` (see [`Style::transform_linear`]).
+    own: [f32; 4],
+    /// The linear part of `rotate` (about the z axis).
+    rotate: [f32; 4],
+    /// `scale` along x and y (a z factor does not change a flat box's shape).
+    scale: [f32; 2],
+}
+
+impl TransformParts {
+    const OWN: u8 = 1;
+    const ROTATE: u8 = 2;
+    const SCALE: u8 = 4;
+    const TRANSLATE: u8 = 8;
+    const NONE: TransformParts = TransformParts {
+        set: 0,
+        three_d: 0,
+        own: IDENTITY,
+        rotate: IDENTITY,
+        scale: [1.0, 1.0],
     };
-    let mut it = inner
-        .split(',')
-        .map(|t| t.trim().parse::<f64>().unwrap_or(0.0));
-    let _a = it.next();
-    let b = it.next().unwrap_or(0.0);
-    let c = it.next().unwrap_or(0.0);
-    b.abs() > 1e-9 || c.abs() > 1e-9
+
+    fn set(&mut self, bit: u8, on: bool) {
+        self.set = if on { self.set | bit } else { self.set & !bit };
+    }
+
+    fn set_3d(&mut self, bit: u8, on: bool) {
+        self.three_d = if on {
+            self.three_d | bit
+        } else {
+            self.three_d & !bit
+        };
+    }
+
+    /// Sets the style's transform fields to the product of the parts.
+    fn apply_to(self, style: &mut Style) {
+        let mul = |p: [f64; 4], o: [f64; 4]| {
+            [
+                p[0] * o[0] + p[2] * o[1],
+                p[1] * o[0] + p[3] * o[1],
+                p[0] * o[2] + p[2] * o[3],
+                p[1] * o[2] + p[3] * o[3],
+            ]
+        };
+        let [sx, sy] = self.scale.map(f64::from);
+        let m = mul(
+            self.rotate.map(f64::from),
+            mul([sx, 0.0, 0.0, sy], self.own.map(f64::from)),
+        )
+        // A turn by a multiple of 90° leaves rounding dust off the diagonal: it does not turn
+        // the box's rectangle.
+        .map(|v| if v.abs() < 1e-6 { 0.0 } else { v });
+        style.transformed = self.set != 0;
+        style.transform_3d = self.three_d != 0;
+        style.transform_rotated = style.transform_3d || m[1] != 0.0 || m[2] != 0.0;
+        style.transform_linear = m.map(|v| v as f32);
+        style.transform_parts = self;
+    }
+}
+
+/// The computed `rotate` (`30deg`, `x 30deg`, `1 1 0 45deg`; Chromium gives degrees and drops
+/// a `z` axis): its linear part about the z axis, and whether it turns about another axis.
+fn parse_rotate(value: &str) -> ([f32; 4], bool) {
+    let parts: Vec<&str> = value.split_whitespace().collect();
+    let angle = |s: &str| -> Option<f64> {
+        let (num, per_turn) = if let Some(n) = s.strip_suffix("deg") {
+            (n, 360.0)
+        } else if let Some(n) = s.strip_suffix("grad") {
+            (n, 400.0)
+        } else if let Some(n) = s.strip_suffix("rad") {
+            (n, std::f64::consts::TAU)
+        } else if let Some(n) = s.strip_suffix("turn") {
+            (n, 1.0)
+        } else {
+            (s, 360.0)
+        };
+        let v: f64 = num.parse().ok().filter(|v: &f64| v.is_finite())?;
+        Some(v / per_turn * std::f64::consts::TAU)
+    };
+    let (rad, three_d) = match parts.as_slice() {
+        [a] => (angle(a), false),
+        ["z", a] => (angle(a), false),
+        [_, _] => (None, true),
+        [x, y, z, a] => {
+            let n = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite());
+            match (n(x), n(y), n(z)) {
+                (Some(x), Some(y), Some(z)) if x == 0.0 && y == 0.0 && z != 0.0 => {
+                    (angle(a).map(|r| r * z.signum()), false)
+                }
+                _ => (None, true),
+            }
+        }
+        _ => (None, false),
+    };
+    let Some(r) = rad else {
+        return (IDENTITY, three_d);
+    };
+    let (sin, cos) = r.sin_cos();
+    ([cos, sin, -sin, cos].map(|v| v as f32), false)
+}
+
+/// The computed `scale` (`1.5`, `1.5 2`, `1 1 2`): the factors along x and y.
+fn parse_scale(value: &str) -> [f32; 2] {
+    let n = |s: &str| s.parse::<f32>().ok().filter(|v| v.is_finite());
+    let mut it = value.split_whitespace().map(n);
+    match (it.next(), it.next()) {
+        (Some(Some(x)), None) => [x, x],
+        (Some(Some(x)), Some(Some(y))) => [x, y],
+        _ => [1.0, 1.0],
+    }
 }
 
 /// `transparent`, `rgba(..., 0)` and friends.
@@ -922,6 +1108,8 @@ pub struct StylesPresent {
     pub float: bool,
     pub background_color: bool,
     pub transform: bool,
+    /// `rotate`, `scale`, `translate`.
+    pub individual_transforms: bool,
     pub clip_path: bool,
     pub contain: bool,
     pub border_radius: bool,
@@ -944,6 +1132,9 @@ impl StylesPresent {
             StyleField::Float => self.float = true,
             StyleField::BackgroundColor => self.background_color = true,
             StyleField::Transform => self.transform = true,
+            StyleField::Rotate | StyleField::Scale | StyleField::Translate => {
+                self.individual_transforms = true
+            }
             StyleField::ClipPath => self.clip_path = true,
             StyleField::Contain => self.contain = true,
             StyleField::BorderRadius(_) | StyleField::BorderRadii => self.border_radius = true,
@@ -1072,13 +1263,100 @@ mod tests {
             .border_radius
             .resolve(crate::model::Rect::new(0.0, 0.0, 40.0, 20.0));
         assert_eq!(r, [(20.0, 10.0); 4]);
-        StyleField::BorderRadii.apply(&mut all, "calc(1px + 2%)");
+        // A function's inner spaces and `/` do not split the corners.
+        StyleField::BorderRadii.apply(&mut all, "calc(10% + 4px) 8px / 50%");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 200.0, 100.0));
+        let want = [(24.0, 50.0), (8.0, 50.0), (24.0, 50.0), (8.0, 50.0)];
+        for (got, want) in r.iter().zip(want) {
+            assert!(
+                (got.0 - want.0).abs() < 1e-4 && (got.1 - want.1).abs() < 1e-4,
+                "{r:?}"
+            );
+        }
+        StyleField::BorderRadii.apply(&mut all, "10px calc(5% - 2px) 3px / 4px calc(2% + 16px)");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 200.0, 100.0));
+        let want = [(10.0, 4.0), (8.0, 18.0), (3.0, 4.0), (8.0, 18.0)];
+        for (got, want) in r.iter().zip(want) {
+            assert!(
+                (got.0 - want.0).abs() < 1e-4 && (got.1 - want.1).abs() < 1e-4,
+                "{r:?}"
+            );
+        }
+        StyleField::BorderRadii.apply(&mut all, "min(10px, 6.66667%) / 8px");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 60.0, 100.0));
+        assert!((r[0].0 - 4.0).abs() < 1e-4 && r[0].1 == 8.0, "{r:?}");
+        // An unresolved radius squares its corners only (see `UNRESOLVED`).
+        StyleField::BorderRadii.apply(&mut all, "var(--x) 8px");
+        let r = all
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 60.0, 100.0));
+        assert_eq!(r, [(0.0, 0.0), (8.0, 8.0), (0.0, 0.0), (8.0, 8.0)]);
+        // One corner given by its longhand, with a function.
+        let mut one = Style::default();
+        StyleField::BorderRadius(1).apply(&mut one, "calc(10% + 4px) 25%");
+        let r = one
+            .border_radius
+            .resolve(crate::model::Rect::new(0.0, 0.0, 200.0, 100.0));
+        assert!((r[1].0 - 24.0).abs() < 1e-4 && r[1].1 == 25.0, "{r:?}");
+        StyleField::BorderRadii.apply(&mut all, "1px 2px 3px 4px 5px");
         assert!(all.border_radius.is_none());
         StyleField::Transform.apply(&mut style, "matrix(0.5, 0.866, -0.866, 0.5, 3, 4)");
         assert!(style.transform_rotated);
         assert_eq!(style.transform_linear, [0.5, 0.866, -0.866, 0.5]);
         StyleField::Transform.apply(&mut style, "none");
         assert_eq!(style.transform_linear, [1.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn individual_transform_properties_join_the_transform() {
+        let field = |s: &mut Style, name: &str, v: &str| StyleField::from_name(name).apply(s, v);
+        let near = |a: [f32; 4], b: [f32; 4]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+        // `rotate` alone: the computed `transform` is `none`.
+        let mut s = Style::default();
+        field(&mut s, "transform", "none");
+        field(&mut s, "rotate", "30deg");
+        field(&mut s, "scale", "none");
+        field(&mut s, "translate", "none");
+        assert!(s.transformed && s.transform_rotated && !s.transform_3d);
+        let (c, n) = (0.866_025_4, 0.5);
+        assert!(near(s.transform_linear, [c, n, -n, c]), "{s:?}");
+        // The order does not matter: rotate, then scale, then the transform.
+        let mut t = Style::default();
+        field(&mut t, "scale", "2 3");
+        field(&mut t, "transform", "matrix(1, 0, 0, 1, 5, 5)");
+        field(&mut t, "rotate", "0 0 -1 30deg");
+        assert!(
+            near(t.transform_linear, [2.0 * c, -2.0 * n, 3.0 * n, 3.0 * c]),
+            "{t:?}"
+        );
+        // Half a turn, a scale and a move keep the rectangle axis-aligned, yet transform.
+        for (name, v) in [
+            ("rotate", "180deg"),
+            ("scale", "1.5"),
+            ("translate", "10px 20%"),
+        ] {
+            let mut u = Style::default();
+            field(&mut u, name, v);
+            assert!(u.transformed && !u.transform_rotated, "{name}: {v}");
+        }
+        // Turning about another axis, or a depth, is 3-D.
+        for (name, v) in [
+            ("rotate", "x 30deg"),
+            ("rotate", "1 1 0 45deg"),
+            ("translate", "1px 2px 3px"),
+        ] {
+            let mut u = Style::default();
+            field(&mut u, name, v);
+            assert!(u.transform_3d && u.transform_rotated, "{name}: {v}");
+        }
+        field(&mut s, "rotate", "none");
+        assert!(!s.transformed && s == Style::default(), "{s:?}");
     }
 
     #[test]
