@@ -9,13 +9,20 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::capture::box_rects::KeptBoxes;
+use crate::capture::box_rects::{create_world, KeptBoxes};
 use crate::capture::kept_model::KeptModel;
-use crate::cdp::{emulation, page, target, Command, Event};
+use crate::cdp::{emulation, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
+
+/// How long a loaded page is given to render its first frames (see [`Page::rendered`]).
+const FIRST_FRAMES: Duration = Duration::from_millis(250);
+
+/// Resolves once two frames have been rendered.
+const TWO_FRAMES_JS: &str =
+    "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
 use super::Viewport;
 
 /// What [`Page::navigate`] observed.
@@ -198,8 +205,36 @@ impl Page {
         .map(|_| ())
     }
 
+    /// Waits, at most [`FIRST_FRAMES`] and not past `deadline`, for the loaded page to render
+    /// two frames.
+    ///
+    /// Why: `load` may come before the page has rendered a frame, and some of what a person
+    /// sees is decided only then: a `content-visibility: auto` section in view is skipped (no
+    /// layout, no text) until a frame finds it near the view, and laid out in the next, so a
+    /// snapshot taken at `load` could miss its buttons (2 of 8 fresh loads of a page whose first
+    /// section was such). The frames are awaited with `requestAnimationFrame` in an isolated
+    /// world, where the page's own script cannot replace it; a page that renders no frame (a
+    /// background tab, a busy main thread) costs the wait's bound, never a hang.
+    async fn rendered(&self, frame_id: &str, deadline: Instant) {
+        let limit = FIRST_FRAMES.min(deadline.saturating_duration_since(Instant::now()));
+        let frames = async {
+            let world = create_world(&self.connection, Some(&self.session_id), frame_id, limit)
+                .await
+                .ok()?;
+            let params = runtime::EvaluateParams {
+                context_id: Some(world),
+                await_promise: Some(true),
+                silent: Some(true),
+                ..runtime::EvaluateParams::new(TWO_FRAMES_JS.to_string())
+            };
+            self.send(&params).await.ok()
+        };
+        let _ = tokio::time::timeout(limit, frames).await;
+    }
+
     /// Navigates the page to `url` and waits, up to `timeout` in all, for the main frame's
-    /// `load` lifecycle event of *this* navigation.
+    /// `load` lifecycle event of *this* navigation, and then for its first frames to render
+    /// (see [`Page::rendered`]).
     ///
     /// Fails with `NAVIGATION_FAILED` when Chromium reports an error (e.g.
     /// `net::ERR_CONNECTION_REFUSED`, an invalid URL). A missing `load` event is not an error:
@@ -266,6 +301,7 @@ impl Page {
                 Ok(Some(Ok(event))) => event,
             };
             if event.name == "load" && event.frame_id == frame_id && event.loader_id == loader_id {
+                self.rendered(&frame_id, deadline).await;
                 return Ok(LoadOutcome {
                     frame_id: Some(frame_id),
                     loader_id: Some(loader_id),
