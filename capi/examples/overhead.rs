@@ -1,7 +1,9 @@
 //! What the C ABI costs on top of the engine: one `snapshot` of the same page through
-//! `pagesight_page_snapshot` and through `Session::snapshot_text` in Rust, alternating, in the
-//! same browser; and the offline render through `pagesight_render_capture` against
-//! `render_capture`. Prints medians.
+//! `pagesight_page_snapshot` and through `Session::snapshot_text` in Rust (run as a task of its
+//! runtime, as the command line runs it), alternating, in the same browser; and the offline
+//! render through `pagesight_render_capture` against `render_capture`. Prints medians of wall
+//! time, and per live snapshot the means of this process's CPU time (all its threads: the
+//! caller's and the runtimes'; the browser's is left out) and of its threads' sleeps.
 //!
 //! `cargo run --release -p pagesight-capi --example overhead -- [PAGE] [CAPTURE] [RUNS]`
 
@@ -22,6 +24,33 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+/// CPU time used so far by every thread of this process, and how many times its threads went
+/// to sleep waiting (each one a wake-up to pay).
+fn process_cpu() -> (Duration, i64) {
+    // SAFETY: an all-zero `rusage` is a valid value, filled in by `getrusage`.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a `rusage`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    assert_eq!(rc, 0, "getrusage");
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    let cpu = Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime));
+    (cpu, usage.ru_nvcsw)
+}
+
+/// What `process_cpu` counted since `before`.
+fn used_since(before: (Duration, i64)) -> (Duration, i64) {
+    let now = process_cpu();
+    (now.0 - before.0, now.1 - before.1)
+}
+
+/// Mean CPU milliseconds and sleeps of `samples`.
+fn means(samples: &[(Duration, i64)]) -> (f64, f64) {
+    let n = samples.len().max(1) as f64;
+    let cpu: Duration = samples.iter().map(|s| s.0).sum();
+    let sleeps: i64 = samples.iter().map(|s| s.1).sum();
+    (ms(cpu) / n, sleeps as f64 / n)
 }
 
 fn take(s: *mut c_char) -> String {
@@ -81,8 +110,10 @@ fn main() {
     let options = SnapshotOptions::default();
 
     let (mut through_c, mut in_rust) = (Vec::new(), Vec::new());
+    let (mut c_cpu, mut rust_cpu) = (Vec::new(), Vec::new());
     let (mut c_len, mut rust_len) = (0, 0);
     for i in 0..runs + 5 {
+        let cpu = process_cpu();
         let start = Instant::now();
         let mut out = ptr::null_mut();
         // SAFETY: live page, NULL options (defaults), valid out-param.
@@ -92,16 +123,25 @@ fn main() {
         assert_eq!(rc, PAGESIGHT_OK);
         c_len = take(out).len();
         let c_time = start.elapsed();
+        let c_used = used_since(cpu);
 
+        // As the command line runs the engine: a task of the runtime.
+        let cpu = process_cpu();
         let start = Instant::now();
-        rust_len = runtime
-            .block_on(session.snapshot_text(&options))
-            .expect("a snapshot")
-            .len();
+        let snapshot = runtime.spawn(async move {
+            let text = session.snapshot_text(&SnapshotOptions::default()).await;
+            (session, text)
+        });
+        let text;
+        (session, text) = runtime.block_on(snapshot).expect("the task ends");
+        rust_len = text.expect("a snapshot").len();
         let rust_time = start.elapsed();
+        let rust_used = used_since(cpu);
         if i >= 5 {
             through_c.push(c_time);
             in_rust.push(rust_time);
+            c_cpu.push(c_used);
+            rust_cpu.push(rust_used);
         }
     }
     let (c, rust) = (median(through_c), median(in_rust));
@@ -111,6 +151,11 @@ fn main() {
         ms(c),
         ms(rust),
         ms(c) - ms(rust)
+    );
+    let ((c_ms, c_sleeps), (rust_ms, rust_sleeps)) = (means(&c_cpu), means(&rust_cpu));
+    println!(
+        "this process per live snapshot, mean of {runs}: CPU C ABI {c_ms:.3} ms, Rust \
+         {rust_ms:.3} ms; sleeps of its threads C ABI {c_sleeps:.1}, Rust {rust_sleeps:.1}"
     );
     let _ = runtime.block_on(session.shutdown());
     // SAFETY: live handles, each freed once.

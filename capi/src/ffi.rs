@@ -3,10 +3,15 @@
 
 use std::any::Any;
 use std::ffi::{c_char, CStr, CString};
+use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
 
 use engine::snapshot::SnapshotOptions;
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
+use tokio::runtime::Runtime;
+use tokio::task::JoinError;
 
 use crate::pagesight_result;
 
@@ -36,7 +41,7 @@ impl Failure {
         Failure::new(pagesight_result::PAGESIGHT_INVALID_ARGUMENT, message)
     }
 
-    fn panic(payload: &(dyn Any + Send)) -> Self {
+    pub(crate) fn panic(payload: &(dyn Any + Send)) -> Self {
         let detail = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -54,6 +59,64 @@ impl Failure {
 impl From<engine::Error> for Failure {
     fn from(e: engine::Error) -> Self {
         Failure::new(e.code().into(), e.message())
+    }
+}
+
+/// Runs `future` to its end as a task of `runtime`, this thread waiting for it.
+///
+/// Why a task rather than `runtime.block_on(future)`: the engine's replies are read by a task on
+/// one of the runtime's threads; a future driven on the caller's thread must have that thread
+/// woken for each of them (a futex wake-up and a sleep per DevTools message: a snapshot of a
+/// small form put this process's threads to sleep 23 times, 10 as a task), while a task takes
+/// them up on the thread that read them and wakes the caller once, at the end.
+///
+/// A caller already inside an async runtime cannot wait on ours: there `block_on` refuses with
+/// a panic, caught at the boundary. The future is then handed to `block_on` itself, so that it
+/// refuses before anything was started, as it always has.
+pub(crate) fn run_task<F>(runtime: &Runtime, future: F) -> Result<F::Output, Failure>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Ok(runtime.block_on(future));
+    }
+    runtime
+        .block_on(runtime.spawn(future))
+        .map_err(join_failure)
+}
+
+/// Runs `call` on `state` as a task of `runtime` (see [`run_task`]) and gives `state` back with
+/// the call's outcome. A panic in the call is caught inside the task, so the state comes back
+/// as it would from a panic on the caller's thread: usable, the call perhaps half done. `Err`
+/// means the state did not come back (the task was cancelled; nothing of ours cancels it, but
+/// that is no reason to hang or to lie about it).
+pub(crate) fn call_in_task<S, T>(
+    runtime: &Runtime,
+    mut state: S,
+    call: impl for<'s> FnOnce(&'s mut S) -> BoxFuture<'s, T> + Send + 'static,
+) -> Result<(S, Result<T, Failure>), Failure>
+where
+    S: Send + 'static,
+    T: Send + 'static,
+{
+    run_task(runtime, async move {
+        let outcome = AssertUnwindSafe(call(&mut state)).catch_unwind().await;
+        (
+            state,
+            outcome.map_err(|panic| Failure::panic(panic.as_ref())),
+        )
+    })
+}
+
+/// A task that did not finish: its panic, or its cancellation (the runtime stopping).
+fn join_failure(e: JoinError) -> Failure {
+    match e.try_into_panic() {
+        Ok(panic) => Failure::panic(panic.as_ref()),
+        Err(e) => Failure::new(
+            pagesight_result::PAGESIGHT_BROWSER_CLOSED,
+            format!("the library's threads stopped during the call ({e}); launch or connect again"),
+        ),
     }
 }
 
@@ -220,4 +283,72 @@ pub(crate) fn snapshot_options(
         options.expand = SnapshotOptions::parse_expand(expand)?;
     }
     Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime() -> Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .expect("a runtime")
+    }
+
+    #[test]
+    fn a_call_in_a_task_gives_its_state_back() {
+        let runtime = runtime();
+        let (state, outcome) = call_in_task(&runtime, vec![1], |state| {
+            async move {
+                tokio::task::yield_now().await;
+                state.push(2);
+                state.len()
+            }
+            .boxed()
+        })
+        .expect("the task ends");
+        assert_eq!(state, [1, 2]);
+        assert!(matches!(outcome, Ok(2)));
+    }
+
+    #[test]
+    fn a_panic_in_the_task_keeps_the_state_and_becomes_a_failure() {
+        let runtime = runtime();
+        let (state, outcome) = call_in_task(&runtime, vec![1], |state| {
+            async move {
+                state.push(2);
+                tokio::task::yield_now().await;
+                if state.len() == 2 {
+                    panic!("on purpose");
+                }
+            }
+            .boxed()
+        })
+        .expect("the state comes back");
+        assert_eq!(state, [1, 2], "the state comes back as the panic left it");
+        let failure = outcome.expect_err("the panic is a failure");
+        assert_eq!(failure.code, pagesight_result::PAGESIGHT_PANIC);
+        assert!(
+            failure.message.contains("on purpose"),
+            "{}",
+            failure.message
+        );
+    }
+
+    #[test]
+    fn a_panicking_task_is_a_failure() {
+        let runtime = runtime();
+        let failure = run_task(&runtime, async {
+            tokio::task::yield_now().await;
+            panic!("on purpose")
+        })
+        .expect_err("the panic is a failure");
+        assert_eq!(failure.code, pagesight_result::PAGESIGHT_PANIC);
+        assert!(
+            failure.message.contains("on purpose"),
+            "{}",
+            failure.message
+        );
+    }
 }

@@ -2,17 +2,20 @@
 //! connection) on the browser's runtime.
 
 use std::ffi::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engine::session::{normalize_url, response_line, Session, SessionOptions};
 use engine::transport::Connection;
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
 use serde_json::{json, Value};
 
 use crate::browser::{pagesight_browser, BrowserShared};
 use crate::ffi::{
-    barrier, lock, optional_str, required_str, snapshot_options, write_out, write_string,
-    ErrorSlot, Failure,
+    barrier, call_in_task, lock, optional_str, required_str, run_task, snapshot_options, write_out,
+    write_string, ErrorSlot, Failure,
 };
 use crate::pagesight_result;
 
@@ -30,26 +33,69 @@ const TARGET_TIMEOUT: Duration = Duration::from_secs(10);
 #[allow(non_camel_case_types)]
 pub struct pagesight_page {
     shared: Arc<BrowserShared>,
-    /// `None` once the page is closed.
+    /// `None` once the page is closed, or while a call runs its session as a task.
     session: Mutex<Option<Session>>,
+    /// Set while the session is away in a task, and left set if it never came back: later
+    /// calls then say so rather than that the page was closed.
+    lost: AtomicBool,
     last_error: ErrorSlot,
 }
 
 impl pagesight_page {
-    /// Runs `f` on the page's session, after checking the browser and the page are alive.
-    fn with_session<T>(
+    /// Runs `call` on the page's session as a task of the runtime (see [`run_task`] for why),
+    /// after checking the browser and the page are alive.
+    ///
+    /// The session moves into the task and back while the page's lock is held, so calls on one
+    /// page stay serialised. A panic in `call` leaves the session in place, as one on this
+    /// thread always did; only a task that never ends (cancelled) loses it, and the page with it.
+    fn with_session<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&tokio::runtime::Runtime, &mut Session) -> Result<T, Failure>,
+        call: impl for<'s> FnOnce(&'s mut Session) -> BoxFuture<'s, engine::Result<T>> + Send + 'static,
     ) -> Result<T, Failure> {
-        let mut session = lock(&self.session);
+        let mut slot = lock(&self.session);
         self.shared.check_alive()?;
         let runtime = self.shared.runtime()?;
-        match session.as_mut() {
-            Some(session) => f(runtime, session),
-            None => Err(Failure::invalid_argument(
+        let in_runtime = tokio::runtime::Handle::try_current().is_ok();
+        match slot.as_mut() {
+            // `run_task` would have `block_on` refuse only after the session moved into the task;
+            // refused here, with the session still in its place, the page stays usable.
+            Some(session) if in_runtime => return Ok(runtime.block_on(call(session))?),
+            Some(_) => {}
+            None => return Err(self.no_session()),
+        }
+        let Some(session) = slot.take() else {
+            return Err(self.no_session());
+        };
+        self.lost.store(true, Ordering::SeqCst);
+        match call_in_task(runtime, session, call) {
+            Ok((session, outcome)) => {
+                *slot = Some(session);
+                self.lost.store(false, Ordering::SeqCst);
+                Ok(outcome??)
+            }
+            Err(failure) => Err(Failure::new(
+                failure.code,
+                format!(
+                    "{}; the page's session was lost with the call: free the page with \
+                     pagesight_page_free and open a new one with pagesight_page_open",
+                    failure.message
+                ),
+            )),
+        }
+    }
+
+    /// Why the page has no session.
+    fn no_session(&self) -> Failure {
+        if self.lost.load(Ordering::SeqCst) {
+            Failure::invalid_argument(
+                "an earlier call on this page failed and lost its session; free the page with \
+                 pagesight_page_free and open a new one with pagesight_page_open",
+            )
+        } else {
+            Failure::invalid_argument(
                 "this page was closed (pagesight_page_close); open a new one with \
                  pagesight_page_open",
-            )),
+            )
         }
     }
 }
@@ -83,13 +129,20 @@ pub unsafe extern "C" fn pagesight_page_open(
         let url = unsafe { required_str(url, "url") }?;
         let shared = &browser.shared;
         let url = normalize_url(url)?;
+        let start = SessionOptions {
+            browser: Some(shared.endpoint.clone()),
+            target: None,
+            viewport: shared.viewport,
+            load_timeout: shared.load_timeout,
+        };
         let session = shared.with_connection(|connection| {
             let runtime = shared.runtime()?;
-            runtime.block_on(open_tab(connection, shared, &url))
+            run_task(runtime, open_tab(connection.clone(), start, url))?
         })?;
         let page = Box::new(pagesight_page {
             shared: Arc::clone(shared),
             session: Mutex::new(Some(session)),
+            lost: AtomicBool::new(false),
             last_error: ErrorSlot::new(),
         });
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
@@ -98,12 +151,13 @@ pub unsafe extern "C" fn pagesight_page_open(
     })
 }
 
-/// Creates a tab through the browser connection, attaches a session of its own to it, sets the
-/// viewport and loads `url`. A tab that could not be set up is closed again.
+/// Creates a tab through the browser connection, attaches a session of its own (started with
+/// `start`, its target filled in here) to it, sets the viewport and loads `url`. A tab that
+/// could not be set up is closed again.
 async fn open_tab(
-    connection: &Connection,
-    shared: &BrowserShared,
-    url: &str,
+    connection: Connection,
+    start: SessionOptions,
+    url: String,
 ) -> Result<Session, Failure> {
     let created = connection
         .send_raw_with_timeout(
@@ -121,18 +175,17 @@ async fn open_tab(
         ));
     };
     let opened = async {
+        let viewport = start.viewport;
         let mut session = Session::start(SessionOptions {
-            browser: Some(shared.endpoint.clone()),
             target: Some(target_id.to_owned()),
-            viewport: shared.viewport,
-            load_timeout: shared.load_timeout,
+            ..start
         })
         .await?;
         let loaded = async {
             if let Some(page) = session.current_page() {
-                page.set_viewport(shared.viewport).await?;
+                page.set_viewport(viewport).await?;
             }
-            session.open(url).await
+            session.open(&url).await
         }
         .await;
         match loaded {
@@ -194,8 +247,8 @@ pub unsafe extern "C" fn pagesight_page_snapshot(
         // SAFETY: as above.
         let expand = unsafe { optional_str(expand, "expand") }?;
         let options = snapshot_options(mode, format, expand)?;
-        let text = page.with_session(|runtime, session| {
-            Ok(runtime.block_on(session.snapshot_text(&options))?)
+        let text = page.with_session(move |session| {
+            async move { session.snapshot_text(&options).await }.boxed()
         })?;
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
         unsafe { write_string(out, text) };
@@ -243,8 +296,8 @@ pub unsafe extern "C" fn pagesight_page_call(
                 "a command is one JSON object, like {{\"cmd\":\"snapshot\"}}: {e}"
             ))
         })?;
-        let result =
-            page.with_session(|runtime, session| Ok(runtime.block_on(session.execute(&command))?))?;
+        let result = page
+            .with_session(move |session| async move { session.execute(&command).await }.boxed())?;
         // SAFETY: `out_response_json` is not NULL and the caller guarantees it is writable.
         unsafe { write_string(out_response_json, response_line(Ok(result))) };
         Ok(())
@@ -274,8 +327,8 @@ fn close_session(page: &pagesight_page) -> Result<(), Failure> {
     let runtime = page.shared.runtime()?;
     // Even once the browser handle is freed the tab is closed if it can be: a connected browser
     // lives on (and the page's own connection with it); a closed one fails at once.
-    let closed = runtime.block_on(async {
-        tokio::time::timeout(CLOSE_TIMEOUT, async {
+    let closed = run_task(runtime, async move {
+        tokio::time::timeout(CLOSE_TIMEOUT, async move {
             let closed = match session.current_page() {
                 Some(_) => session.execute(&json!({ "cmd": "close" })).await.map(drop),
                 None => Ok(()),
@@ -284,7 +337,7 @@ fn close_session(page: &pagesight_page) -> Result<(), Failure> {
             closed
         })
         .await
-    });
+    })?;
     match closed {
         Ok(Ok(())) => Ok(()),
         // A browser that is gone took the tab with it.

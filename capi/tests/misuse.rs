@@ -695,6 +695,20 @@ fn a_panic_inside_becomes_a_result_code() {
     assert!(message.contains("panic"), "{message}");
     let (rc, response) = call(page, "{\"cmd\":\"pages\"}");
     assert_eq!(rc, PAGESIGHT_OK, "{response}");
+    // The same for a snapshot, which runs as a task of the library's runtime: it must refuse
+    // before its session leaves the page, so the page keeps it.
+    let mut out: *mut c_char = sentinel();
+    let rc = outer.block_on(async {
+        // SAFETY: live page, NULL options, valid out-param.
+        unsafe { pagesight_page_snapshot(page, ptr::null(), ptr::null(), ptr::null(), &mut out) }
+    });
+    assert_eq!(rc, PAGESIGHT_PANIC, "{}", page_error(page));
+    assert_eq!(out, sentinel(), "nothing is written on failure");
+    // SAFETY: live page, NULL options, valid out-param.
+    let rc =
+        unsafe { pagesight_page_snapshot(page, ptr::null(), ptr::null(), ptr::null(), &mut out) };
+    assert_eq!(rc, PAGESIGHT_OK, "{}", page_error(page));
+    assert!(take(out).contains("Email"), "the page still has its tab");
     // SAFETY: live handles, each freed once.
     unsafe {
         pagesight_page_free(page);
