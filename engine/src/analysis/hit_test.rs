@@ -201,15 +201,37 @@ const F_IN_SVG: u8 = 64;
 /// (HTML's rule for inert nodes, which Chromium follows), though its style says `auto`.
 const F_INERT: u8 = 128;
 
-struct Painter<'a> {
-    model: &'a Model,
-    flags: Vec<u8>,
+/// What the paint simulation reads of a node, packed apart from the model.
+///
+/// Why: the simulation walks each atomic context's subtree three times (once per phase), and on
+/// a long page the document's context is the whole page; three walks over the model's nodes,
+/// their layout boxes and styles stream far more memory than fits in cache, while this table
+/// (twelve bytes a node) mostly stays there.
+#[derive(Debug, Clone, Copy, Default)]
+struct PaintNode {
+    /// End of the node's subtree (pre-order index).
+    end: u32,
+    doc: DocId,
+    /// The hit tester's `F_*` flags.
+    flags: u8,
+    /// `P_*` bits.
+    kind: u8,
+    /// Already painted, as the root of an atomic context.
+    painted: bool,
+}
+
+/// An element (not text, a comment or a document).
+const P_ELEMENT: u8 = 1;
+/// An element whose (first) layout box is block-level: painted in the block phase.
+const P_BLOCK: u8 = 2;
+
+struct Painter {
+    nodes: Vec<PaintNode>,
     /// Paint sequence of the node's own box item.
     seq: Vec<u32>,
     /// Paint sequence of the node's text fragments.
     text_seq: Vec<u32>,
     next: u32,
-    painted: Vec<bool>,
     /// Images with an image map, by node, and how many areas: each area is hit above its image
     /// and below whatever paints after it, so the image reserves one number per area.
     area_counts: Vec<(u32, u32)>,
@@ -222,7 +244,7 @@ struct Frame {
     end: u32,
 }
 
-impl Painter<'_> {
+impl Painter {
     fn bump(&mut self) -> u32 {
         self.next = self.next.saturating_add(1);
         self.next
@@ -231,22 +253,21 @@ impl Painter<'_> {
     /// Simulates painting one atomic context (and, nested, the atomic contexts inside it),
     /// numbering boxes and text in paint order.
     fn paint(&mut self, root: u32) {
-        let model = self.model;
         let mut stack: Vec<Frame> = Vec::new();
         self.start(root, &mut stack);
         while let Some(f) = stack.last_mut() {
-            let doc = model.nodes[f.root as usize].doc;
+            let doc = self.nodes[f.root as usize].doc;
             let mut push: Option<u32> = None;
             while f.cursor < f.end {
                 let j = f.cursor;
-                let node = &model.nodes[j as usize];
-                let fl = self.flags[j as usize];
+                let node = self.nodes[j as usize];
+                let fl = node.flags;
                 if node.doc != doc {
-                    f.cursor = node.subtree_end.0;
+                    f.cursor = node.end;
                     continue;
                 }
                 if j != f.root && fl & (F_LAYER | F_ATOMIC) != 0 {
-                    f.cursor = node.subtree_end.0;
+                    f.cursor = node.end;
                     if fl & F_LAYER != 0 {
                         continue;
                     }
@@ -261,17 +282,14 @@ impl Painter<'_> {
                 if fl & F_BOX == 0 {
                     continue;
                 }
-                let block = node.is_element()
-                    && model
-                        .layout_of(NodeId(j))
-                        .is_some_and(|l| is_block_level(model.style(l).display));
+                let block = node.kind & P_BLOCK != 0;
                 match f.phase {
                     0 if block => {
                         self.next = self.next.saturating_add(1);
                         self.seq[j as usize] = self.next;
                     }
                     2 => {
-                        if node.is_element() && !block {
+                        if node.kind & P_ELEMENT != 0 && !block {
                             self.next = self.next.saturating_add(1);
                             self.seq[j as usize] = self.next;
                         }
@@ -293,7 +311,7 @@ impl Painter<'_> {
             if f.phase < 2 {
                 f.phase += 1;
                 f.cursor = f.root + 1;
-                if f.phase == 2 && self.flags[f.root as usize] & F_TEXT != 0 {
+                if f.phase == 2 && self.nodes[f.root as usize].flags & F_TEXT != 0 {
                     let r = f.root as usize;
                     let s = self.bump();
                     self.text_seq[r] = s;
@@ -305,7 +323,7 @@ impl Painter<'_> {
     }
 
     fn start(&mut self, root: u32, stack: &mut Vec<Frame>) {
-        self.painted[root as usize] = true;
+        self.nodes[root as usize].painted = true;
         let s = self.bump();
         self.seq[root as usize] = s;
         if !self.area_counts.is_empty() {
@@ -317,7 +335,7 @@ impl Painter<'_> {
             root,
             phase: 0,
             cursor: root + 1,
-            end: self.model.nodes[root as usize].subtree_end.0,
+            end: self.nodes[root as usize].end,
         });
     }
 }
@@ -335,6 +353,7 @@ impl HitTester {
         // it with the rest of the box, then the highest in its subtree: the bottom-up pass over
         // a long page then streams this table rather than every layout box once more.
         let mut subtree_max = vec![i64::MIN; n];
+        let mut paint_nodes: Vec<PaintNode> = Vec::with_capacity(n);
         // The attribute names that are `inert` (none on the usual page).
         let inert_names = model.string_ids(|s| s.eq_ignore_ascii_case("inert"));
 
@@ -354,6 +373,7 @@ impl HitTester {
             });
             box_parent[i] = bp.unwrap_or(NONE);
             let mut fl = 0u8;
+            let mut kind = if node.is_element() { P_ELEMENT } else { 0 };
             if let Some(p) = same_doc_parent {
                 fl |= flags[p] & (F_UNCERTAIN | F_IN_SVG | F_INERT);
                 if model.is_tag(NodeId(p as u32), "svg") {
@@ -381,6 +401,9 @@ impl HitTester {
                     b = model.layout(id).next_for_node;
                 }
                 let s = model.style(l);
+                if node.is_element() && is_block_level(s.display) {
+                    kind |= P_BLOCK;
+                }
                 // A `clip-path` shape other than an inset, an ellipse or a polygon cuts the box to
                 // something the snapshot does not describe; a 3-D transform turns it out of the
                 // plane.
@@ -425,6 +448,13 @@ impl HitTester {
                 }
             }
             flags[i] = fl;
+            paint_nodes.push(PaintNode {
+                end: node.subtree_end.0,
+                doc: node.doc,
+                flags: fl,
+                kind,
+                painted: false,
+            });
             layer_of[i] = if fl & F_LAYER != 0 {
                 i as u32
             } else if box_parent[i] != NONE {
@@ -488,30 +518,25 @@ impl HitTester {
             }
         }
         let mut painter = Painter {
-            model,
-            flags,
+            nodes: paint_nodes,
             seq: vec![0; n],
             text_seq: vec![0; n],
             next: 0,
-            painted: vec![false; n],
             area_counts,
         };
         for i in 0..n {
-            if painter.flags[i] & F_LAYER != 0 && !painter.painted[i] {
+            let p = painter.nodes[i];
+            if p.flags & F_LAYER != 0 && !p.painted {
                 painter.paint(i as u32);
             }
         }
         for i in 0..n {
-            if painter.flags[i] & F_ATOMIC != 0 && !painter.painted[i] {
+            let p = painter.nodes[i];
+            if p.flags & F_ATOMIC != 0 && !p.painted {
                 painter.paint(i as u32);
             }
         }
-        let Painter {
-            flags,
-            seq,
-            text_seq,
-            ..
-        } = painter;
+        let Painter { seq, text_seq, .. } = painter;
 
         // Blocks whose inline content multicol breaks across columns, and the text fragments
         // the snapshot misplaces in them.
