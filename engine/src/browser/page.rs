@@ -16,6 +16,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
+use super::Viewport;
 
 /// How long a loaded page is given to render its first frames (see [`Page::rendered`]).
 const FIRST_FRAMES: Duration = Duration::from_millis(250);
@@ -23,7 +24,6 @@ const FIRST_FRAMES: Duration = Duration::from_millis(250);
 /// Resolves once two frames have been rendered.
 const TWO_FRAMES_JS: &str =
     "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
-use super::Viewport;
 
 /// What [`Page::navigate`] observed.
 #[derive(Debug, Clone, PartialEq, Eq)]

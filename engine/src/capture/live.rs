@@ -77,7 +77,7 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::kept_model::{Charge, KeptModel, KeptState, KeptTrees, Seen, StateKey};
+use super::kept_model::{Charge, KeptState, KeptTrees, Seen, StateKey};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
@@ -292,16 +292,11 @@ async fn capture_once(
         AxScope::Viewport { expand } => Some(expand),
         AxScope::Full => None,
     };
-    let kept_trees = (!dom_rects).then(|| page.kept_model());
-    let ax_full = full.then(|| {
-        full_trees(
-            conn,
-            session,
-            &frames,
-            None,
-            kept_trees.as_ref().map(KeptModel::trees),
-        )
-    });
+    // What the page kept from its last snapshots; a capture taken to be saved neither uses nor
+    // changes it.
+    let kept_model = page.kept_model();
+    let kept_trees = (!dom_rects).then(|| kept_model.trees());
+    let ax_full = full.then(|| full_trees(conn, session, &frames, None, kept_trees));
     let world = world.filter(|_| world_frame == main_frame);
     let targets = page.frame_targets();
     let parts = join_all(targets.iter().map(|t| frame_part(page, t, full, dom_rects)));
@@ -310,7 +305,6 @@ async fn capture_once(
         AxScope::Viewport { .. } => Some(view.unwrap_or_default()),
         AxScope::Full => view,
     };
-    let kept_model = page.kept_model();
     // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
     let main = async {
         let (text, world) = with_world(snapshot, world).await;
@@ -481,13 +475,7 @@ async fn capture_once(
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The
                 // capture keeps its viewport scope (its box rectangles cover the view only).
-                let main = full_trees(
-                    conn,
-                    session,
-                    &frames,
-                    None,
-                    kept_trees.as_ref().map(KeptModel::trees),
-                );
+                let main = full_trees(conn, session, &frames, None, kept_trees);
                 let others: Vec<_> = sessions
                     .iter()
                     .zip(&capture.oopifs)
