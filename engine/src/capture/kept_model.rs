@@ -13,16 +13,17 @@
 //! page loaded again never matches), the layout metrics, the page's URL and the view asked for.
 //! Byte equality rather than a hash: a page controls its text and could aim at a weak hash's
 //! collisions; comparing two texts of the same length runs at memory speed (about a millisecond
-//! for a long page's few megabytes). The
-//! rectangles read for the boxes geometry needs (see [`super::box_rects`]) are read every time
-//! and compared too: a panel scrolled changes them and nothing else.
+//! for a long page's few megabytes). The rectangles read for the boxes geometry needs (see
+//! [`super::box_rects`]) are read every time and compared too: a panel scrolled changes them
+//! and nothing else.
 //!
 //! What it costs: the last reply's text stays alive with the page (it is reference-counted, so
-//! that costs no copy, but it holds the reply's memory until the page's next snapshot). A model and its view are copied into the page only once its state has
-//! been seen twice in a row, so a page that changes between every two snapshots (a clock, a
-//! feed) pays nothing but the comparison; a page that does not change pays that copy once and
-//! then a copy out per snapshot (the pipeline adds the accessibility trees to its model), which
-//! costs a small part of what it replaces. The last state of two views is kept (an agent may
+//! that costs no copy, but it holds the reply's memory until the page's next snapshot). A model
+//! and its view are copied into the page only once its state has been seen twice in a row, so a
+//! page that changes between every two snapshots (a clock, a feed) pays nothing but the
+//! comparison; a page that does not change pays that copy once and then a copy out per snapshot
+//! (the pipeline adds the accessibility trees to its model), which costs a small part of what it
+//! replaces. The last state of two views is kept (an agent may
 //! alternate the default view and the whole page). Snapshots of pages with out-of-process
 //! frames, and captures taken to be saved, are not kept.
 //!
