@@ -443,3 +443,25 @@ fn an_inline_holding_a_block_is_hit_through_the_block() {
     assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId(4));
     assert!(a.click(NodeId(3)).click_point.is_some());
 }
+
+#[test]
+fn copies_of_view_facts_share_the_hit_tester_once_built() {
+    let m = simple().model();
+    let options = AnalysisOptions::default();
+    let facts = ViewFacts::new(&m, options.expand);
+    let kept = facts.clone();
+    let first = analyze_view(&m, &options, Some(facts));
+    // A copy made before the first analysis sees what it built; the hit tester answers alike.
+    let again = analyze_view(&m, &options, Some(kept.clone()));
+    assert!(Arc::ptr_eq(&first.hit_tester, &again.hit_tester));
+    assert_eq!(again.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
+    // Facts of another view are not used, nor is their hit tester.
+    let other = AnalysisOptions {
+        expand: Expand::All,
+    };
+    let all = analyze_view(&m, &other, Some(kept));
+    assert!(!Arc::ptr_eq(&first.hit_tester, &all.hit_tester));
+    // Fresh facts build their own.
+    let fresh = analyze_view(&m, &options, Some(ViewFacts::new(&m, options.expand)));
+    assert!(!Arc::ptr_eq(&first.hit_tester, &fresh.hit_tester));
+}
