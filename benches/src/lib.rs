@@ -275,16 +275,8 @@ where
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    // As the command line does: run as a task of the runtime, so a reply is taken up on the
-    // thread that read it rather than handed to this one.
-    let task = runtime.spawn(future);
-    match runtime.block_on(task) {
-        Ok(output) => Ok(output),
-        Err(e) => match e.try_into_panic() {
-            Ok(panic) => std::panic::resume_unwind(panic),
-            Err(e) => Err(format!("the bench was cancelled: {e}")),
-        },
-    }
+    // As the command line does (see `pagesight::block_on_task`).
+    pagesight::block_on_task(&runtime, future).map_err(|e| e.to_string())
 }
 
 /// The `main` of a bench binary named `name`: bad arguments print their message and exit with

@@ -61,10 +61,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // The command runs as a task of the runtime rather than on this thread: each CDP reply is
-    // then taken up on the thread that read it, not handed over to this one (a thread woken per
-    // message: about a quarter of the engine's CPU time per snapshot of a small page).
-    let task = runtime.spawn(async move {
+    // As a task of the runtime, not on this thread: see `pagesight::block_on_task`.
+    let result = pagesight::block_on_task(&runtime, async move {
         match cli.command {
             Cmd::Snapshot(args) => commands::snapshot(args).await,
             Cmd::Run { file, browser } => commands::run(file, browser).await,
@@ -76,18 +74,8 @@ fn main() -> ExitCode {
             } => commands::capture(page, output, viewport, browser).await,
             Cmd::Doctor => commands::doctor().await,
         }
-    });
-    let result = match runtime.block_on(task) {
-        Ok(result) => result,
-        // A panic in the command: passed on as it would be without the task.
-        Err(e) => match e.try_into_panic() {
-            Ok(panic) => std::panic::resume_unwind(panic),
-            Err(e) => {
-                eprintln!("pagesight: the command was cancelled: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-    };
+    })
+    .and_then(|result| result);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

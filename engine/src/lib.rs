@@ -18,8 +18,10 @@ mod parallel;
 pub mod render;
 pub mod session;
 pub mod snapshot;
+mod task;
 pub mod transport;
 
 pub use error::{Error, ErrorCode, Result};
 pub use memory::keep_freed_memory;
 pub use pagesight_cdp as cdp;
+pub use task::block_on_task;

@@ -353,13 +353,8 @@ async fn shadow_trees_render_in_flat_tree_order() {
 /// text formats and in JSON; the page's own scroll line reports the document.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scroll_containers_report_hidden_content() {
-    let mut session = Session::start(SessionOptions::default())
-        .await
-        .expect("launch Chromium");
-    let path = frames_dir().join("scroll-panel.html");
-    session.open(&path.to_string_lossy()).await.expect("open");
+    let (mut session, page, _) = open_scroll_panel().await;
     // What the page itself says about the panel (`scrollTop`, `scrollHeight`, `clientHeight`).
-    let page = session.current_page().expect("a page").clone();
     let (above, below_panel, client) = panel_measured(&page).await;
     assert!(above > 0.0 && below_panel > 0.0, "{above} {below_panel}");
     let panel = scroll_attribute(above, below_panel, client);
@@ -435,6 +430,26 @@ async fn scroll_containers_report_hidden_content() {
     session.shutdown().await.expect("close");
 }
 
+/// A session with `scroll-panel.html` open: the session, its page and the file's path.
+async fn open_scroll_panel() -> (Session, pagesight::browser::Page, PathBuf) {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let path = frames_dir().join("scroll-panel.html");
+    session.open(&path.to_string_lossy()).await.expect("open");
+    let page = session.current_page().expect("a page").clone();
+    (session, page, path)
+}
+
+/// Runs `expression` in the page's own world.
+async fn evaluate(page: &pagesight::browser::Page, expression: &str) {
+    page.send(&pagesight::cdp::runtime::EvaluateParams::new(
+        expression.to_string(),
+    ))
+    .await
+    .expect("evaluate");
+}
+
 /// The page's own report of its panel: pixels above, pixels below, client height.
 async fn panel_measured(page: &pagesight::browser::Page) -> (f64, f64, f64) {
     let expression = "(() => { const p = document.getElementById('panel'); \
@@ -467,20 +482,7 @@ fn scroll_attribute(above: f64, below: f64, client: f64) -> String {
 /// are now: after the container scrolls, once it is replaced by a new one, after a reload.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kept_box_handles_read_the_page_as_it_is_now() {
-    let mut session = Session::start(SessionOptions::default())
-        .await
-        .expect("launch Chromium");
-    let path = frames_dir().join("scroll-panel.html");
-    session.open(&path.to_string_lossy()).await.expect("open");
-    let page = session.current_page().expect("a page").clone();
-    let run = |page: pagesight::browser::Page, expression: &str| {
-        let expression = expression.to_string();
-        async move {
-            page.send(&pagesight::cdp::runtime::EvaluateParams::new(expression))
-                .await
-                .expect("evaluate");
-        }
-    };
+    let (mut session, page, path) = open_scroll_panel().await;
     let panel_line = async |session: &mut Session| {
         let text = session
             .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
@@ -502,21 +504,13 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
 
     panel_line(&mut session).await;
     // The same box, scrolled: read through the handle kept from the first snapshot.
-    run(
-        page.clone(),
-        "document.getElementById('panel').scrollTop = 120",
-    )
-    .await;
+    evaluate(&page, "document.getElementById('panel').scrollTop = 120").await;
     panel_line(&mut session).await;
-    run(
-        page.clone(),
-        "document.getElementById('panel').scrollTop = 650",
-    )
-    .await;
+    evaluate(&page, "document.getElementById('panel').scrollTop = 650").await;
     panel_line(&mut session).await;
     // A new box in its place (the old one, still held by its handle, is gone from the page).
-    run(
-        page.clone(),
+    evaluate(
+        &page,
         "(() => { const p = document.getElementById('panel'); const q = p.cloneNode(true); \
          p.replaceWith(q); q.scrollTop = 480; })()",
     )
@@ -536,19 +530,8 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
 /// (only its rectangles change), a text changed, the page scrolled, the page loaded again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
-    let mut session = Session::start(SessionOptions::default())
-        .await
-        .expect("launch Chromium");
-    let path = frames_dir().join("scroll-panel.html");
-    session.open(&path.to_string_lossy()).await.expect("open");
-    let page = session.current_page().expect("a page").clone();
-    let run = async |expression: &str| {
-        page.send(&pagesight::cdp::runtime::EvaluateParams::new(
-            expression.to_string(),
-        ))
-        .await
-        .expect("evaluate");
-    };
+    let (mut session, page, path) = open_scroll_panel().await;
+    let run = async |expression: &str| evaluate(&page, expression).await;
     // Three snapshots of each state: the first reads it, the second keeps it, the third uses
     // what was kept.
     let three = async |session: &mut Session| -> Vec<String> {

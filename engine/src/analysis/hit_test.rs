@@ -190,6 +190,14 @@ fn is_block_level(d: Display) -> bool {
     )
 }
 
+/// Whether node `j` is an element whose (first) layout box is block-level.
+fn is_block_element(model: &Model, j: usize) -> bool {
+    model.nodes[j].is_element()
+        && model
+            .layout_of(NodeId(j as u32))
+            .is_some_and(|l| is_block_level(model.style(l).display))
+}
+
 const F_BOX: u8 = 1;
 const F_LAYER: u8 = 2;
 const F_ATOMIC: u8 = 4;
@@ -1181,11 +1189,7 @@ fn scan_columns(
             j = nj.subtree_end.index();
             continue;
         }
-        if nj.is_element()
-            && model
-                .layout_of(NodeId(j as u32))
-                .is_some_and(|l| is_block_level(model.style(l).display))
-        {
+        if is_block_element(model, j) {
             j = nj.subtree_end.index();
             continue;
         }
@@ -1304,11 +1308,7 @@ fn inline_line_rects(model: &Model, flags: &[u8], i: usize, bounds: Rect, out: &
             j = nj.subtree_end.index();
             continue;
         }
-        if nj.is_element()
-            && model
-                .layout_of(NodeId(j as u32))
-                .is_some_and(|l| is_block_level(model.style(l).display))
-        {
+        if is_block_element(model, j) {
             holds_block = true;
             j = nj.subtree_end.index();
             continue;
