@@ -65,9 +65,10 @@ struct FrameBuffer {
     start: usize,
     /// From `start` up to here there is no NUL.
     scanned: usize,
-    /// The capacity a new buffer starts with: the largest frame handed over so far, so that
-    /// the next such frame is read without the buffer growing (a snapshot's large replies come
-    /// again, about as large, with every snapshot).
+    /// The largest frame handed over so far: a new buffer starts with room for it and then
+    /// some (see [`FrameBuffer::room_for`]), so that the next such frame is read without the
+    /// buffer growing (a snapshot's large replies come again, about as large, with every
+    /// snapshot).
     expected: usize,
 }
 
@@ -91,7 +92,7 @@ impl FrameBuffer {
         let end = self.scanned + offset;
         let frame = if self.start == 0 && end >= READ_BUFFER {
             self.expected = self.expected.max(end);
-            let mut next = Vec::with_capacity(self.expected);
+            let mut next = Vec::with_capacity(FrameBuffer::room_for(self.expected));
             next.extend_from_slice(self.buffer.get(end + 1..)?);
             let mut frame = std::mem::replace(&mut self.buffer, next);
             frame.truncate(end);
@@ -107,6 +108,15 @@ impl FrameBuffer {
         };
         self.scanned = self.start;
         Some(frame)
+    }
+
+    /// The capacity a buffer starts with to read a frame of `len` bytes without growing. A
+    /// read is given [`MIN_READ`] bytes of room at least and may bring as many past the frame's
+    /// end, so room for exactly the frame made the buffer grow (by doubling, a copy of all it
+    /// held) just before its end: on a long page, a copy of each large reply. The frame may also
+    /// come a little larger (the page changed a little).
+    fn room_for(len: usize) -> usize {
+        len.saturating_add(len / 16).saturating_add(2 * MIN_READ)
     }
 
     /// Whether bytes of a frame whose end has not been read yet are held.
@@ -155,6 +165,56 @@ pub(super) async fn write_frames<W: AsyncWrite + Unpin>(
         }
         if let Err(e) = writer.flush().await {
             return pipe_closed(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `bytes` as pipe reads of at most [`MIN_READ`] bytes would bring them, handing over
+    /// the frames read. Returns the frames and how many times the buffer grew.
+    fn feed(buffer: &mut FrameBuffer, bytes: &[u8]) -> (Vec<Bytes>, usize) {
+        let (mut frames, mut grew, mut fed) = (Vec::new(), 0, 0);
+        while fed < bytes.len() {
+            let before = buffer.buffer.capacity();
+            let spare = buffer.spare();
+            if spare.capacity() != before {
+                grew += 1;
+            }
+            let n = (spare.capacity() - spare.len())
+                .min(MIN_READ)
+                .min(bytes.len() - fed);
+            spare.extend_from_slice(&bytes[fed..fed + n]);
+            fed += n;
+            while let Some(frame) = buffer.next_frame() {
+                frames.push(frame);
+            }
+        }
+        (frames, grew)
+    }
+
+    #[test]
+    fn a_large_frame_that_comes_again_is_read_without_the_buffer_growing() {
+        let mut buffer = FrameBuffer::new();
+        let mut large = vec![b'x'; 3_000_000];
+        large.push(0);
+        let small = b"{\"id\":1}\0";
+        let (frames, grew) = feed(&mut buffer, &large);
+        assert_eq!(frames.len(), 1);
+        assert!(grew > 0, "the first large frame has to grow the buffer");
+        for round in 0..3 {
+            // A small reply between them, then the large one again, a little larger the last time.
+            let (frames, _) = feed(&mut buffer, small);
+            assert_eq!(frames.len(), 1);
+            let mut again = vec![b'y'; 3_000_000 + round * 1000];
+            again.push(0);
+            let (frames, grew) = feed(&mut buffer, &again);
+            assert_eq!(grew, 0, "round {round}: the buffer grew");
+            assert_eq!(frames.len(), 1);
+            assert_eq!(frames[0].len(), again.len() - 1);
+            assert!(frames[0].iter().all(|&b| b == b'y'));
         }
     }
 }
