@@ -477,7 +477,7 @@ async fn untimed_snapshot(
 /// replies, with the page's metadata (URL, metrics, frame tree) from `meta`.
 fn capture_file(meta: Option<&Capture>, replies: &FloorReplies) -> Option<Vec<u8>> {
     let mut meta = meta?.clone();
-    meta.dom_snapshot = DomSnapshot::default();
+    meta.dom_snapshot = Default::default();
     meta.ax_trees.clear();
     meta.oopifs.clear();
     meta.uncaptured_frames.clear();

@@ -183,7 +183,12 @@ pub fn boxes_needing_rects(
 
 /// Writes the values read for `boxes` into `snapshot` as `clientRects` and `scrollRects`
 /// (`[]` for every other box of a document that has any). Pure.
-pub fn write_rects(snapshot: &mut DomSnapshot, boxes: &[RectBox], values: &[[f64; 8]]) {
+///
+/// A document whose rows come out as it already has them is left alone, and a snapshot none of
+/// whose documents change is not copied: a page's kept snapshot (see [`super::kept_model`]) is
+/// shared with the next capture of an unchanged page, and copying a long page's snapshot cost
+/// more than the rest of that capture's reading.
+pub fn write_rects(snapshot: &mut Arc<DomSnapshot>, boxes: &[RectBox], values: &[[f64; 8]]) {
     // Per document, the boxes read, in layout order; the rows are then written in one pass.
     let mut per_doc: Vec<Vec<(usize, &[f64; 8])>> = vec![Vec::new(); snapshot.documents.len()];
     for (b, v) in boxes.iter().zip(values) {
@@ -191,7 +196,8 @@ pub fn write_rects(snapshot: &mut DomSnapshot, boxes: &[RectBox], values: &[[f64
             read.push((b.layout, v));
         }
     }
-    for (doc, mut read) in snapshot.documents.iter_mut().zip(per_doc) {
+    let mut changed = Vec::new();
+    for (d, (doc, mut read)) in snapshot.documents.iter().zip(per_doc).enumerate() {
         if read.is_empty() {
             continue;
         }
@@ -238,8 +244,21 @@ pub fn write_rects(snapshot: &mut DomSnapshot, boxes: &[RectBox], values: &[[f64
                 }
             }
         }
-        doc.layout.client_rects = Some(client);
-        doc.layout.scroll_rects = Some(scroll);
+        let same = doc.layout.client_rects.as_ref() == Some(&client)
+            && doc.layout.scroll_rects.as_ref() == Some(&scroll);
+        if !same {
+            changed.push((d, client, scroll));
+        }
+    }
+    if changed.is_empty() {
+        return;
+    }
+    let snapshot = Arc::make_mut(snapshot);
+    for (d, client, scroll) in changed {
+        if let Some(doc) = snapshot.documents.get_mut(d) {
+            doc.layout.client_rects = Some(client);
+            doc.layout.scroll_rects = Some(scroll);
+        }
     }
 }
 
@@ -719,7 +738,7 @@ mod tests {
 
     #[test]
     fn writes_rects_where_the_snapshot_option_would() {
-        let mut s = snapshot();
+        let mut s = Arc::new(snapshot());
         let boxes = boxes_needing_rects(&s, &styles(), None);
         let values: Vec<[f64; 8]> = (0..boxes.len())
             .map(|i| [i as f64, 0.0, 10.0, 20.0, 0.0, 5.0, 10.0, 90.0])
@@ -735,5 +754,34 @@ mod tests {
             Some(&[0.0, 5.0, 10.0, 90.0][..])
         );
         assert!(l.offset_rects.is_none());
+    }
+
+    #[test]
+    fn a_shared_snapshot_is_copied_only_when_its_rects_change() {
+        let mut s = Arc::new(snapshot());
+        let boxes = boxes_needing_rects(&s, &styles(), None);
+        let values: Vec<[f64; 8]> = (0..boxes.len())
+            .map(|i| [i as f64, 0.0, 10.0, 20.0, 0.0, 5.0, 10.0, 90.0])
+            .collect();
+        write_rects(&mut s, &boxes, &values);
+        // Kept by a page, and handed to its next capture.
+        let kept = Arc::clone(&s);
+        write_rects(&mut s, &boxes, &values);
+        assert!(Arc::ptr_eq(&kept, &s), "the same rects copied the snapshot");
+        // A panel scrolled: the capture gets its own copy; the kept one is left as it was.
+        let mut scrolled = values.clone();
+        scrolled[0][5] = 40.0;
+        write_rects(&mut s, &boxes, &scrolled);
+        assert!(!Arc::ptr_eq(&kept, &s));
+        let scroll_y = |s: &DomSnapshot| {
+            let l = &s.documents[boxes[0].doc].layout;
+            l.scroll_rects
+                .as_ref()
+                .unwrap()
+                .get(boxes[0].layout)
+                .unwrap()[1]
+        };
+        assert_eq!(scroll_y(&s), 40.0);
+        assert_eq!(scroll_y(&kept), 5.0);
     }
 }

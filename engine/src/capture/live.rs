@@ -64,7 +64,9 @@
 //! reload on timers), the last attempt is returned with `consistent: false` rather than failing
 //! the whole page for one frame.
 
+use std::cell::OnceCell;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::{join_all, BoxFuture, FutureExt};
@@ -77,7 +79,7 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::kept_model::{Charge, KeptState, KeptTrees, Seen, StateKey};
+use super::kept_model::{Charge, KeptFindings, KeptState, KeptTrees, Seen, StateKey};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
@@ -324,8 +326,8 @@ async fn capture_once(
         });
         let seen = key.as_ref().map_or(Seen::New, |key| kept_model.look(key));
         let snapshot = match &seen {
-            Seen::Kept(state) => state.snapshot.clone(),
-            Seen::New | Seen::Again => DomSnapshot::from_reply(&text)?,
+            Seen::Kept(state) => Arc::clone(&state.snapshot),
+            Seen::New | Seen::Again => Arc::new(DomSnapshot::from_reply(&text)?),
         };
         drop(text);
         if let Some(why) = not_the_page(&snapshot, &main_frame) {
@@ -334,7 +336,12 @@ async fn capture_once(
         let reading = if dom_rects {
             Reading::Nothing
         } else {
-            let boxes = page_boxes(&snapshot, &metrics, rects_view);
+            let find = || page_boxes(&snapshot, &metrics, rects_view);
+            let boxes = match &seen {
+                // The same snapshot, metrics and view: the same boxes.
+                Seen::Kept(state) => state.found.boxes.get_or_init(find).clone(),
+                Seen::New | Seen::Again => find(),
+            };
             let worlds: Worlds = world
                 .map(|id| (main_frame.clone(), id))
                 .into_iter()
@@ -466,10 +473,14 @@ async fn capture_once(
             // pipeline adds the answers to it rather than building it again.
             // So are its geometry and visibility, which the analysis would compute again.
             let kept = kept_state.as_deref().filter(|_| !retaken);
-            let (model, facts, kept) = dom_model_of(&capture, facts_view, kept)?;
-            reused = kept;
+            let (model, facts, from_kept) = dom_model_of(&capture, facts_view, kept)?;
+            reused = from_kept;
             let facts = facts.unwrap_or_else(|| ViewFacts::new(&model, view.unwrap_or_default()));
-            let sets = fetch_set(&model, &facts, 1 + capture.oopifs.len());
+            let find = || fetch_set(&model, &facts, 1 + capture.oopifs.len());
+            let sets = match kept.filter(|_| from_kept) {
+                Some(state) => state.found.fetch_set.get_or_init(find).clone(),
+                None => find(),
+            };
             dom_model = Some((model, Some(facts)));
             let wanted: usize = sets.iter().map(Vec::len).sum();
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
@@ -603,9 +614,10 @@ async fn capture_once(
         // Seen twice in a row: kept from now on, if all pages' kept states leave room for it.
         (Some((key, Seen::Again)), Some((model, facts))) => {
             let state = Charge::for_state(&key).map(|charge| KeptState {
-                snapshot: capture.dom_snapshot.clone(),
+                snapshot: Arc::clone(&capture.dom_snapshot),
                 model: model.clone(),
                 facts: facts.clone(),
+                found: KeptFindings::default(),
                 charge,
             });
             kept_model.record(key, state)
@@ -742,7 +754,7 @@ async fn start_reading<'a>(
 /// error of a snapshot taken again.
 async fn finish_reading(
     reading: Reading<'_>,
-    snapshot: &mut DomSnapshot,
+    snapshot: &mut Arc<DomSnapshot>,
     conn: &Connection,
     session: Option<&SessionId>,
     again: Duration,
@@ -756,12 +768,12 @@ async fn finish_reading(
             }
             Err(_) => {
                 let taken = snapshot_now(conn, session, true, again).await;
-                return (true, taken.map(|s| *snapshot = s));
+                return (true, taken.map(|s| *snapshot = Arc::new(s)));
             }
         },
         Reading::Again(taken) => taken.await,
     };
-    (false, taken.map(|s| *snapshot = s))
+    (false, taken.map(|s| *snapshot = Arc::new(s)))
 }
 
 /// Finishes the readings of the page (`main`) and of every out-of-process frame kept (in the
@@ -1062,7 +1074,7 @@ async fn frame_part<'a>(
             owner_target: 0,
             owner_backend_node_id: owner,
             computed_styles: computed_styles(),
-            dom_snapshot: snapshot,
+            dom_snapshot: Arc::new(snapshot),
             ax_trees,
             frame_tree: Some(before),
         }),
@@ -1106,32 +1118,47 @@ fn document_title(snapshot: &DomSnapshot) -> String {
 /// and the root web area is named after the document title the snapshot recorded. Pure:
 /// callers can check recorded captures too.
 pub fn mixes_states(snapshot: &DomSnapshot, ax: &AxNodes) -> Option<String> {
-    // backendNodeId -> tag name (upper case, as the snapshot spells it) of every snapshot node.
-    let mut known: FxHashMap<i64, &str> = FxHashMap::default();
+    // backendNodeId -> tag name (upper case, as the snapshot spells it) of the snapshot's
+    // nodes the tree names: the tree is usually the smaller of the two (the nodes of the view),
+    // so the map is of its nodes and the snapshot is only scanned.
+    let mut known: FxHashMap<i64, Option<&str>> = FxHashMap::default();
+    known.reserve(ax.len());
+    for n in ax.iter() {
+        if let Some(b) = n.backend_dom_node_id() {
+            known.insert(b, None);
+        }
+    }
+    let mut snapshot_nodes = 0;
     for d in &snapshot.documents {
         let (Some(ids), Some(names)) = (&d.nodes.backend_node_id, &d.nodes.node_name) else {
             continue;
         };
+        snapshot_nodes += ids.len();
         for (id, name) in ids.iter().zip(names) {
-            let tag = usize::try_from(*name)
-                .ok()
-                .and_then(|i| snapshot.strings.get(i))
-                .map_or("", String::as_str);
-            known.insert(*id, tag);
+            if let Some(tag) = known.get_mut(id) {
+                *tag = Some(
+                    usize::try_from(*name)
+                        .ok()
+                        .and_then(|i| snapshot.strings.get(i))
+                        .map_or("", String::as_str),
+                );
+            }
         }
     }
-    if known.is_empty() {
+    if snapshot_nodes == 0 {
         return None;
     }
-    let parents: FxHashMap<AxKeyRef<'_>, AxNodeRef<'_>> =
-        ax.iter().map(|n| (n.node_id(), n)).collect();
+    let tag_of = |b: i64| known.get(&b).copied().flatten();
+    // Built only once a node is not found, which a page of one state rarely has.
+    let parents: OnceCell<FxHashMap<AxKeyRef<'_>, AxNodeRef<'_>>> = OnceCell::new();
     // The AX tree also describes the insides of form controls and media (user-agent shadow
     // trees), which the snapshot leaves out: an unknown node under such a host is expected.
     let under_control = |n: &AxNodeRef<'_>| {
+        let parents = parents.get_or_init(|| ax.iter().map(|n| (n.node_id(), n)).collect());
         let mut cur = n.parent_id().and_then(|p| parents.get(&p));
         for _ in 0..64 {
             let Some(p) = cur else { return false };
-            if let Some(tag) = p.backend_dom_node_id().and_then(|b| known.get(&b)) {
+            if let Some(tag) = p.backend_dom_node_id().and_then(tag_of) {
                 return matches!(
                     tag.to_ascii_lowercase().as_str(),
                     "input"
@@ -1157,7 +1184,7 @@ pub fn mixes_states(snapshot: &DomSnapshot, ax: &AxNodes) -> Option<String> {
             continue;
         };
         tied += 1;
-        if !known.contains_key(&b) && !under_control(&n) {
+        if tag_of(b).is_none() && !under_control(&n) {
             missing += 1;
         }
     }

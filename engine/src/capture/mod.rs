@@ -30,6 +30,7 @@ use crate::transport::envelope::{has_surrogate_escape, repair_lone_surrogates};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 mod ax;
 pub mod ax_partial;
@@ -133,7 +134,7 @@ pub struct OopifCapture {
     /// The style names requested for this snapshot, in order.
     pub computed_styles: Vec<String>,
     /// `DOMSnapshot.captureSnapshot` of the iframe target.
-    pub dom_snapshot: DomSnapshot,
+    pub dom_snapshot: Arc<DomSnapshot>,
     /// Its accessibility trees.
     #[serde(default)]
     pub ax_trees: Vec<AxTreeCapture>,
@@ -175,10 +176,12 @@ pub struct Capture {
     pub frame_tree: Option<FrameTree>,
     /// `Page.getLayoutMetrics()`.
     pub layout_metrics: GetLayoutMetricsReturns,
-    /// `DOMSnapshot.captureSnapshot()` of the page's own target.
+    /// `DOMSnapshot.captureSnapshot()` of the page's own target. Shared: a page keeps the
+    /// snapshot of its last state, and the next capture of that same state holds it too rather
+    /// than a copy (see `kept_model`).
     // Parsed apart from the other fields in a large file (see `parse_split`): a serde attribute
     // changing how it reads must be matched there.
-    pub dom_snapshot: DomSnapshot,
+    pub dom_snapshot: Arc<DomSnapshot>,
     /// `Accessibility.getFullAXTree()` per frame of the page's own target.
     // Parsed apart too, like `dom_snapshot`.
     #[serde(default)]
@@ -241,9 +244,9 @@ impl Captured {
             None => Ok((Model::from_capture(capture)?, None)),
             Some((mut model, view)) => {
                 // Read already: freed before the accessibility trees are linked.
-                capture.dom_snapshot = DomSnapshot::default();
+                capture.dom_snapshot = Arc::default();
                 for o in &mut capture.oopifs {
-                    o.dom_snapshot = DomSnapshot::default();
+                    o.dom_snapshot = Arc::default();
                 }
                 model.add_ax_trees(&mut capture);
                 Ok((model, view))
@@ -440,7 +443,7 @@ fn parse_split(text: &str) -> Option<Capture> {
     rest.push_str("[]");
     rest.push_str(tail);
     let mut capture: Capture = serde_json::from_str(&rest).ok()?;
-    capture.dom_snapshot = dom_snapshot;
+    capture.dom_snapshot = Arc::new(dom_snapshot);
     capture.ax_trees = ax_trees;
     Some(capture)
 }
@@ -700,10 +703,10 @@ mod tests {
             owner_target: 0,
             owner_backend_node_id: 7,
             computed_styles: c.computed_styles.clone(),
-            dom_snapshot: DomSnapshot {
+            dom_snapshot: Arc::new(DomSnapshot {
                 documents: Vec::new(),
                 strings: vec!["oopif".into()],
-            },
+            }),
             ax_trees: oopif_trees,
             frame_tree: c.frame_tree.clone(),
         });

@@ -20,6 +20,7 @@ use crate::cdp::dom_snapshot::{RareBooleanData, RareStringData};
 use crate::cdp::page::FrameTree;
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// Limits that keep a hostile capture from making the model unreasonably large.
 #[derive(Debug, Clone, Copy)]
@@ -65,6 +66,15 @@ struct DocScratch {
     global: Option<DocId>,
 }
 
+/// A snapshot's string table: moved out when the capture alone holds the snapshot (as it does
+/// unless a page keeps it too), copied otherwise.
+fn take_strings(snapshot: &mut Arc<DomSnapshot>) -> Vec<String> {
+    match Arc::get_mut(snapshot) {
+        Some(snapshot) => std::mem::take(&mut snapshot.strings),
+        None => snapshot.strings.clone(),
+    }
+}
+
 impl Model {
     /// Builds the model of a capture, moving its data rather than copying it.
     pub fn from_capture(capture: Capture) -> Result<Model> {
@@ -75,9 +85,9 @@ impl Model {
     pub fn from_capture_with_limits(mut capture: Capture, limits: ModelLimits) -> Result<Model> {
         // The snapshots' string tables become the model's: moved, not copied.
         let mut strings = Vec::with_capacity(1 + capture.oopifs.len());
-        strings.push(std::mem::take(&mut capture.dom_snapshot.strings));
+        strings.push(take_strings(&mut capture.dom_snapshot));
         for o in &mut capture.oopifs {
-            strings.push(std::mem::take(&mut o.dom_snapshot.strings));
+            strings.push(take_strings(&mut o.dom_snapshot));
         }
         let trees = take_ax_trees(&mut capture);
         let ax_nodes: usize = trees.iter().map(|(_, t)| t.nodes.len()).sum();
