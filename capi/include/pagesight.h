@@ -199,8 +199,8 @@ pagesight_result pagesight_render_capture(const uint8_t *bytes,
  * - `out_error`: NULL, or where the message goes when the launch fails (e.g. no Chromium
  *   found); the caller frees it with `pagesight_string_free`. Left untouched on success.
  *
- * Chromium listens for DevTools on a free port of 127.0.0.1 (pages connect to it), and is
- * killed if this process dies.
+ * Chromium also listens for DevTools on a free port of 127.0.0.1 (see
+ * `pagesight_browser_endpoint`), and is killed if this process dies.
  *
  * # Safety
  * `options_json` is NULL or a NUL-terminated string; `out` and `out_error` are NULL or valid

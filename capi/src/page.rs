@@ -1,11 +1,12 @@
-//! The page handle: one tab, driven by its own engine `Session` (uid table, previous snapshot,
-//! connection) on the browser's runtime.
+//! The page handle: one tab, driven by its own engine `Session` (uid table, previous snapshot)
+//! on the browser's runtime.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use engine::browser::Browser;
 use engine::session::{normalize_url, response_line, Session, SessionOptions};
 use engine::transport::Connection;
 use futures_util::future::BoxFuture;
@@ -135,9 +136,14 @@ pub unsafe extern "C" fn pagesight_page_open(
             viewport: shared.viewport,
             load_timeout: shared.load_timeout,
         };
-        let session = shared.with_connection(|connection| {
+        let session = shared.with_browser(|browser| {
             let runtime = shared.runtime()?;
-            run_task(runtime, open_tab(connection.clone(), start, url))?
+            // A launched browser's pages share its pipe (see `crate::browser`).
+            let own = shared.is_launched().then(|| browser.share());
+            run_task(
+                runtime,
+                open_tab(browser.connection().clone(), own, start, url),
+            )?
         })?;
         let page = Box::new(pagesight_page {
             shared: Arc::clone(shared),
@@ -151,11 +157,13 @@ pub unsafe extern "C" fn pagesight_page_open(
     })
 }
 
-/// Creates a tab through the browser connection, attaches a session of its own (started with
-/// `start`, its target filled in here) to it, sets the viewport and loads `url`. A tab that
-/// could not be set up is closed again.
+/// Creates a tab through the browser connection, attaches a session of its own to it (on
+/// `browser`, a handle sharing the connection, or else connecting to `start`'s endpoint; its
+/// target filled in here), sets the viewport and loads `url`. A tab that could not be set up is
+/// closed again.
 async fn open_tab(
     connection: Connection,
+    browser: Option<Browser>,
     start: SessionOptions,
     url: String,
 ) -> Result<Session, Failure> {
@@ -176,11 +184,14 @@ async fn open_tab(
     };
     let opened = async {
         let viewport = start.viewport;
-        let mut session = Session::start(SessionOptions {
+        let start = SessionOptions {
             target: Some(target_id.to_owned()),
             ..start
-        })
-        .await?;
+        };
+        let mut session = match browser {
+            Some(browser) => Session::with_browser(browser, start).await?,
+            None => Session::start(start).await?,
+        };
         let loaded = async {
             if let Some(page) = session.current_page() {
                 page.set_viewport(viewport).await?;

@@ -84,6 +84,13 @@ impl Session {
                 .await?
             }
         };
+        Session::with_browser(browser, options).await
+    }
+
+    /// A session on `browser`, which it closes when it shuts down (a handle made by
+    /// [`Browser::share`] is only let go); `options.browser` is not used. With `target`, the
+    /// session starts attached to that page.
+    pub async fn with_browser(browser: Browser, options: SessionOptions) -> Result<Session> {
         let mut session = Session {
             browser,
             pages: Vec::new(),

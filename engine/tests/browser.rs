@@ -131,6 +131,57 @@ fn launch_and_close_over_websocket() {
 }
 
 #[test]
+fn launch_and_close_over_pipe_and_websocket() {
+    launch_and_close(LaunchTransport::PipeAndWebSocket);
+}
+
+/// Driven over the pipe, the browser still lets another client in through its WebSocket; a
+/// shared handle drives pages over the same pipe and leaves it open when it is closed.
+#[test]
+fn a_pipe_with_a_websocket_lets_others_in_and_shared_handles_let_go() {
+    rt().block_on(async {
+        let browser = Browser::launch(options(LaunchTransport::PipeAndWebSocket))
+            .await
+            .expect("launch");
+        let ws = browser.websocket_url().expect("a ws url").to_owned();
+        assert!(ws.starts_with("ws://127.0.0.1:"), "{ws}");
+        let other = Browser::connect(&ws)
+            .await
+            .expect("another client connects");
+        assert!(other.version().await.is_ok());
+        other.close().await.expect("disconnect");
+
+        let shared = browser.share();
+        assert_eq!(shared.pid(), None);
+        let page = shared
+            .new_page()
+            .await
+            .expect("a page over the shared pipe");
+        page.navigate(
+            "data:text/html,<title>shared</title>",
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("navigate");
+        shared.close().await.expect("let go");
+        // The pipe is still open, for the page and the browser.
+        assert!(page.send(&evaluate("1")).await.is_ok());
+        assert!(browser.version().await.is_ok());
+
+        // Closing the browser ends what shares it.
+        let shared = browser.share();
+        let pid = browser.pid().expect("pid");
+        let profile = browser.profile_dir().expect("profile").to_path_buf();
+        browser.close().await.expect("close");
+        assert_eq!(
+            shared.version().await.map_err(|e| e.code()).err(),
+            Some(ErrorCode::BrowserClosed)
+        );
+        assert_cleaned_up(pid, &profile);
+    });
+}
+
+#[test]
 fn dropping_a_launched_browser_cleans_up() {
     let (pid, profile) = rt().block_on(async {
         let browser = Browser::launch(options(LaunchTransport::Pipe))

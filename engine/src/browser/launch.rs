@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
 
+use super::LaunchTransport;
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::Connection;
 
@@ -278,8 +279,13 @@ pub fn exit_on_signals_with_cleanup() -> Result<()> {
 
 /// How the launched browser is driven.
 pub(crate) enum DebuggingTransport {
-    /// The parent ends of the pipes: we write commands to `commands`, read `replies`.
-    Pipe { commands: OwnedFd, replies: OwnedFd },
+    /// The parent ends of the pipes: we write commands to `commands`, read `replies`; `url`
+    /// as for `WebSocket` when a port was asked for too.
+    Pipe {
+        commands: OwnedFd,
+        replies: OwnedFd,
+        url: Option<oneshot::Receiver<String>>,
+    },
     /// `DevTools listening on ws://…`, read from stderr.
     WebSocket { url: oneshot::Receiver<String> },
 }
@@ -354,8 +360,10 @@ fn dup_high(fd: &OwnedFd) -> io::Result<OwnedFd> {
 /// Starts Chromium. `pipe` selects `--remote-debugging-pipe` over `--remote-debugging-port=0`.
 pub(crate) fn spawn(
     executable: PathBuf,
-    pipe: bool,
+    transport: LaunchTransport,
 ) -> Result<(BrowserProcess, DebuggingTransport)> {
+    let pipe = transport != LaunchTransport::WebSocket;
+    let port = transport != LaunchTransport::Pipe;
     let io_error = |what: &str, e: io::Error| launch_error(format!("{what}: {e}"));
     let profile = tempfile::Builder::new()
         .prefix("pagesight-profile-")
@@ -366,11 +374,13 @@ pub(crate) fn spawn(
     let mut user_data_dir = OsString::from("--user-data-dir=");
     user_data_dir.push(profile.path());
     args.push(user_data_dir);
-    args.push(if pipe {
-        "--remote-debugging-pipe".into()
-    } else {
-        "--remote-debugging-port=0".into()
-    });
+    // Chromium serves both at once when asked: each client it talks to has its own.
+    if pipe {
+        args.push("--remote-debugging-pipe".into());
+    }
+    if port {
+        args.push("--remote-debugging-port=0".into());
+    }
     args.push("about:blank".into());
 
     // Pipe ends: the child reads commands from `child_commands` (its fd 3) and writes replies to
@@ -455,9 +465,11 @@ pub(crate) fn spawn(
     };
     let transport = match pipes {
         // The child-side ends are dropped (closed) here, so the browser's death is seen as EOF.
-        Some((commands, replies, _child_commands, _child_replies)) => {
-            DebuggingTransport::Pipe { commands, replies }
-        }
+        Some((commands, replies, _child_commands, _child_replies)) => DebuggingTransport::Pipe {
+            commands,
+            replies,
+            url: port.then_some(url_rx),
+        },
         None => DebuggingTransport::WebSocket { url: url_rx },
     };
     Ok((process, transport))

@@ -736,14 +736,20 @@ mod tests {
         assert_eq!(ids(None), vec![2, 4, 5, 6, 21]);
     }
 
-    #[test]
-    fn writes_rects_where_the_snapshot_option_would() {
+    /// The snapshot with a row read for every box that needs one, the boxes and the rows.
+    fn measured() -> (Arc<DomSnapshot>, Vec<RectBox>, Vec<[f64; 8]>) {
         let mut s = Arc::new(snapshot());
         let boxes = boxes_needing_rects(&s, &styles(), None);
         let values: Vec<[f64; 8]> = (0..boxes.len())
             .map(|i| [i as f64, 0.0, 10.0, 20.0, 0.0, 5.0, 10.0, 90.0])
             .collect();
         write_rects(&mut s, &boxes, &values);
+        (s, boxes, values)
+    }
+
+    #[test]
+    fn writes_rects_where_the_snapshot_option_would() {
+        let (s, _, _) = measured();
         let l = &s.documents[0].layout;
         let client = l.client_rects.as_ref().unwrap();
         assert_eq!(client.len(), 6);
@@ -758,12 +764,7 @@ mod tests {
 
     #[test]
     fn a_shared_snapshot_is_copied_only_when_its_rects_change() {
-        let mut s = Arc::new(snapshot());
-        let boxes = boxes_needing_rects(&s, &styles(), None);
-        let values: Vec<[f64; 8]> = (0..boxes.len())
-            .map(|i| [i as f64, 0.0, 10.0, 20.0, 0.0, 5.0, 10.0, 90.0])
-            .collect();
-        write_rects(&mut s, &boxes, &values);
+        let (mut s, boxes, values) = measured();
         // Kept by a page, and handed to its next capture.
         let kept = Arc::clone(&s);
         write_rects(&mut s, &boxes, &values);
