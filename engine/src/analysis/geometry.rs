@@ -313,7 +313,7 @@ impl Geometry {
         };
 
         for i in 0..n {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             let node = &model.nodes[i];
             let parent = node.parent.filter(|p| model.node(*p).doc == node.doc);
             let Some(p) = parent else {
@@ -463,7 +463,7 @@ impl Geometry {
             };
             let od = model.node(owner).doc.index();
             let (ox, oy) = doc_offsets[od];
-            match iframe_content_box(model, owner, DocId(d as u32)) {
+            match iframe_content_box(model, owner, DocId::new(d as u32)) {
                 Some(cb) => {
                     doc_offsets[d] = (cb.x + ox - doc.scroll_x, cb.y + oy - doc.scroll_y);
                     let owner_clip = clips[owner.index()];
@@ -585,7 +585,7 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
         if !node.is_element() || !area_tags.contains(&node.tag) {
             continue;
         }
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let Some(map) = model.ancestors(id).find(|a| model.is_tag(*a, "map")) else {
             continue;
         };
@@ -605,7 +605,7 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
     }
     let mut out = Vec::new();
     for (i, node) in model.nodes.iter().enumerate() {
-        let img = NodeId(i as u32);
+        let img = NodeId::new(i as u32);
         if !node.is_element() || !model.is_tag(img, "img") {
             continue;
         }
