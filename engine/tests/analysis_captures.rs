@@ -39,9 +39,9 @@ fn check_model(name: &str, m: &Model) {
     assert!(!m.nodes.is_empty(), "{name}: no nodes");
     // Subtree ranges are well formed and nested.
     for (i, n) in m.nodes.iter().enumerate() {
-        let id = NodeId(i as u32);
-        assert!(n.subtree_end.0 as usize > i, "{name}: node {i} empty range");
-        assert!(n.subtree_end.0 as usize <= m.nodes.len());
+        let id = NodeId::new(i as u32);
+        assert!(n.subtree_end.index() > i, "{name}: node {i} empty range");
+        assert!(n.subtree_end.index() <= m.nodes.len());
         if let Some(p) = n.parent {
             assert!(p < id, "{name}: parent after child");
             assert!(
@@ -85,7 +85,7 @@ fn check_model(name: &str, m: &Model) {
     );
     for (i, n) in m.nodes.iter().enumerate() {
         if let Some(a) = n.ax {
-            assert_eq!(m.ax(a).node, Some(NodeId(i as u32)));
+            assert_eq!(m.ax(a).node, Some(NodeId::new(i as u32)));
         }
     }
     // Text boxes belong to the layout box that lists them.
@@ -110,7 +110,7 @@ fn every_capture_loads_and_analyses() {
         let mut occluded = 0;
         let mut with_point = 0;
         for (i, f) in a.nodes.iter().enumerate() {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             if f.interactive {
                 interactive += 1;
             }

@@ -84,7 +84,7 @@ fn hit_tester_agrees_with_chromium() {
                 continue;
             };
             let got = analysis.hit_test(*x, *y);
-            let got_backend = got.map(|h| model.node(h.node).backend_node_id);
+            let got_backend = got.map(|h| i64::from(model.node(h.node).backend_node_id));
             let unsure = got.is_some_and(|h| h.unsure);
             n += 1;
             let same = got_backend == Some(*expected);

@@ -31,7 +31,7 @@ fn generations(capture: Capture) -> (String, String) {
         .to_string();
     let text = model
         .node_ids()
-        .find(|&n| model.attr(n, "id") == Some("gen") && model.node(n).doc.0 == 0)
+        .find(|&n| model.attr(n, "id") == Some("gen") && model.node(n).doc.get() == 0)
         .map(|n| model.text_content(n, 200))
         .unwrap_or_default();
     (ax_name, text.trim().to_string())

@@ -54,7 +54,7 @@ fn check_expectations(page: &str, snap: &Snapshot, tally: &mut Tally) {
         let Some(expect) = model.attr(node, "data-expect") else {
             continue;
         };
-        if model.node(node).doc.0 != 0 {
+        if model.node(node).doc.get() != 0 {
             continue;
         }
         let tokens: Vec<&str> = expect.split_whitespace().collect();
@@ -93,7 +93,7 @@ fn check_expectations(page: &str, snap: &Snapshot, tally: &mut Tally) {
                 let selected: Vec<String> = model
                     .node_ids()
                     .filter(|&o| model.contains(node, o) && model.is_tag(o, "option"))
-                    .filter(|&o| model.node(o).option_selected)
+                    .filter(|&o| model.node(o).option_selected())
                     .map(|o| {
                         model
                             .attr(o, "value")
@@ -110,13 +110,13 @@ fn check_expectations(page: &str, snap: &Snapshot, tally: &mut Tally) {
             });
         }
         if let Some(checked) = model.attr(node, "data-expect-checked") {
-            let actual = model.node(node).input_checked;
+            let actual = model.node(node).input_checked();
             tally.check(actual == (checked == "true"), || {
                 format!("{page} #{id}: expected checked={checked}, got {actual}")
             });
         }
         if let Some(selected) = model.attr(node, "data-expect-selected") {
-            let actual = model.node(node).option_selected;
+            let actual = model.node(node).option_selected();
             tally.check(actual == (selected == "true"), || {
                 format!("{page} #{id}: expected selected={selected}, got {actual}")
             });

@@ -254,7 +254,7 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
     let mut capture = capture_page(&page).await.expect("capture");
     let model = Model::from_capture(capture.clone()).expect("model");
     let xo = node_by_id(&model, "xo").expect("#xo");
-    let xo_backend = model.node(xo).backend_node_id;
+    let xo_backend = i64::from(model.node(xo).backend_node_id);
     let xo_frame = model
         .node(xo)
         .content_document

@@ -384,7 +384,7 @@ pub(crate) async fn hit_node(cx: &Cx<'_>, backend: i64) -> Option<LiveNode> {
     let snap = cx.last?;
     let id = cx.model_node(&cx.scope.frame_id, backend)?;
     let parent = snap.model.parent_element(id)?;
-    node_from_backend(cx.scope, snap.model.node(parent).backend_node_id)
+    node_from_backend(cx.scope, i64::from(snap.model.node(parent).backend_node_id))
         .await
         .ok()
 }

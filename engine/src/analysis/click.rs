@@ -146,7 +146,7 @@ pub fn compute(
         let Some(area) = vis.intersect(&viewport) else {
             continue;
         };
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let c = find_click_point(model, hit, id, &area);
         clicks.push((
             id,

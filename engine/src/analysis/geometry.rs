@@ -41,12 +41,16 @@ pub struct Geometry {
     /// enclosing iframes, intersected with their clips), viewport coordinates.
     /// [`Rect::infinite`] for the top-level document; empty when the owner iframe is not rendered.
     pub doc_clips: Vec<Rect>,
-    /// Per node: the clip rectangle that applies to the node's own box, in its document's
-    /// coordinates ([`Rect::infinite`] when nothing clips it; zero-sized when clipped away).
-    pub clips: Vec<Rect>,
-    /// Per node, the clip of its hit tests where it differs from `clips` anywhere on the page
-    /// (see the module docs); empty when it is `clips` for every node, as on most pages.
-    hit_clips: Vec<Rect>,
+    /// The distinct clip rectangles, document coordinates; entry 0 is [`Rect::infinite`].
+    clip_rects: Vec<Rect>,
+    /// Per node: the clip that applies to the node's own box, as an index into `clip_rects`
+    /// (read with [`Geometry::clip`]). An index, not the rectangle, because most nodes share
+    /// their parent's clip, and a rectangle per node was most of this table on a long page.
+    clips: Vec<u32>,
+    /// Per node, the clip of its hit tests (an index into `clip_rects`) where it differs from
+    /// `clips` anywhere on the page (see the module docs); empty when it is `clips` for every
+    /// node, as on most pages.
+    hit_clips: Vec<u32>,
     /// The areas of the image maps in use ([`image_map_areas`]), found once for visibility and
     /// the hit tester alike.
     pub map_areas: Vec<MapArea>,
@@ -294,7 +298,7 @@ impl Geometry {
         };
 
         let n = model.nodes.len();
-        let mut clips = vec![Rect::infinite(); n];
+        let mut clips = vec![0u32; n];
         // Clip for in-flow children, for absolutely positioned descendants, for fixed ones: as
         // indices into `rects`, because most nodes pass their parent's on unchanged, and three
         // rectangles per node were most of this stage's memory on a large page.
@@ -304,7 +308,7 @@ impl Geometry {
         let mut fixed_inner = vec![0u32; n];
         // What descendants painted in the node's paint layer are hit through.
         let mut hit_inner = vec![0u32; n];
-        let mut hit_clips = vec![Rect::infinite(); n];
+        let mut hit_clips = vec![0u32; n];
         let mut hit_differs = false;
         let empty = Rect::new(0.0, 0.0, 0.0, 0.0);
         let add = |rects: &mut Vec<Rect>, r: Rect| -> u32 {
@@ -313,7 +317,7 @@ impl Geometry {
         };
 
         for i in 0..n {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             let node = &model.nodes[i];
             let parent = node.parent.filter(|p| model.node(*p).doc == node.doc);
             let Some(p) = parent else {
@@ -323,8 +327,8 @@ impl Geometry {
             let p = p.index();
             let Some(l) = node.layout.map(|l| model.layout(l)) else {
                 // No box (display:contents, text without a box, ...): pass everything through.
-                clips[i] = rects[inner[p] as usize];
-                hit_clips[i] = rects[hit_inner[p] as usize];
+                clips[i] = inner[p];
+                hit_clips[i] = hit_inner[p];
                 inner[i] = inner[p];
                 abs_inner[i] = abs_inner[p];
                 fixed_inner[i] = fixed_inner[p];
@@ -391,9 +395,9 @@ impl Geometry {
                 clip_path_fixed = add(&mut rects, fixed);
             }
             let clip = rects[clip_at as usize];
-            clips[i] = clip;
+            clips[i] = clip_at;
             let hit_clip = rects[hit_at as usize];
-            hit_clips[i] = hit_clip;
+            hit_clips[i] = hit_at;
             hit_differs |= hit_clip != clip;
             let mut own_inner = clip_at;
             let mut own_hit_inner = hit_at;
@@ -463,10 +467,10 @@ impl Geometry {
             };
             let od = model.node(owner).doc.index();
             let (ox, oy) = doc_offsets[od];
-            match iframe_content_box(model, owner, DocId(d as u32)) {
+            match iframe_content_box(model, owner, DocId::new(d as u32)) {
                 Some(cb) => {
                     doc_offsets[d] = (cb.x + ox - doc.scroll_x, cb.y + oy - doc.scroll_y);
-                    let owner_clip = clips[owner.index()];
+                    let owner_clip = rects[clips[owner.index()] as usize];
                     let visible = cb.clip_to(&owner_clip).translate(ox, oy);
                     doc_clips[d] = visible.clip_to(&doc_clips[od]);
                 }
@@ -481,21 +485,30 @@ impl Geometry {
             viewport,
             doc_offsets,
             doc_clips,
+            clip_rects: rects,
             clips,
             hit_clips: if hit_differs { hit_clips } else { Vec::new() },
             map_areas: image_map_areas(model),
         }
     }
 
+    /// The clip rectangle that applies to the node's own box, in its document's coordinates
+    /// ([`Rect::infinite`] when nothing clips it; zero-sized when clipped away).
+    #[inline]
+    pub fn clip(&self, node: NodeId) -> Rect {
+        self.clip_rects[self.clips[node.index()] as usize]
+    }
+
     /// The clip rectangle the node's own box is hit through, in its document's coordinates: its
-    /// [`Geometry::clips`] entry, except inside a clipping box with a paint layer of its own
-    /// (see the module docs).
+    /// [`Geometry::clip`], except inside a clipping box with a paint layer of its own (see the
+    /// module docs).
     #[inline]
     pub fn hit_clip(&self, node: NodeId) -> Rect {
-        match self.hit_clips.get(node.index()) {
-            Some(r) => *r,
-            None => self.clips[node.index()],
-        }
+        let at = self
+            .hit_clips
+            .get(node.index())
+            .unwrap_or(&self.clips[node.index()]);
+        self.clip_rects[*at as usize]
     }
 
     /// A rectangle in `doc`'s coordinates, in top-level viewport coordinates.
@@ -523,7 +536,7 @@ impl Geometry {
     /// the document is a child document).
     pub fn clipped(&self, model: &Model, node: NodeId, r: Rect) -> Option<Rect> {
         let doc = model.node(node).doc;
-        let local = r.intersect(&self.clips[node.index()])?;
+        let local = r.intersect(&self.clip(node))?;
         self.to_viewport(doc, local)
             .intersect(&self.doc_clips[doc.index()])
     }
@@ -585,7 +598,7 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
         if !node.is_element() || !area_tags.contains(&node.tag) {
             continue;
         }
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let Some(map) = model.ancestors(id).find(|a| model.is_tag(*a, "map")) else {
             continue;
         };
@@ -605,7 +618,7 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
     }
     let mut out = Vec::new();
     for (i, node) in model.nodes.iter().enumerate() {
-        let img = NodeId(i as u32);
+        let img = NodeId::new(i as u32);
         if !node.is_element() || !model.is_tag(img, "img") {
             continue;
         }

@@ -194,7 +194,7 @@ fn is_block_level(d: Display) -> bool {
 fn is_block_element(model: &Model, j: usize) -> bool {
     model.nodes[j].is_element()
         && model
-            .layout_of(NodeId(j as u32))
+            .layout_of(NodeId::new(j as u32))
             .is_some_and(|l| is_block_level(model.style(l).display))
 }
 
@@ -384,14 +384,14 @@ impl HitTester {
             let mut kind = if node.is_element() { P_ELEMENT } else { 0 };
             if let Some(p) = same_doc_parent {
                 fl |= flags[p] & (F_UNCERTAIN | F_IN_SVG | F_INERT);
-                if model.is_tag(NodeId(p as u32), "svg") {
+                if model.is_tag(NodeId::new(p as u32), "svg") {
                     fl |= F_IN_SVG | F_UNCERTAIN;
                 }
             }
             if !inert_names.is_empty()
                 && node.is_element()
                 && model
-                    .attrs(NodeId(i as u32))
+                    .attrs(NodeId::new(i as u32))
                     .iter()
                     .any(|a| inert_names.contains(&a.name))
             {
@@ -422,7 +422,7 @@ impl HitTester {
                     let parent_po = (box_parent[i] != NONE)
                         .then(|| {
                             model
-                                .layout_of(NodeId(box_parent[i]))
+                                .layout_of(NodeId::new(box_parent[i]))
                                 .map(|b| b.paint_order)
                         })
                         .flatten();
@@ -435,7 +435,7 @@ impl HitTester {
                     }
                     let parent_flex = (box_parent[i] != NONE)
                         && model
-                            .layout_of(NodeId(box_parent[i]))
+                            .layout_of(NodeId::new(box_parent[i]))
                             .is_some_and(|b| model.style(b).display.is_flex_or_grid());
                     let replaced = node.pseudo.is_none() && is_replaced(model.str(node.tag));
                     let float = s.float != Float::None && !s.position.is_out_of_flow();
@@ -446,7 +446,7 @@ impl HitTester {
                         || replaced
                         || float
                         || (parent_flex && !s.position.is_out_of_flow())
-                        || (model.is_tag(NodeId(i as u32), "svg") && fl & F_IN_SVG == 0)
+                        || (model.is_tag(NodeId::new(i as u32), "svg") && fl & F_IN_SVG == 0)
                     {
                         fl |= F_ATOMIC;
                     }
@@ -457,7 +457,7 @@ impl HitTester {
             }
             flags[i] = fl;
             paint_nodes.push(PaintNode {
-                end: node.subtree_end.0,
+                end: node.subtree_end.get(),
                 doc: node.doc,
                 flags: fl,
                 kind,
@@ -490,7 +490,7 @@ impl HitTester {
                 if flags[i] & F_LAYER == 0 {
                     continue;
                 }
-                let Some(l) = model.layout_of(NodeId(i as u32)) else {
+                let Some(l) = model.layout_of(NodeId::new(i as u32)) else {
                     continue;
                 };
                 if model.style(l).z_index.is_none_or(|z| z >= 0) {
@@ -500,7 +500,7 @@ impl HitTester {
                 let mut a = box_parent[i];
                 while a != NONE {
                     if model
-                        .layout_of(NodeId(a))
+                        .layout_of(NodeId::new(a))
                         .is_some_and(|b| b.stacking_context)
                     {
                         break;
@@ -521,8 +521,8 @@ impl HitTester {
         let mut area_counts: Vec<(u32, u32)> = Vec::new();
         for a in areas {
             match area_counts.last_mut() {
-                Some((img, count)) if *img == a.img.0 => *count += 1,
-                _ => area_counts.push((a.img.0, 1)),
+                Some((img, count)) if *img == a.img.get() => *count += 1,
+                _ => area_counts.push((a.img.get(), 1)),
             }
         }
         let mut painter = Painter {
@@ -575,7 +575,7 @@ impl HitTester {
                 let region = geometry.doc_clips[d].clip_to(&viewport);
                 DocIndex {
                     region,
-                    fallback: model.document_element(DocId(d as u32)),
+                    fallback: model.document_element(DocId::new(d as u32)),
                     ..DocIndex::default()
                 }
             })
@@ -604,7 +604,7 @@ impl HitTester {
             if region.is_empty() || node.kind == crate::model::NodeKind::Document {
                 continue;
             }
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             let Some(lid) = node.layout else {
                 continue;
             };
@@ -696,7 +696,7 @@ impl HitTester {
                     // node for it. A click there goes to the dialog (the event's target).
                     backdrop = Some(key - 1);
                 }
-                let child = node.content_document.map(|c| c.0).unwrap_or(NONE);
+                let child = node.content_document.map(|c| c.get()).unwrap_or(NONE);
                 if !inline {
                     if !l.bounds.is_empty() {
                         let fragmented = columns
@@ -811,7 +811,7 @@ impl HitTester {
                 docs[d].items.push(Item {
                     rect: r,
                     key,
-                    node: NodeId(i as u32),
+                    node: NodeId::new(i as u32),
                     child_doc: NONE,
                     snapped: false,
                     uncertain: flags[i] & F_UNCERTAIN != 0 || shapes.turn(i).is_some(),
@@ -915,7 +915,7 @@ impl Shapes {
                     .filter(|p| model.node(*p).doc == node.doc)
                     .map_or(ID, |p| out.turn[p.index()]);
                 let own = model
-                    .layout_of(NodeId(i as u32))
+                    .layout_of(NodeId::new(i as u32))
                     .map(|l| model.style(l))
                     .filter(|s| node.is_element() && s.transformed && !s.transform_3d)
                     .map(|s| s.transform_linear.map(f64::from));
@@ -939,7 +939,7 @@ impl Shapes {
             let mut from_overflow = vec![false; n];
             for i in 0..n {
                 let node = &model.nodes[i];
-                let id = NodeId(i as u32);
+                let id = NodeId::new(i as u32);
                 let parent = node.parent.filter(|p| model.node(*p).doc == node.doc);
                 let layout = model.layout_of(id);
                 let style = layout.map(|l| model.style(l));
@@ -1041,7 +1041,7 @@ fn overflowing_lines(
     if flags[block] & (F_BOX | F_INERT) != F_BOX || !node.is_element() {
         return;
     }
-    let Some(l) = model.layout_of(NodeId(block as u32)) else {
+    let Some(l) = model.layout_of(NodeId::new(block as u32)) else {
         return;
     };
     let s = model.style(l);
@@ -1076,7 +1076,7 @@ fn overflowing_lines(
             j = skip_subtree;
             continue;
         }
-        let Some(lj) = model.layout_of(NodeId(j as u32)) else {
+        let Some(lj) = model.layout_of(NodeId::new(j as u32)) else {
             j += 1;
             continue;
         };
@@ -1094,7 +1094,7 @@ fn overflowing_lines(
             }
             if fl & F_ATOMIC != 0 {
                 let key = (rank(j, lj.paint_order, true) << 32) | u64::from(seq[j]);
-                push(lj.bounds, key.saturating_sub(1), NodeId(j as u32));
+                push(lj.bounds, key.saturating_sub(1), NodeId::new(j as u32));
                 j = skip_subtree;
                 continue;
             }
@@ -1120,7 +1120,7 @@ fn overflowing_lines(
                         out.clear();
                         return;
                     }
-                    push(r, key.saturating_sub(1), NodeId(j as u32));
+                    push(r, key.saturating_sub(1), NodeId::new(j as u32));
                 }
                 b = model.layout(id).next_for_node;
             }
@@ -1250,7 +1250,7 @@ fn column_fragments(
     out: &mut Vec<Rect>,
 ) -> bool {
     out.clear();
-    let node = NodeId(i as u32);
+    let node = NodeId::new(i as u32);
     let Some(parent) = model.parent_element(node) else {
         return false;
     };
@@ -1297,7 +1297,7 @@ fn column_fragments(
 fn inline_line_rects(model: &Model, flags: &[u8], i: usize, bounds: Rect, out: &mut Vec<Rect>) {
     out.clear();
     let node = &model.nodes[i];
-    let end = node.subtree_end.0 as usize;
+    let end = node.subtree_end.get() as usize;
     let mut j = i + 1;
     // A block inside the inline splits it around itself (block-in-inline): the block's area
     // and its lines are the block's, not the inline's.

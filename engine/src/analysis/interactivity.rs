@@ -308,7 +308,8 @@ fn reasons_with(model: &Model, id: NodeId, kinds: &mut Kinds) -> Interaction {
         "video" | "audio" if attrs.controls => r |= Interaction::NATIVE,
         "label"
             if attrs.for_
-                || (id.0 + 1..n.subtree_end.0).any(|c| is_form_control(model, NodeId(c))) =>
+                || (id.get() + 1..n.subtree_end.get())
+                    .any(|c| is_form_control(model, NodeId::new(c))) =>
         {
             r |= Interaction::LABEL;
         }
@@ -376,7 +377,7 @@ fn reasons_with(model: &Model, id: NodeId, kinds: &mut Kinds) -> Interaction {
             }
         }
     }
-    if n.is_clickable {
+    if n.is_clickable() {
         r |= Interaction::CLICKABLE;
     }
     if let Some(l) = n.layout.map(|l| model.layout(l)) {
@@ -406,7 +407,7 @@ pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
     let n = model.nodes.len();
     let mut kinds = Kinds::new(model);
     let all_reasons: Vec<Interaction> = (0..n)
-        .map(|i| reasons_with(model, NodeId(i as u32), &mut kinds))
+        .map(|i| reasons_with(model, NodeId::new(i as u32), &mut kinds))
         .collect();
     // Whether some proper descendant has a strong reason of its own (children follow their
     // parent in pre-order, so one backward pass propagates it up).
@@ -433,7 +434,7 @@ pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
     let mut interactive_anc = vec![false; n];
     let mut in_disabled_fieldset = vec![false; n];
     for i in 0..n {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let node = &model.nodes[i];
         let parent = node.parent.map(|p| p.index());
         let anc_interactive = parent.is_some_and(|p| interactive_anc[p]);

@@ -329,7 +329,7 @@ impl Analysis {
             .iter()
             .enumerate()
             .filter(|(_, f)| f.interactive)
-            .map(|(i, _)| NodeId(i as u32))
+            .map(|(i, _)| NodeId::new(i as u32))
     }
 }
 

@@ -20,7 +20,7 @@ pub fn compute(model: &Model, geometry: &Geometry) -> Vec<(NodeId, ScrollInfo)> 
             continue;
         };
         // A node's first box is the one that counts.
-        if node.layout != Some(LayoutId(k as u32)) || !node.is_element() {
+        if node.layout != Some(LayoutId::new(k as u32)) || !node.is_element() {
             continue;
         }
         // The document element's overflow is the viewport's: reported on `#document`.
@@ -52,7 +52,7 @@ pub fn compute(model: &Model, geometry: &Geometry) -> Vec<(NodeId, ScrollInfo)> 
             (geometry.viewport.width, geometry.viewport.height)
         } else {
             match model
-                .document_element(crate::model::DocId(d as u32))
+                .document_element(crate::model::DocId::new(d as u32))
                 .and_then(|e| model.layout_of(e))
                 .and_then(|l| model.client_rect(l))
             {

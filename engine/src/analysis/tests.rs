@@ -18,16 +18,16 @@ fn later_sibling_wins_and_pointer_events_none_passes_through() {
     let m = simple().model();
     let a = analyze(&m, &AnalysisOptions::default());
     // (60, 60) is inside both divs: the later one (#b) paints on top.
-    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
-    assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId::new(4));
+    assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId::new(3));
     // Outside every div: the body.
-    assert_eq!(a.hit_test(500.0, 500.0).unwrap().node, NodeId(2));
+    assert_eq!(a.hit_test(500.0, 500.0).unwrap().node, NodeId::new(2));
 
     let mut p = simple();
     p.docs[0]["layout"]["styles"][4][3] = json!(p.s("none"));
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId::new(3));
 }
 
 #[test]
@@ -38,9 +38,9 @@ fn higher_paint_layer_wins_over_document_order() {
     p.docs[0]["layout"]["styles"][3][4] = json!(p.s("relative"));
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId::new(3));
     // #b is now covered at its centre.
-    let f = a.facts(NodeId(4));
+    let f = a.facts(NodeId::new(4));
     assert!(f.bounds().is_some());
 }
 
@@ -50,9 +50,9 @@ fn the_hit_point_is_a_unit_square() {
     p.docs[0]["layout"]["bounds"][3] = json!([10.0, 334.06, 100.0, 10.0]);
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(20.0, 334.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(20.0, 334.0).unwrap().node, NodeId::new(3));
     assert!(a.hit_test(20.0, 334.0).unwrap().unsure);
-    assert_eq!(a.hit_test(20.0, 333.0).unwrap().node, NodeId(2));
+    assert_eq!(a.hit_test(20.0, 333.0).unwrap().node, NodeId::new(2));
 }
 
 #[test]
@@ -62,13 +62,13 @@ fn scroll_offsets_are_subtracted() {
     p.docs[0]["scrollOffsetY"] = json!(40.0);
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let b = a.facts(NodeId(3)).bounds().unwrap();
+    let b = a.facts(NodeId::new(3)).bounds().unwrap();
     assert_eq!((b.x, b.y), (10.0, -30.0));
     assert_eq!(a.viewport.scroll_y, 40.0);
     assert_eq!(a.viewport.device_pixel_ratio, 1.0);
     // Document y 60 is viewport y 20.
-    assert_eq!(a.hit_test(60.0, 20.0).unwrap().node, NodeId(4));
-    let s = a.scroll(NodeId(0)).unwrap();
+    assert_eq!(a.hit_test(60.0, 20.0).unwrap().node, NodeId::new(4));
+    let s = a.scroll(NodeId::new(0)).unwrap();
     assert_eq!((s.top, s.height, s.client_height), (40.0, 2000.0, 600.0));
 }
 
@@ -102,16 +102,16 @@ fn iframe_content_is_offset_by_the_owner_content_box() {
     );
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let button = NodeId(5);
+    let button = NodeId::new(5);
     assert_eq!(m.tag(button), Some("button"));
     let b = a.facts(button).bounds().unwrap();
     // content box (102, 52) + document (5, 20) - scroll (0, 10).
     assert_eq!((b.x, b.y), (107.0, 62.0));
     assert_eq!(a.hit_test(110.0, 65.0).unwrap().node, button);
     // Inside the iframe but not on the button: the child's <html>.
-    assert_eq!(a.hit_test(300.0, 200.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(300.0, 200.0).unwrap().node, NodeId::new(4));
     // The iframe's border: the iframe itself.
-    assert_eq!(a.hit_test(100.0, 100.0).unwrap().node, NodeId(2));
+    assert_eq!(a.hit_test(100.0, 100.0).unwrap().node, NodeId::new(2));
     assert!(a.facts(button).interactive);
     assert_eq!(
         a.click(button).click_point.map(|p| (p.x, p.y)),
@@ -125,17 +125,17 @@ fn opacity_zero_is_hit_but_not_visible_and_visibility_hidden_is_neither() {
     p.docs[0]["layout"]["styles"][4][2] = json!(p.s("0"));
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let f = a.facts(NodeId(4));
+    let f = a.facts(NodeId::new(4));
     assert!(!f.visible() && f.hittable());
-    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId::new(4));
 
     let mut p = simple();
     p.docs[0]["layout"]["styles"][4][1] = json!(p.s("hidden"));
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let f = a.facts(NodeId(4));
+    let f = a.facts(NodeId::new(4));
     assert!(!f.visible() && !f.hittable());
-    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId::new(3));
 }
 
 #[test]
@@ -164,10 +164,10 @@ fn overflow_clips_descendants_but_absolute_boxes_escape() {
     );
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert!(!a.facts(NodeId(4)).visible());
-    assert!(a.facts(NodeId(5)).visible());
-    assert_eq!(a.hit_test(10.0, 160.0).unwrap().node, NodeId(2));
-    assert_eq!(a.hit_test(10.0, 260.0).unwrap().node, NodeId(5));
+    assert!(!a.facts(NodeId::new(4)).visible());
+    assert!(a.facts(NodeId::new(5)).visible());
+    assert_eq!(a.hit_test(10.0, 160.0).unwrap().node, NodeId::new(2));
+    assert_eq!(a.hit_test(10.0, 260.0).unwrap().node, NodeId::new(5));
 }
 
 #[test]
@@ -197,11 +197,11 @@ fn covered_controls_are_occluded() {
     );
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let f = a.facts(NodeId(3));
+    let f = a.facts(NodeId::new(3));
     assert!(f.interactive && f.visible() && f.in_viewport);
-    let c = a.click(NodeId(3));
+    let c = a.click(NodeId::new(3));
     assert!(c.occluded);
-    assert_eq!(c.covered_by, Some(NodeId(4)));
+    assert_eq!(c.covered_by, Some(NodeId::new(4)));
     assert_eq!(c.click_point, None);
 
     // Partly covered: the click point moves to the uncovered part.
@@ -209,7 +209,7 @@ fn covered_controls_are_occluded() {
     p2.docs[0]["layout"]["bounds"][3] = json!([0.0, 0.0, 800.0, 30.0]);
     let m = p2.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let f = a.click(NodeId(3));
+    let f = a.click(NodeId::new(3));
     assert!(!f.occluded);
     let c = f.click_point.unwrap();
     assert!(c.y >= 30.0 && c.y < 40.0);
@@ -221,21 +221,21 @@ fn expand_controls_in_viewport() {
     p.docs[0]["layout"]["bounds"][3] = json!([10.0, 900.0, 100.0, 100.0]);
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert!(a.facts(NodeId(3)).visible() && !a.facts(NodeId(3)).in_viewport);
+    assert!(a.facts(NodeId::new(3)).visible() && !a.facts(NodeId::new(3)).in_viewport);
     let a = analyze(
         &m,
         &AnalysisOptions {
             expand: Expand::Pixels(400.0),
         },
     );
-    assert!(a.facts(NodeId(3)).in_viewport);
+    assert!(a.facts(NodeId::new(3)).in_viewport);
     let a = analyze(
         &m,
         &AnalysisOptions {
             expand: Expand::All,
         },
     );
-    assert!(a.facts(NodeId(3)).in_viewport);
+    assert!(a.facts(NodeId::new(3)).in_viewport);
 }
 
 #[test]
@@ -260,11 +260,11 @@ fn interactivity_rules() {
     );
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    let i = |n: u32| a.facts(NodeId(n)).interactive;
+    let i = |n: u32| a.facts(NodeId::new(n)).interactive;
     assert!(i(3));
     assert!(!i(4), "the span inside a link adds nothing");
     assert!(!i(5));
-    assert!(i(7) && a.facts(NodeId(7)).disabled);
+    assert!(i(7) && a.facts(NodeId::new(7)).disabled);
     assert!(!i(8));
     assert!(i(9));
     assert!(!i(10));
@@ -313,8 +313,8 @@ fn a_zoomed_scroller_clips_at_its_zoomed_padding_box() {
         [0.0, 120.0, 100.0, 50.0],
     );
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(10.0, 130.0).unwrap().node, NodeId(4));
-    assert!(a.facts(NodeId(4)).visible());
+    assert_eq!(a.hit_test(10.0, 130.0).unwrap().node, NodeId::new(4));
+    assert!(a.facts(NodeId::new(4)).visible());
     // Unzoomed with a vertical scrollbar (15 px) and equal borders: no zoom is inferred.
     let m = scroller_page(
         auto,
@@ -324,7 +324,7 @@ fn a_zoomed_scroller_clips_at_its_zoomed_padding_box() {
         [10.0, 10.0, 100.0, 300.0],
     );
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(50.0, 112.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(50.0, 112.0).unwrap().node, NodeId::new(3));
     // `transform: scale(1.5)` on a 208x108 scroller with a vertical scrollbar, which the
     // transform scales too: the content 130 px down is inside it, the scrollbar is not.
     let scaled = style(&[(6, "auto"), (7, "auto")]);
@@ -336,8 +336,8 @@ fn a_zoomed_scroller_clips_at_its_zoomed_padding_box() {
         [6.0, 6.0, 277.5, 450.0],
     );
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(100.0, 140.0).unwrap().node, NodeId(4));
-    assert_eq!(a.hit_test(290.0, 80.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(100.0, 140.0).unwrap().node, NodeId::new(4));
+    assert_eq!(a.hit_test(290.0, 80.0).unwrap().node, NodeId::new(3));
 }
 
 #[test]
@@ -352,8 +352,8 @@ fn a_right_to_left_scroller_has_its_scrollbar_on_the_left() {
         [-300.0, 5.0, 600.0, 150.0],
     );
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(10.0, 30.0).unwrap().node, NodeId(3));
-    assert_eq!(a.hit_test(100.0, 30.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(10.0, 30.0).unwrap().node, NodeId::new(3));
+    assert_eq!(a.hit_test(100.0, 30.0).unwrap().node, NodeId::new(4));
 }
 
 #[test]
@@ -366,17 +366,20 @@ fn a_scroller_with_its_own_layer_is_hit_through_its_border_but_not_its_scrollbar
     let m = scroller_page(relative, 2, bounds, client, content);
     let a = analyze(&m, &AnalysisOptions::default());
     // The top border: the content takes the hit, though it is not painted there.
-    assert_eq!(a.hit_test(50.0, 3.0).unwrap().node, NodeId(4));
+    assert_eq!(a.hit_test(50.0, 3.0).unwrap().node, NodeId::new(4));
     // The scrollbar: the scroller.
-    assert_eq!(a.hit_test(200.0, 60.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(200.0, 60.0).unwrap().node, NodeId::new(3));
     // Painting still clips at the padding box.
-    assert_eq!(a.facts(NodeId(4)).visible_rect().map(|r| r.y), Some(10.0));
+    assert_eq!(
+        a.facts(NodeId::new(4)).visible_rect().map(|r| r.y),
+        Some(10.0)
+    );
     // A static scroller (its own paint order number only for the clip) clips hits at the
     // padding box.
     let stat = style(&[(6, "auto"), (7, "auto")]);
     let m = scroller_page(stat, 2, bounds, client, content);
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(50.0, 3.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(50.0, 3.0).unwrap().node, NodeId::new(3));
 }
 
 #[test]
@@ -409,12 +412,12 @@ fn lines_overflowing_their_block_answer_the_block() {
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
     // Left of the second button, below the block: its line box.
-    assert_eq!(a.hit_test(10.0, 60.0).unwrap().node, NodeId(3));
+    assert_eq!(a.hit_test(10.0, 60.0).unwrap().node, NodeId::new(3));
     // Between the lines, below the block.
-    assert_eq!(a.hit_test(50.0, 44.0).unwrap().node, NodeId(3));
-    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId(5));
+    assert_eq!(a.hit_test(50.0, 44.0).unwrap().node, NodeId::new(3));
+    assert_eq!(a.hit_test(60.0, 60.0).unwrap().node, NodeId::new(5));
     // Right of the line's last item: nothing of the block.
-    assert_eq!(a.hit_test(200.0, 60.0).unwrap().node, NodeId(2));
+    assert_eq!(a.hit_test(200.0, 60.0).unwrap().node, NodeId::new(2));
 }
 
 #[test]
@@ -440,8 +443,8 @@ fn an_inline_holding_a_block_is_hit_through_the_block() {
     );
     let m = p.model();
     let a = analyze(&m, &AnalysisOptions::default());
-    assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId(4));
-    assert!(a.click(NodeId(3)).click_point.is_some());
+    assert_eq!(a.hit_test(20.0, 20.0).unwrap().node, NodeId::new(4));
+    assert!(a.click(NodeId::new(3)).click_point.is_some());
 }
 
 #[test]
@@ -454,7 +457,7 @@ fn copies_of_view_facts_share_the_hit_tester_once_built() {
     // A copy made before the first analysis sees what it built; the hit tester answers alike.
     let again = analyze_view(&m, &options, Some(kept.clone()));
     assert!(Arc::ptr_eq(&first.hit_tester, &again.hit_tester));
-    assert_eq!(again.hit_test(60.0, 60.0).unwrap().node, NodeId(4));
+    assert_eq!(again.hit_test(60.0, 60.0).unwrap().node, NodeId::new(4));
     // Facts of another view are not used, nor is their hit tester.
     let other = AnalysisOptions {
         expand: Expand::All,

@@ -107,7 +107,7 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
             node.is_element() && (s.opacity <= 0.0 || s.filter_transparent)
         });
         transparent[i] = inherited || own;
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         // Opacity hides from a person but not from the mouse; pointer-events the reverse.
         let own = own_visible_rect(model, geometry, id, false);
         let f = &mut facts[i];

@@ -189,7 +189,7 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
                     && (facts[i].in_viewport
                         || (facts[i].bounds().is_none()
                             && model
-                                .parent_element(crate::model::NodeId(i as u32))
+                                .parent_element(crate::model::NodeId::new(i as u32))
                                 .is_some_and(|p| facts[p.index()].in_viewport)))
             }
             _ => false,
@@ -225,7 +225,7 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
         }
         let target = model.doc(node.doc).target as usize;
         if let Some(list) = out.get_mut(target) {
-            list.push(node.backend_node_id);
+            list.push(i64::from(node.backend_node_id));
         }
     }
     out

@@ -70,7 +70,7 @@ pub fn assign_uids(model: &Model, table: &mut UidTable, page_target: &str) -> Ui
     pass.reserve(model.nodes.len());
     let snapshot = pass.snapshot();
     let doc_keys: Vec<DocKey> = (0..model.docs.len() as u32)
-        .map(|d| pass.document(&document_key(model, DocId(d), page_target)))
+        .map(|d| pass.document(&document_key(model, DocId::new(d), page_target)))
         .collect();
     let mut out = UidAssignment {
         snapshot,
@@ -98,7 +98,7 @@ pub fn assign_uids(model: &Model, table: &mut UidTable, page_target: &str) -> Ui
         let Some(&doc) = doc_keys.get(node.doc.index()) else {
             continue;
         };
-        let got = pass.node(doc, Some(node.backend_node_id));
+        let got = pass.node(doc, Some(i64::from(node.backend_node_id)));
         out.dom[i] = Some(note(&mut out, got));
     }
     // AX nodes: reuse the DOM node's uid; key the rest on their backendDOMNodeId in the
@@ -163,13 +163,13 @@ mod tests {
         model.docs.push(doc.clone());
         doc.target = 2;
         model.docs.push(doc);
-        let first = document_key(&model, DocId(1), "PAGE");
-        let later = document_key(&model, DocId(2), "PAGE");
+        let first = document_key(&model, DocId::new(1), "PAGE");
+        let later = document_key(&model, DocId::new(2), "PAGE");
         assert_eq!(first, later);
         assert_ne!(
             first.target, "PAGE",
             "a frame's document is not the page's own"
         );
-        assert_eq!(document_key(&model, DocId(0), "PAGE").target, "PAGE");
+        assert_eq!(document_key(&model, DocId::new(0), "PAGE").target, "PAGE");
     }
 }

@@ -70,7 +70,7 @@ impl BackendIndex {
                     }
                 }
                 None => {
-                    t.sparse.entry(id).or_insert(NodeId(i as u32));
+                    t.sparse.entry(id).or_insert(NodeId::new(i as u32));
                 }
             }
         }
@@ -82,7 +82,7 @@ impl BackendIndex {
     pub(crate) fn get(&self, target: u32, backend_node_id: i64) -> Option<NodeId> {
         let t = self.targets.get(target as usize)?;
         match slot(&t.dense, backend_node_id) {
-            Some(s) => (t.dense[s] != NONE).then_some(NodeId(t.dense[s])),
+            Some(s) => (t.dense[s] != NONE).then(|| NodeId::new(t.dense[s])),
             None => t.sparse.get(&backend_node_id).copied(),
         }
     }
@@ -111,14 +111,14 @@ mod tests {
         let index = BackendIndex::build(pairs.iter().copied());
         assert_eq!(
             index.get(0, 5),
-            Some(NodeId(0)),
+            Some(NodeId::new(0)),
             "the first of two equal pairs"
         );
-        assert_eq!(index.get(0, 1), Some(NodeId(1)));
-        assert_eq!(index.get(1, 5), Some(NodeId(2)), "targets are apart");
-        assert_eq!(index.get(0, -3), Some(NodeId(4)));
-        assert_eq!(index.get(0, 1 << 40), Some(NodeId(5)));
-        assert_eq!(index.get(1, 2), Some(NodeId(6)));
+        assert_eq!(index.get(0, 1), Some(NodeId::new(1)));
+        assert_eq!(index.get(1, 5), Some(NodeId::new(2)), "targets are apart");
+        assert_eq!(index.get(0, -3), Some(NodeId::new(4)));
+        assert_eq!(index.get(0, 1 << 40), Some(NodeId::new(5)));
+        assert_eq!(index.get(1, 2), Some(NodeId::new(6)));
         assert_eq!(index.get(0, 2), None);
         assert_eq!(index.get(1, 1), None);
         assert_eq!(index.get(2, 5), None, "an unknown target");

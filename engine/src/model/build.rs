@@ -8,8 +8,8 @@
 use super::style::{StyleField, StylesPresent};
 use super::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, BoxRects, DocId, Document, LayoutBox,
-    LayoutId, Model, Node, NodeId, NodeKind, PageMetrics, PseudoKind, RareStrings, Rect, StrId,
-    Style, StyleId, TextBox, NO_BOX_RECTS,
+    LayoutId, Model, Node, NodeFlags, NodeId, NodeKind, PageMetrics, PseudoKind, RareStrings, Rect,
+    StrId, Style, StyleId, TextBox, NO_BOX_RECTS,
 };
 use crate::capture::{
     AxKeyRef, AxNodeRef, AxNodes, AxScalar, AxTreeCapture, AxValueRef, Capture, DocumentRecord,
@@ -275,7 +275,7 @@ impl Model {
             push_doc_roots(&scratch[start as usize], start, NONE, 0, &mut stack);
             doc_visited[start as usize] = true;
             order.push(start);
-            scratch[start as usize].global = Some(DocId(order.len() as u32 - 1));
+            scratch[start as usize].global = Some(DocId::new(order.len() as u32 - 1));
             while let Some((sd, local, parent, depth)) = stack.pop() {
                 let id = model.nodes.len() as u32;
                 let s = &mut scratch[sd as usize];
@@ -290,20 +290,18 @@ impl Model {
                 model.nodes.push(Node {
                     kind: NodeKind::Other,
                     doc,
-                    parent: (parent != NONE).then_some(NodeId(parent)),
-                    subtree_end: NodeId(id + 1),
+                    parent: (parent != NONE).then(|| NodeId::new(parent)),
+                    subtree_end: NodeId::new(id + 1),
                     depth,
                     backend_node_id: 0,
-                    name: StrId(0),
-                    tag: StrId(0),
+                    name: StrId::new(0),
+                    tag: StrId::new(0),
                     value: None,
                     attrs_start: 0,
                     attrs_end: 0,
                     layout: None,
                     pseudo: None,
-                    input_checked: false,
-                    option_selected: false,
-                    is_clickable: false,
+                    flags: NodeFlags::default(),
                     content_document: None,
                     ax: None,
                 });
@@ -313,7 +311,7 @@ impl Model {
                     if !doc_visited[child_doc as usize] {
                         doc_visited[child_doc as usize] = true;
                         order.push(child_doc);
-                        let g = DocId(order.len() as u32 - 1);
+                        let g = DocId::new(order.len() as u32 - 1);
                         scratch[child_doc as usize].global = Some(g);
                         model.nodes[id as usize].content_document = Some(g);
                         push_doc_roots(
@@ -383,14 +381,14 @@ impl Model {
             let s = &scratch[sd as usize];
             let t = &targets[s.target as usize];
             let d = &t.snapshot.documents[s.index];
-            let doc_id = DocId(model.docs.len() as u32);
+            let doc_id = DocId::new(model.docs.len() as u32);
             let ctx = Ctx {
                 strings: t.str_base,
                 nstrings: model.strings.len() as u32,
                 doc: s.index,
             };
             fill_nodes(&mut model, s, d, &ctx, &mut lower_tags, empty)?;
-            let root = NodeId(s.map.first().copied().unwrap_or(0));
+            let root = NodeId::new(s.map.first().copied().unwrap_or(0));
             let owner = model.nodes[root.index()].parent;
             let frame_id = ctx.opt_str(d.frame_id)?.or_else(|| {
                 // An out-of-process frame's snapshot may not name its frame.
@@ -433,12 +431,12 @@ impl Model {
         merge_rare_strings(&mut model.rare);
 
         // Backend ids.
-        let by_backend = super::backend_index::BackendIndex::build(
-            model
-                .nodes
-                .iter()
-                .map(|n| (model.docs[n.doc.index()].target, n.backend_node_id)),
-        );
+        let by_backend = super::backend_index::BackendIndex::build(model.nodes.iter().map(|n| {
+            (
+                model.docs[n.doc.index()].target,
+                i64::from(n.backend_node_id),
+            )
+        }));
         *model.by_backend_mut() = by_backend;
         for u in &capture.uncaptured_frames {
             if let Some(node) =
@@ -591,7 +589,7 @@ impl Ctx {
                 self.doc
             )));
         }
-        Ok(StrId(v as u32))
+        Ok(StrId::new(v as u32))
     }
 
     fn opt_str(&self, i: i64) -> Result<Option<StrId>> {
@@ -605,7 +603,7 @@ impl Ctx {
 
 fn push_string(model: &mut Model, s: String) -> StrId {
     model.strings.push(s);
-    StrId(model.strings.len() as u32 - 1)
+    StrId::new(model.strings.len() as u32 - 1)
 }
 
 fn intern(model: &mut Model, s: &str) -> StrId {
@@ -671,10 +669,10 @@ fn fill_nodes(
         let kind = NodeKind::from_node_type(types.get(local).copied().unwrap_or(0));
         let name = match names.get(local) {
             Some(&i) if i >= 0 => ctx.str(i)?,
-            _ => StrId(0),
+            _ => StrId::new(0),
         };
         let tag = if kind == NodeKind::Element {
-            match lower_tags.get(&name.0) {
+            match lower_tags.get(&name.get()) {
                 Some(&t) => t,
                 None => {
                     let orig = model.str(name);
@@ -684,7 +682,7 @@ fn fill_nodes(
                     } else {
                         name
                     };
-                    lower_tags.insert(name.0, t);
+                    lower_tags.insert(name.get(), t);
                     t
                 }
             }
@@ -694,6 +692,10 @@ fn fill_nodes(
         let value = match values.get(local) {
             Some(&i) => ctx.opt_str(i)?,
             None => None,
+        };
+        let backend_id = match backend.get(local) {
+            Some(&id) => i32::try_from(id).map_err(|_| bad(ctx.doc, "nodes.backendNodeId", id))?,
+            None => 0,
         };
         let attrs_start = model.attrs.len() as u32;
         if let Some(list) = attrs.and_then(|a| a.get(local)) {
@@ -708,7 +710,7 @@ fn fill_nodes(
         let attrs_end = model.attrs.len() as u32;
         let n = &mut model.nodes[m];
         n.kind = kind;
-        n.backend_node_id = backend.get(local).copied().unwrap_or(0);
+        n.backend_node_id = backend_id;
         n.name = name;
         n.tag = tag;
         n.value = value;
@@ -720,7 +722,7 @@ fn fill_nodes(
     let mut put = |m: usize, set: fn(&mut RareStrings, StrId), v: StrId| {
         let mut r = RareStrings::default();
         set(&mut r, v);
-        rare.push((NodeId(m as u32), r));
+        rare.push((NodeId::new(m as u32), r));
     };
     rare_strings(&nd.input_value, s, ctx, "nodes.inputValue", |m, v| {
         put(m, |r, v| r.input_value = Some(v), v)
@@ -751,13 +753,13 @@ fn fill_nodes(
         nodes[m].pseudo = Some(PseudoKind::from_name(&model.strings[v.index()]));
     }
     rare_bools(&nd.input_checked, s, ctx, "nodes.inputChecked", |m| {
-        nodes[m].input_checked = true
+        nodes[m].flags.insert(NodeFlags::INPUT_CHECKED)
     })?;
     rare_bools(&nd.option_selected, s, ctx, "nodes.optionSelected", |m| {
-        nodes[m].option_selected = true
+        nodes[m].flags.insert(NodeFlags::OPTION_SELECTED)
     })?;
     rare_bools(&nd.is_clickable, s, ctx, "nodes.isClickable", |m| {
-        nodes[m].is_clickable = true
+        nodes[m].flags.insert(NodeFlags::IS_CLICKABLE)
     })?;
     Ok(())
 }
@@ -845,7 +847,7 @@ fn fill_layout<'a>(
                             f.apply(&mut style, &strings[sid.index()]);
                         }
                     }
-                    let id = StyleId(style_rows.styles.len() as u32);
+                    let id = StyleId::new(style_rows.styles.len() as u32);
                     style_rows.styles.push(style);
                     style_rows.ids.insert((target, vals), id);
                     id
@@ -872,7 +874,7 @@ fn fill_layout<'a>(
             *in_order = false;
         }
         layouts.push(LayoutBox {
-            node: NodeId(node as u32),
+            node: NodeId::new(node as u32),
             bounds,
             paint_order: l
                 .paint_orders
@@ -897,7 +899,7 @@ fn fill_layout<'a>(
             continue;
         };
         text_boxes.push(TextBox {
-            layout: LayoutId((base + li as usize) as u32),
+            layout: LayoutId::new((base + li as usize) as u32),
             bounds,
             start: tb
                 .start
@@ -938,7 +940,7 @@ fn sort_layouts(
             remap[old as usize] = new as u32;
         }
         for t in &mut text_boxes {
-            t.layout = LayoutId(remap[t.layout.index()]);
+            t.layout = LayoutId::new(remap[t.layout.index()]);
         }
         order
             .iter()
@@ -960,11 +962,11 @@ fn sort_layouts(
         }
         b.text_boxes_end = k as u32;
         if next_of_node {
-            b.next_for_node = Some(LayoutId(i as u32 + 1));
+            b.next_for_node = Some(LayoutId::new(i as u32 + 1));
         }
         let n = &mut model.nodes[node.index()];
         if n.layout.is_none() {
-            n.layout = Some(LayoutId(i as u32));
+            n.layout = Some(LayoutId::new(i as u32));
         }
     }
     model.layouts = sorted;
@@ -1072,7 +1074,7 @@ impl Interner {
 
 fn push_to(strings: &mut Vec<String>, s: String) -> StrId {
     strings.push(s);
-    StrId(strings.len() as u32 - 1)
+    StrId::new(strings.len() as u32 - 1)
 }
 
 fn ax_value(
@@ -1144,7 +1146,7 @@ impl TreeReader<'_, '_> {
         let part = &mut *self.part;
         let strings = &mut part.strings;
         let interner = &mut self.interner;
-        let id = AxId((self.base + n.index()) as u32);
+        let id = AxId::new((self.base + n.index()) as u32);
         let role = ax_string(strings, interner, n.role(), true);
         // An empty name or description is no name: nothing is kept for it.
         let name = ax_string(strings, interner, n.name().filter(|v| !is_empty(v)), false);
@@ -1249,7 +1251,7 @@ impl<'t> AxKeyIndex<'t> {
                     }
                 }
                 AxKeyRef::Text(t) => {
-                    index.texts.insert(t, AxId((base + k) as u32));
+                    index.texts.insert(t, AxId::new((base + k) as u32));
                 }
             }
         }
@@ -1267,7 +1269,7 @@ impl<'t> AxKeyIndex<'t> {
         // The ids read again from the tree's compact rows, cheaper than keeping a list of them.
         for (k, n) in nodes.iter().enumerate() {
             if let AxKeyRef::Int(i) = n.node_id() {
-                index.insert(AxKeyRef::Int(i), AxId((base + k) as u32));
+                index.insert(AxKeyRef::Int(i), AxId::new((base + k) as u32));
             }
         }
         (index, nprops, nchildren)
@@ -1285,7 +1287,7 @@ impl<'t> AxKeyIndex<'t> {
     fn insert(&mut self, key: AxKeyRef<'t>, id: AxId) {
         match key {
             AxKeyRef::Int(i) => match self.slot(i) {
-                Some(slot) => *slot = id.0,
+                Some(slot) => *slot = id.get(),
                 None => {
                     self.sparse.insert(i, id);
                 }
@@ -1299,7 +1301,7 @@ impl<'t> AxKeyIndex<'t> {
     fn get(&mut self, key: AxKeyRef<'_>) -> Option<AxId> {
         match key {
             AxKeyRef::Int(i) => match self.slot(i) {
-                Some(slot) => (*slot != NONE).then_some(AxId(*slot)),
+                Some(slot) => (*slot != NONE).then(|| AxId::new(*slot)),
                 None => self.sparse.get(&i).copied(),
             },
             AxKeyRef::Text(t) => self.texts.get(t).copied(),
@@ -1359,8 +1361,8 @@ impl AxPart {
         let s0 = model.strings.len() as u32;
         let a0 = model.ax_nodes.len() as u32;
         let (p0, c0) = (model.ax_props.len() as u32, model.ax_children.len() as u32);
-        let str_id = |s: StrId| StrId(s.0 + s0);
-        let ax_id = |a: AxId| AxId(a.0 + a0);
+        let str_id = |s: StrId| StrId::new(s.get() + s0);
+        let ax_id = |a: AxId| AxId::new(a.get() + a0);
         let value = |v: AxValue| match v {
             AxValue::Str(s) => AxValue::Str(str_id(s)),
             other => other,
@@ -1399,7 +1401,7 @@ impl AxPart {
                 let replace = match model.nodes[dom.index()].ax {
                     None => true,
                     Some(prev) => {
-                        let prev_ignored = match prev.0.checked_sub(a0) {
+                        let prev_ignored = match prev.get().checked_sub(a0) {
                             Some(local) => nodes.get(local as usize).is_some_and(|n| n.ignored),
                             None => model.ax_nodes.get(prev.index()).is_some_and(|n| n.ignored),
                         };
@@ -1407,7 +1409,7 @@ impl AxPart {
                     }
                 };
                 if replace {
-                    model.nodes[dom.index()].ax = Some(AxId(k as u32 + a0));
+                    model.nodes[dom.index()].ax = Some(AxId::new(k as u32 + a0));
                 }
             }
         }
@@ -1454,7 +1456,7 @@ mod ax_key_index_tests {
         for (k, id) in ids.iter().enumerate() {
             assert_eq!(
                 index.get(AxNodeKey::new(id).as_key_ref()),
-                Some(AxId(k as u32 + 10)),
+                Some(AxId::new(k as u32 + 10)),
                 "{id}"
             );
         }
@@ -1465,10 +1467,10 @@ mod ax_key_index_tests {
                 "{missing}"
             );
         }
-        index.insert(AxKeyRef::Int(7), AxId(40));
+        index.insert(AxKeyRef::Int(7), AxId::new(40));
         assert_eq!(
             index.get(AxKeyRef::Int(7)),
-            Some(AxId(40)),
+            Some(AxId::new(40)),
             "the later node wins"
         );
     }

@@ -34,54 +34,97 @@ pub use style::{
 };
 
 use std::fmt;
+use std::num::NonZeroU32;
 
-/// Index of a DOM node in [`Model::nodes`] (flat-tree pre-order over all stitched documents).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct NodeId(pub u32);
+/// Declares an id type: an index into one arena that is never `u32::MAX`, so that an
+/// `Option` of it takes four bytes, not eight. Every stage streams whole tables of records
+/// holding optional ids, and the smaller records keep more of a long page in the caches.
+macro_rules! arena_id {
+    ($($(#[$meta:meta])* $t:ident;)*) => {$(
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct $t(NonZeroU32);
 
-/// Index of a layout box in [`Model::layouts`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct LayoutId(pub u32);
-
-/// Index of an accessibility node in [`Model::ax_nodes`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct AxId(pub u32);
-
-/// Index of a document in [`Model::docs`]; document 0 is the top-level document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct DocId(pub u32);
-
-/// Index of a string in [`Model::strings`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct StrId(pub u32);
-
-/// Index of a distinct computed style in [`Model::styles`]; [`StyleId::INITIAL`] is
-/// [`Style::default()`] (every property at its initial value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct StyleId(pub u32);
-
-impl StyleId {
-    /// The style of a box the capture gave no computed styles for.
-    pub const INITIAL: StyleId = StyleId(0);
-}
-
-macro_rules! id_index {
-    ($($t:ty),*) => {$(
         impl $t {
+            /// The id of entry `index` of its arena.
+            ///
+            /// Panics for `u32::MAX`: the model refuses captures whose tables come near that
+            /// size (see [`ModelLimits`]), so an arena never holds that many entries.
+            #[inline]
+            pub const fn new(index: u32) -> Self {
+                // Stored inverted: `!index` is zero only for `u32::MAX`, which leaves zero as
+                // the niche `Option` uses for `None`.
+                match NonZeroU32::new(!index) {
+                    Some(inverted) => $t(inverted),
+                    None => panic!(concat!(stringify!($t), " out of range")),
+                }
+            }
+
+            /// The index as a `u32`.
+            #[inline]
+            pub const fn get(self) -> u32 {
+                !self.0.get()
+            }
+
             /// The id as a `usize` index into its arena.
             #[inline]
-            pub fn index(self) -> usize {
-                self.0 as usize
+            pub const fn index(self) -> usize {
+                self.get() as usize
             }
         }
+
+        impl Default for $t {
+            fn default() -> Self {
+                $t::new(0)
+            }
+        }
+
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+
+        impl Ord for $t {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.get().cmp(&other.get())
+            }
+        }
+
+        impl fmt::Debug for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!(stringify!($t), "({})"), self.get())
+            }
+        }
+
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}", self.0)
+                write!(f, "{}", self.get())
             }
         }
     )*};
 }
-id_index!(NodeId, LayoutId, AxId, DocId, StrId, StyleId);
+
+arena_id! {
+    /// Index of a DOM node in [`Model::nodes`] (flat-tree pre-order over all stitched documents).
+    NodeId;
+    /// Index of a layout box in [`Model::layouts`].
+    LayoutId;
+    /// Index of an accessibility node in [`Model::ax_nodes`].
+    AxId;
+    /// Index of a document in [`Model::docs`]; document 0 is the top-level document.
+    DocId;
+    /// Index of a string in [`Model::strings`].
+    StrId;
+    /// Index of a distinct computed style in [`Model::styles`]; [`StyleId::INITIAL`] is
+    /// [`Style::default()`] (every property at its initial value).
+    StyleId;
+}
+
+impl StyleId {
+    /// The style of a box the capture gave no computed styles for.
+    pub const INITIAL: StyleId = StyleId::new(0);
+}
 
 /// An axis-aligned rectangle in CSS px.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -269,8 +312,10 @@ pub struct Node {
     pub subtree_end: NodeId,
     /// Depth in the stitched tree (0 for the top-level `#document`).
     pub depth: u32,
-    /// The `backendNodeId` (unique per renderer process; stable while the node lives).
-    pub backend_node_id: i64,
+    /// The `backendNodeId` (unique per renderer process; stable while the node lives). The
+    /// protocol's `DOM.BackendNodeId` is a 32-bit integer; the model refuses a capture with
+    /// one outside that range.
+    pub backend_node_id: i32,
     /// `nodeName` as the snapshot gives it (`DIV`, `#text`, `::before`, `svg`).
     pub name: StrId,
     /// Lower-cased `nodeName` for elements (`div`, `svg`, `::before`); equal to `name` otherwise.
@@ -285,12 +330,10 @@ pub struct Node {
     pub layout: Option<LayoutId>,
     /// Set for pseudo-elements (`::before`, `::after`, `::marker`, ...).
     pub pseudo: Option<PseudoKind>,
-    /// `inputChecked`: a checked checkbox or radio button.
-    pub input_checked: bool,
-    /// `optionSelected`: a selected `<option>`.
-    pub option_selected: bool,
-    /// `isClickable`: Chromium thinks the node reacts to clicks (listeners included).
-    pub is_clickable: bool,
+    /// The snapshot's boolean facts of the node, read with [`Node::input_checked`],
+    /// [`Node::option_selected`] and [`Node::is_clickable`]: one byte, not three, keeps the
+    /// node within 56 bytes.
+    pub flags: NodeFlags,
     /// For an `<iframe>`/`<frame>`/`<object>`: the same-process child document.
     pub content_document: Option<DocId>,
     /// The accessibility node of this DOM node, if the AX tree has one.
@@ -313,7 +356,50 @@ pub struct RareStrings {
     pub current_source_url: Option<StrId>,
 }
 
+/// The boolean facts of a [`Node`], one bit each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodeFlags(u8);
+
+impl NodeFlags {
+    /// `inputChecked`: a checked checkbox or radio button.
+    pub const INPUT_CHECKED: NodeFlags = NodeFlags(1);
+    /// `optionSelected`: a selected `<option>`.
+    pub const OPTION_SELECTED: NodeFlags = NodeFlags(2);
+    /// `isClickable`: Chromium thinks the node reacts to clicks (listeners included).
+    pub const IS_CLICKABLE: NodeFlags = NodeFlags(4);
+
+    /// Whether every flag of `other` is set.
+    #[inline]
+    pub fn contains(self, other: NodeFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Sets the flags of `other`.
+    #[inline]
+    pub fn insert(&mut self, other: NodeFlags) {
+        self.0 |= other.0;
+    }
+}
+
 impl Node {
+    /// `inputChecked`: a checked checkbox or radio button.
+    #[inline]
+    pub fn input_checked(&self) -> bool {
+        self.flags.contains(NodeFlags::INPUT_CHECKED)
+    }
+
+    /// `optionSelected`: a selected `<option>`.
+    #[inline]
+    pub fn option_selected(&self) -> bool {
+        self.flags.contains(NodeFlags::OPTION_SELECTED)
+    }
+
+    /// `isClickable`: Chromium thinks the node reacts to clicks (listeners included).
+    #[inline]
+    pub fn is_clickable(&self) -> bool {
+        self.flags.contains(NodeFlags::IS_CLICKABLE)
+    }
+
     #[inline]
     pub fn is_element(&self) -> bool {
         self.kind == NodeKind::Element
@@ -647,7 +733,7 @@ impl Model {
 
     /// All node ids in pre-order.
     pub fn node_ids(&self) -> impl ExactSizeIterator<Item = NodeId> + DoubleEndedIterator {
-        (0..self.nodes.len() as u32).map(NodeId)
+        (0..self.nodes.len() as u32).map(NodeId::new)
     }
 
     /// The layout box with this id.
@@ -708,7 +794,7 @@ impl Model {
             .iter()
             .enumerate()
             .filter(|(_, s)| matches(s))
-            .map(|(k, _)| StrId(k as u32))
+            .map(|(k, _)| StrId::new(k as u32))
             .collect()
     }
 
@@ -740,8 +826,8 @@ impl Model {
     pub fn children(&self, id: NodeId) -> Children<'_> {
         Children {
             model: self,
-            next: id.0 + 1,
-            end: self.node(id).subtree_end.0,
+            next: id.get() + 1,
+            end: self.node(id).subtree_end.get(),
         }
     }
 
@@ -769,14 +855,14 @@ impl Model {
     /// Text inside `<script>`, `<style>`, `<template>`, `<noscript>` and child documents is skipped.
     pub fn text_content(&self, id: NodeId, cap: usize) -> String {
         let mut out = String::new();
-        let end = self.node(id).subtree_end.0;
+        let end = self.node(id).subtree_end.get();
         let doc = self.node(id).doc;
-        let mut i = id.0;
+        let mut i = id.get();
         let mut pending_space = false;
         while i < end && out.len() < cap {
             let n = &self.nodes[i as usize];
             if n.doc != doc {
-                i = n.subtree_end.0;
+                i = n.subtree_end.get();
                 continue;
             }
             if n.is_element() {
@@ -786,7 +872,7 @@ impl Model {
                         "script" | "style" | "template" | "noscript" | "head"
                     )
                 {
-                    i = n.subtree_end.0;
+                    i = n.subtree_end.get();
                     continue;
                 }
                 if matches!(n.pseudo, Some(PseudoKind::Before | PseudoKind::After)) {
@@ -797,7 +883,7 @@ impl Model {
                         .filter(|t| !self.str(*t).is_empty());
                     if let Some(t) = text {
                         push_collapsed(&mut out, self.str(t), &mut pending_space, cap);
-                        i = n.subtree_end.0;
+                        i = n.subtree_end.get();
                         continue;
                     }
                 }
@@ -917,7 +1003,7 @@ impl Model {
         if self.is_tag(id, "input") {
             let ty = self.attr(id, "type").unwrap_or("");
             if ty.eq_ignore_ascii_case("checkbox") || ty.eq_ignore_ascii_case("radio") {
-                return Some(if self.node(id).input_checked {
+                return Some(if self.node(id).input_checked() {
                     Checked::True
                 } else {
                     Checked::False
@@ -999,8 +1085,8 @@ impl Iterator for Children<'_> {
         if self.next >= self.end {
             return None;
         }
-        let id = NodeId(self.next);
-        self.next = self.model.nodes[self.next as usize].subtree_end.0;
+        let id = NodeId::new(self.next);
+        self.next = self.model.nodes[self.next as usize].subtree_end.get();
         Some(id)
     }
 }

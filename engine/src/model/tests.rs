@@ -157,18 +157,18 @@ pub(crate) fn simple() -> Page {
 fn builds_a_pre_order_arena() {
     let m = simple().model();
     assert_eq!(m.nodes.len(), 6);
-    assert_eq!(m.node(NodeId(0)).subtree_end, NodeId(6));
-    assert_eq!(m.node(NodeId(4)).subtree_end, NodeId(6));
-    assert_eq!(m.tag(NodeId(3)), Some("div"));
-    assert_eq!(m.tag(NodeId(5)), None);
-    assert_eq!(m.attr(NodeId(3), "ID"), Some("a"));
-    assert!(m.attr(NodeId(3), "title").is_none());
-    let kids: Vec<_> = m.children(NodeId(2)).collect();
-    assert_eq!(kids, vec![NodeId(3), NodeId(4)]);
-    assert_eq!(m.text_content(NodeId(0), 100), "hello world");
-    assert_eq!(m.node_by_backend_id(1004), Some(NodeId(4)));
-    assert_eq!(m.ancestors(NodeId(5)).count(), 4);
-    assert_eq!(m.layout_of(NodeId(4)).unwrap().bounds.x, 50.0);
+    assert_eq!(m.node(NodeId::new(0)).subtree_end, NodeId::new(6));
+    assert_eq!(m.node(NodeId::new(4)).subtree_end, NodeId::new(6));
+    assert_eq!(m.tag(NodeId::new(3)), Some("div"));
+    assert_eq!(m.tag(NodeId::new(5)), None);
+    assert_eq!(m.attr(NodeId::new(3), "ID"), Some("a"));
+    assert!(m.attr(NodeId::new(3), "title").is_none());
+    let kids: Vec<_> = m.children(NodeId::new(2)).collect();
+    assert_eq!(kids, vec![NodeId::new(3), NodeId::new(4)]);
+    assert_eq!(m.text_content(NodeId::new(0), 100), "hello world");
+    assert_eq!(m.node_by_backend_id(1004), Some(NodeId::new(4)));
+    assert_eq!(m.ancestors(NodeId::new(5)).count(), 4);
+    assert_eq!(m.layout_of(NodeId::new(4)).unwrap().bounds.x, 50.0);
 }
 
 #[test]
@@ -188,14 +188,14 @@ fn links_ax_nodes_and_keeps_orphans() {
     ];
     let m = p.model();
     assert_eq!(m.ax_nodes.len(), 3);
-    assert_eq!(m.role(NodeId(3)), Some("button"));
-    assert_eq!(m.ax_name(NodeId(3)), Some("Go"));
-    assert_eq!(m.checked(NodeId(3)), Some(Checked::Mixed));
-    let a = m.node(NodeId(3)).ax.unwrap();
+    assert_eq!(m.role(NodeId::new(3)), Some("button"));
+    assert_eq!(m.ax_name(NodeId::new(3)), Some("Go"));
+    assert_eq!(m.checked(NodeId::new(3)), Some(Checked::Mixed));
+    let a = m.node(NodeId::new(3)).ax.unwrap();
     assert!(m.ax_flag(a, AxProp::Disabled));
-    assert_eq!(m.ax_children(AxId(0)).len(), 2);
-    assert_eq!(m.ax(AxId(2)).node, None);
-    assert_eq!(m.ax_roots, vec![AxId(0)]);
+    assert_eq!(m.ax_children(AxId::new(0)).len(), 2);
+    assert_eq!(m.ax(AxId::new(2)).node, None);
+    assert_eq!(m.ax_roots, vec![AxId::new(0)]);
 }
 
 /// `#document > html > [iframe > (#document > html > button), p]`: the iframe's document is
@@ -240,10 +240,10 @@ fn stitches_child_documents_under_their_owner() {
             "p"
         ]
     );
-    assert_eq!(m.node(NodeId(2)).content_document, Some(DocId(1)));
-    assert_eq!(m.doc(DocId(1)).owner, Some(NodeId(2)));
-    assert_eq!(m.node(NodeId(2)).subtree_end, NodeId(6));
-    assert_eq!(m.node(NodeId(5)).doc, DocId(1));
+    assert_eq!(m.node(NodeId::new(2)).content_document, Some(DocId::new(1)));
+    assert_eq!(m.doc(DocId::new(1)).owner, Some(NodeId::new(2)));
+    assert_eq!(m.node(NodeId::new(2)).subtree_end, NodeId::new(6));
+    assert_eq!(m.node(NodeId::new(5)).doc, DocId::new(1));
 }
 
 #[test]
@@ -271,17 +271,17 @@ fn reads_every_frames_tree_in_order() {
     });
     let m = Model::from_capture(capture).unwrap();
     assert_eq!(m.ax_nodes.len(), 4);
-    assert_eq!(m.ax_roots, vec![AxId(0), AxId(2)]);
-    assert_eq!(m.ax_children(AxId(0)), &[AxId(1)]);
-    assert_eq!(m.ax_children(AxId(2)), &[AxId(3)]);
-    assert_eq!(m.ax(AxId(1)).parent, Some(AxId(0)));
-    assert_eq!(m.ax(AxId(3)).parent, Some(AxId(2)));
-    assert_eq!(m.role(NodeId(2)), Some("Iframe"));
-    assert_eq!(m.role(NodeId(5)), Some("button"));
-    assert_eq!(m.ax_name(NodeId(5)), Some("Inner"));
-    assert!(m.ax_flag(AxId(3), AxProp::Focusable));
-    assert!(!m.ax_flag(AxId(1), AxProp::Focusable));
-    let frame = |a: u32| m.ax(AxId(a)).frame_id.map(|s| m.str(s));
+    assert_eq!(m.ax_roots, vec![AxId::new(0), AxId::new(2)]);
+    assert_eq!(m.ax_children(AxId::new(0)), &[AxId::new(1)]);
+    assert_eq!(m.ax_children(AxId::new(2)), &[AxId::new(3)]);
+    assert_eq!(m.ax(AxId::new(1)).parent, Some(AxId::new(0)));
+    assert_eq!(m.ax(AxId::new(3)).parent, Some(AxId::new(2)));
+    assert_eq!(m.role(NodeId::new(2)), Some("Iframe"));
+    assert_eq!(m.role(NodeId::new(5)), Some("button"));
+    assert_eq!(m.ax_name(NodeId::new(5)), Some("Inner"));
+    assert!(m.ax_flag(AxId::new(3), AxProp::Focusable));
+    assert!(!m.ax_flag(AxId::new(1), AxProp::Focusable));
+    let frame = |a: u32| m.ax(AxId::new(a)).frame_id.map(|s| m.str(s));
     assert_eq!(frame(1), Some("frame0"));
     assert_eq!(frame(3), Some("frame1"));
 }
@@ -350,15 +350,19 @@ fn boxes_of_one_style_share_it() {
     );
     assert_eq!(m.styles.len(), 3, "initial, block, hidden block");
     assert_eq!(m.styles[StyleId::INITIAL.index()], Style::default());
-    let block = m.layout_of(NodeId(0)).unwrap().style;
+    let block = m.layout_of(NodeId::new(0)).unwrap().style;
     for n in [1, 2, 3, 4] {
-        assert_eq!(m.layout_of(NodeId(n)).unwrap().style, block, "node {n}");
+        assert_eq!(
+            m.layout_of(NodeId::new(n)).unwrap().style,
+            block,
+            "node {n}"
+        );
     }
-    assert_eq!(m.style_of(NodeId(4)).unwrap().display, Display::Block);
-    let hidden = m.style_of(NodeId(5)).unwrap();
+    assert_eq!(m.style_of(NodeId::new(4)).unwrap().display, Display::Block);
+    let hidden = m.style_of(NodeId::new(5)).unwrap();
     assert!(hidden.visibility.is_hidden());
     assert_eq!(hidden.display, Display::Block);
-    let unstyled = m.layout_of(NodeId(6)).unwrap();
+    let unstyled = m.layout_of(NodeId::new(6)).unwrap();
     assert_eq!(unstyled.style, StyleId::INITIAL);
     assert_eq!(*m.style(unstyled), Style::default());
 }
@@ -367,5 +371,49 @@ fn boxes_of_one_style_share_it() {
 fn layout_boxes_stay_small() {
     // Every stage streams all boxes through memory, and a long page has hundreds of thousands:
     // a style is shared by id rather than held by each box.
-    assert!(std::mem::size_of::<LayoutBox>() <= 80);
+    assert!(std::mem::size_of::<LayoutBox>() <= 72);
+}
+
+#[test]
+fn nodes_stay_small() {
+    // Every stage streams all nodes through memory: an optional id takes the niche of its id,
+    // and the node's flags share one byte.
+    assert_eq!(std::mem::size_of::<Option<NodeId>>(), 4);
+    assert_eq!(std::mem::size_of::<Option<StrId>>(), 4);
+    assert_eq!(std::mem::size_of::<Node>(), 56);
+}
+
+#[test]
+fn ids_keep_their_index_and_order() {
+    for i in [0, 1, 7, u32::MAX - 1] {
+        assert_eq!(NodeId::new(i).get(), i);
+        assert_eq!(NodeId::new(i).index(), i as usize);
+    }
+    assert!(NodeId::new(1) < NodeId::new(2));
+    assert_eq!(NodeId::default(), NodeId::new(0));
+    assert_eq!(
+        format!("{:?} {}", NodeId::new(3), NodeId::new(3)),
+        "NodeId(3) 3"
+    );
+}
+
+#[test]
+fn backend_node_ids_outside_the_protocols_32_bits_are_refused() {
+    let page = |backend: i64| {
+        let mut p = Page::new();
+        p.doc(
+            &[(-1, 9, "#document", &[], "")],
+            &[],
+            json!({"nodes": {"backendNodeId": [backend]}}),
+        );
+        p
+    };
+    let m = page(i64::from(i32::MAX)).model();
+    assert_eq!(m.node(NodeId::new(0)).backend_node_id, i32::MAX);
+    assert_eq!(
+        m.node_by_backend_id(i64::from(i32::MAX)),
+        Some(NodeId::new(0))
+    );
+    let err = Model::from_capture(page(i64::from(i32::MAX) + 1).capture()).unwrap_err();
+    assert!(err.to_string().contains("nodes.backendNodeId"), "{err}");
 }

@@ -114,7 +114,7 @@ const NO_DOM: u32 = u32::MAX;
 impl Visit {
     #[inline]
     fn dom(&self) -> Option<NodeId> {
-        (self.dom != NO_DOM).then_some(NodeId(self.dom))
+        (self.dom != NO_DOM).then(|| NodeId::new(self.dom))
     }
 }
 
@@ -413,7 +413,7 @@ fn dom_only_interactive(
             (f.in_viewport, FACT_IN_VIEWPORT),
             (f.bounds().is_some(), FACT_BOUNDS),
             (
-                f.interactive && analysis.click(NodeId(i as u32)).click_point.is_some(),
+                f.interactive && analysis.click(NodeId::new(i as u32)).click_point.is_some(),
                 FACT_CLICKABLE,
             ),
         ];
@@ -426,7 +426,7 @@ fn dom_only_interactive(
         if !f.interactive || !f.visible() || i >= model.nodes.len() {
             continue;
         }
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let node = model.node(id);
         if !node.is_element() || node.ax.is_some_and(|a| a.index() < model.ax_nodes.len()) {
             continue;
@@ -469,7 +469,7 @@ fn build_arena(
                 let ax = model.ax(a);
                 let class = match ax.role {
                     Some(r) => *classes
-                        .entry(r.0)
+                        .entry(r.get())
                         .or_insert_with(|| role_class(model.str(r))),
                     None => 0,
                 };
@@ -484,7 +484,7 @@ fn build_arena(
             flags,
             props,
             class,
-            dom: dom.map_or(NO_DOM, |d| d.0),
+            dom: dom.map_or(NO_DOM, |d| d.get()),
         });
         let TreeNode::Ax(a) = node else { continue };
         kids.clear();

@@ -52,7 +52,7 @@ pub fn printed_flags<U: UidSource + ?Sized>(
     let mut labels = Labels::default();
     let mut printed = vec![false; model.nodes.len()];
     for (i, p) in printed.iter_mut().enumerate() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let node = model.node(id);
         if !node.is_element() || node.pseudo.is_some() {
             continue;
@@ -81,7 +81,7 @@ pub fn elements<U: UidSource + ?Sized>(
         if !p {
             continue;
         }
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         while open.last().is_some_and(|&o| !model.contains(o, id)) {
             open.pop();
         }
@@ -113,7 +113,7 @@ pub fn render<U: UidSource + ?Sized>(
     let n = model.nodes.len();
     let mut i = 0usize;
     while i < n {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let node = model.node(id);
         while open.last().is_some_and(|&o| !model.contains(o, id)) {
             open.pop();
@@ -265,7 +265,7 @@ fn element_text(
     let end = model.node(el).subtree_end.index().min(model.nodes.len());
     let mut j = el.index() + 1;
     while j < end && scratch.len() < caps::ELEMENT_TEXT * 4 {
-        let id = NodeId(j as u32);
+        let id = NodeId::new(j as u32);
         let n = model.node(id);
         let skip = n.doc != doc || (n.is_element() && (printed[j] || is_skipped_tag(model, id)));
         if skip {
@@ -413,7 +413,7 @@ pub fn dom_attributes<'m>(
         None => {}
     }
     if tag == "option" {
-        attrs.push(("selected", Val::Bool(model.node(id).option_selected)));
+        attrs.push(("selected", Val::Bool(model.node(id).option_selected())));
     } else if let Some(v) = attr("aria-selected") {
         attrs.push(("selected", Val::Str(v)));
     }

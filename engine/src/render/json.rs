@@ -273,7 +273,7 @@ fn base_node<'a, U: UidSource + ?Sized>(
     };
     JNode {
         uid: uid_string(uid),
-        backend_node_id: node.map(|n| n.backend_node_id),
+        backend_node_id: node.map(|n| i64::from(n.backend_node_id)),
         frame_id,
         role,
         name,

@@ -232,18 +232,19 @@ impl<'m> Labels<'m> {
                 let mut map = FxHashMap::default();
                 for (i, n) in model.nodes.iter().enumerate() {
                     if n.is_element() {
-                        if let Some(id) = model.attr(NodeId(i as u32), "id") {
-                            map.entry((n.doc.0, id)).or_insert(NodeId(i as u32));
+                        if let Some(id) = model.attr(NodeId::new(i as u32), "id") {
+                            map.entry((n.doc.get(), id))
+                                .or_insert(NodeId::new(i as u32));
                         }
                     }
                 }
                 map
             });
-            return ids.get(&(node.doc.0, target)).copied();
+            return ids.get(&(node.doc.get(), target)).copied();
         }
         let end = node.subtree_end.index().min(model.nodes.len());
         (label.index() + 1..end)
-            .map(|i| NodeId(i as u32))
+            .map(|i| NodeId::new(i as u32))
             .find(|&c| {
                 matches!(
                     model.tag(c),

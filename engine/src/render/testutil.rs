@@ -10,7 +10,7 @@ use crate::analysis::{
 use crate::identity::Uid;
 use crate::model::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, Display, DocId, Document, LayoutBox, LayoutId,
-    Model, Node, NodeId, NodeKind, StrId, Style, StyleId,
+    Model, Node, NodeFlags, NodeId, NodeKind, StrId, Style, StyleId,
 };
 
 /// Uids `1_<node index>` for DOM nodes, `1_<1000 + ax index>` for AX-only nodes.
@@ -24,7 +24,7 @@ impl UidSource for TestUids {
     fn dom(&self, node: NodeId) -> Option<Uid> {
         Some(Uid {
             snapshot: self.snapshot,
-            n: node.0,
+            n: node.get(),
         })
     }
     fn ax(&self, ax: AxId) -> Option<Uid> {
@@ -32,7 +32,7 @@ impl UidSource for TestUids {
             Some(d) => self.dom(d),
             None => Some(Uid {
                 snapshot: self.snapshot,
-                n: 1000 + ax.0,
+                n: 1000 + ax.get(),
             }),
         }
     }
@@ -74,7 +74,7 @@ impl Builder {
         let frame = b.s("FRAME1");
         let url = b.s("http://test/");
         b.m.docs.push(Document {
-            root: NodeId(0),
+            root: NodeId::new(0),
             owner: None,
             frame_id: Some(frame),
             url: Some(url),
@@ -106,7 +106,7 @@ impl Builder {
 
     pub fn s(&mut self, s: &str) -> StrId {
         self.m.strings.push(s.to_string());
-        StrId(self.m.strings.len() as u32 - 1)
+        StrId::new(self.m.strings.len() as u32 - 1)
     }
 
     fn node(
@@ -117,7 +117,7 @@ impl Builder {
         value: Option<&str>,
         attrs: &[(&str, &str)],
     ) -> NodeId {
-        let id = NodeId(self.m.nodes.len() as u32);
+        let id = NodeId::new(self.m.nodes.len() as u32);
         let name_id = self.s(name);
         let tag = if kind == NodeKind::Element {
             self.s(&name.to_ascii_lowercase())
@@ -136,11 +136,11 @@ impl Builder {
         let depth = parent.map(|p| self.m.node(p).depth + 1).unwrap_or(0);
         self.m.nodes.push(Node {
             kind,
-            doc: DocId(0),
+            doc: DocId::new(0),
             parent,
-            subtree_end: NodeId(id.0 + 1),
+            subtree_end: NodeId::new(id.get() + 1),
             depth,
-            backend_node_id: id.0 as i64 + 1,
+            backend_node_id: id.get() as i32 + 1,
             name: name_id,
             tag,
             value,
@@ -148,9 +148,7 @@ impl Builder {
             attrs_end: self.m.attrs.len() as u32,
             layout: None,
             pseudo: None,
-            input_checked: false,
-            option_selected: false,
-            is_clickable: false,
+            flags: NodeFlags::default(),
             content_document: None,
             ax: None,
         });
@@ -162,7 +160,7 @@ impl Builder {
         self.facts.push(facts);
         let mut p = parent;
         while let Some(pp) = p {
-            self.m.nodes[pp.index()].subtree_end = NodeId(id.0 + 1);
+            self.m.nodes[pp.index()].subtree_end = NodeId::new(id.get() + 1);
             p = self.m.nodes[pp.index()].parent;
         }
         id
@@ -191,7 +189,7 @@ impl Builder {
         name: &str,
         props: &[(AxProp, AxValue)],
     ) -> AxId {
-        let id = AxId(self.m.ax_nodes.len() as u32);
+        let id = AxId::new(self.m.ax_nodes.len() as u32);
         let role = self.s(role);
         let name = (!name.is_empty()).then(|| self.s(name));
         self.m.ax_nodes.push(AxNode {
@@ -206,7 +204,7 @@ impl Builder {
             children_start: 0,
             children_end: 0,
             node: dom,
-            backend_dom_node_id: dom.map(|d| d.0 as i64 + 1),
+            backend_dom_node_id: dom.map(|d| d.get() as i64 + 1),
             frame_id: None,
         });
         self.ax_kids.push(Vec::new());
@@ -251,7 +249,7 @@ impl Builder {
 
     /// Gives an element a block box (so free text inside it is a line of its own).
     pub fn block(&mut self, n: NodeId) {
-        let id = LayoutId(self.m.layouts.len() as u32);
+        let id = LayoutId::new(self.m.layouts.len() as u32);
         if self.m.styles.is_empty() {
             self.m.styles.push(Style::INITIAL);
         }
@@ -260,10 +258,10 @@ impl Builder {
             ..Style::INITIAL
         };
         let style = match self.m.styles.iter().position(|s| *s == block) {
-            Some(k) => StyleId(k as u32),
+            Some(k) => StyleId::new(k as u32),
             None => {
                 self.m.styles.push(block);
-                StyleId(self.m.styles.len() as u32 - 1)
+                StyleId::new(self.m.styles.len() as u32 - 1)
             }
         };
         self.m.layouts.push(LayoutBox {

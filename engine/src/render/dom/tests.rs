@@ -77,7 +77,7 @@ fn nesting_new_marks_and_free_text_blocks() {
         b.fact(n).interactive = true;
     }
     let (m, a, mut u) = b.finish();
-    u.new.insert(link.0);
+    u.new.insert(link.get());
     let out = dom_of(&m, &a, &u);
     assert_eq!(
         out,
