@@ -51,7 +51,8 @@ pub(crate) struct BrowserShared {
     /// calls on the browser handle.
     browser: Mutex<Option<Browser>>,
     freed: AtomicBool,
-    /// The DevTools WebSocket pages connect to.
+    /// The DevTools WebSocket: what the pages of a connected browser connect to, and what
+    /// `pagesight_browser_endpoint` gives.
     pub(crate) endpoint: String,
     pub(crate) viewport: Viewport,
     pub(crate) load_timeout: Option<Duration>,
