@@ -628,6 +628,64 @@ fn one_page_from_many_threads() {
     }
 }
 
+/// The pages of a launched browser share its connection: two threads driving one page each
+/// at the same time get each their own page's snapshots, and freeing one page leaves the
+/// other working.
+#[test]
+fn two_pages_driven_at_once_over_one_connection() {
+    let browser = launch();
+    let pages = [
+        Shared(open(
+            browser,
+            "data:text/html,<title>one</title><button>first page</button>",
+        )),
+        Shared(open(
+            browser,
+            "data:text/html,<title>two</title><button>second page</button>",
+        )),
+    ];
+    let threads: Vec<_> = pages
+        .iter()
+        .map(|p| Shared(p.0))
+        .zip(["first page", "second page"])
+        .map(|(page, label)| {
+            std::thread::spawn(move || {
+                let page = page;
+                for _ in 0..10 {
+                    let mut out = ptr::null_mut();
+                    // SAFETY: live page, NULL options (defaults), valid out-param.
+                    let rc = unsafe {
+                        pagesight_page_snapshot(
+                            page.0,
+                            ptr::null(),
+                            ptr::null(),
+                            ptr::null(),
+                            &mut out,
+                        )
+                    };
+                    assert_eq!(rc, PAGESIGHT_OK, "{}", page_error(page.0));
+                    let text = take(out);
+                    assert!(text.contains(label), "{label} not in {text}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("no thread panicked");
+    }
+    let [first, second] = pages;
+    // SAFETY: live handle, freed once, no thread uses it any more.
+    unsafe { pagesight_page_free(first.0) };
+    let (rc, response) = call(second.0, "{\"cmd\":\"snapshot\"}");
+    assert_eq!(rc, PAGESIGHT_OK, "{response}");
+    assert!(response.contains("second page"), "{response}");
+    // SAFETY: live handles, each freed once.
+    unsafe {
+        pagesight_page_free(second.0);
+        pagesight_browser_free(browser);
+    }
+}
+
 #[test]
 fn a_connected_browser_is_only_disconnected_from() {
     let launched = launch();
