@@ -10,8 +10,9 @@
 //! its own. On the python3.11-doc `stdtypes` page (36k DOM nodes, 30k layout boxes, 8k text
 //! boxes) that is over 100k small allocations to parse, to clone and to free, and a 24-byte
 //! header plus an allocation's overhead for every 4-number rectangle. Here each such list is a
-//! [`Ragged`]: one list of values and one of row starts, so a document's styles, bounds or
-//! attributes are two allocations however many rows they have.
+//! [`Ragged`]: one list of values and one of where each row is in it, so a document's styles,
+//! bounds or attributes are two allocations however many rows they have, and rows that repeat
+//! are held once.
 //!
 //! Every field of the protocol's types is kept, with the same names, the same required and
 //! optional fields and the same JSON: a capture file written with these types reads as the
@@ -263,18 +264,24 @@ pub struct TextBoxRecord {
 }
 
 /// A list of lists held flat: the values of every row one after another, and where each row
-/// starts. Reads and writes as a JSON array of arrays.
-#[derive(Clone, PartialEq)]
+/// is in them. Reads and writes as a JSON array of arrays.
+///
+/// Rows that are equal may share their values: a box's style row and an element's attribute
+/// list repeat across a page (the python3.11-doc `stdtypes` page has 31k style rows, 34 of them
+/// distinct), so the fast reader stores each distinct row once (see [`Ragged::shared`]).
+/// Whether rows share is invisible to every reader of the list: two lists are equal when their
+/// rows are.
+#[derive(Clone)]
 pub struct Ragged<T> {
-    /// `starts[k]..starts[k + 1]` is row `k` in `values`; one more entry than rows.
-    starts: Vec<usize>,
+    /// Row `k` is `values[spans[k][0]..spans[k][1]]`.
+    spans: Vec<[u32; 2]>,
     values: Vec<T>,
 }
 
 impl<T> Default for Ragged<T> {
     fn default() -> Self {
         Ragged {
-            starts: vec![0],
+            spans: Vec::new(),
             values: Vec::new(),
         }
     }
@@ -286,6 +293,17 @@ impl<T: fmt::Debug> fmt::Debug for Ragged<T> {
     }
 }
 
+impl<T: PartialEq> PartialEq for Ragged<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.rows().eq(other.rows())
+    }
+}
+
+/// Refused: a list with more values than a row's span can address (over 4 billion, far past
+/// any reply Chromium sends).
+#[derive(Debug)]
+pub(crate) struct TooManyValues;
+
 impl<T> Ragged<T> {
     /// An empty list.
     pub fn new() -> Ragged<T> {
@@ -294,33 +312,86 @@ impl<T> Ragged<T> {
 
     /// How many rows.
     pub fn len(&self) -> usize {
-        self.starts.len().saturating_sub(1)
+        self.spans.len()
     }
 
     /// Whether there is no row.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.spans.is_empty()
     }
 
     /// Row `k`, if there is one.
     pub fn get(&self, k: usize) -> Option<&[T]> {
-        let start = *self.starts.get(k)?;
-        let end = *self.starts.get(k + 1)?;
-        self.values.get(start..end)
+        let [start, end] = *self.spans.get(k)?;
+        self.values.get(start as usize..end as usize)
     }
 
     /// Every row, in order.
     pub fn rows(&self) -> impl ExactSizeIterator<Item = &[T]> + '_ {
-        self.starts.windows(2).map(|w| &self.values[w[0]..w[1]])
+        self.spans
+            .iter()
+            .map(|&[start, end]| self.values.get(start as usize..end as usize).unwrap_or(&[]))
     }
 
     /// Adds a row at the end.
+    ///
+    /// # Panics
+    /// When the list would hold more than `u32::MAX` values.
     pub fn push(&mut self, row: &[T])
     where
         T: Clone,
     {
+        let start = self.values.len();
         self.values.extend_from_slice(row);
-        self.starts.push(self.values.len());
+        if self.end_row(start).is_err() {
+            panic!("a Ragged list holds at most u32::MAX values");
+        }
+    }
+
+    /// Ends a row whose values are `values[start..]`.
+    pub(crate) fn end_row(&mut self, start: usize) -> Result<(), TooManyValues> {
+        let span = [
+            u32::try_from(start).map_err(|_| TooManyValues)?,
+            u32::try_from(self.values.len()).map_err(|_| TooManyValues)?,
+        ];
+        self.spans.push(span);
+        Ok(())
+    }
+
+    /// Adds a row equal to row `k`, sharing its values.
+    pub(crate) fn repeat_row(&mut self, k: usize) {
+        if let Some(&span) = self.spans.get(k) {
+            self.spans.push(span);
+        }
+    }
+
+    /// The values, for the reader that fills them.
+    pub(crate) fn values_mut(&mut self) -> &mut Vec<T> {
+        &mut self.values
+    }
+
+    /// Room for `rows` more rows.
+    pub(crate) fn reserve_rows(&mut self, rows: usize) {
+        self.spans.reserve(rows);
+    }
+
+    /// Gives back what growing left spare.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.values.shrink_to_fit();
+        self.spans.shrink_to_fit();
+    }
+
+    /// Whether some rows share their values.
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> bool {
+        let mut end = 0;
+        for &[start, stop] in &self.spans {
+            if start != end {
+                return true;
+            }
+            end = stop;
+        }
+        false
     }
 }
 
@@ -354,17 +425,20 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ragged<T> {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Ragged<T>, A::Error> {
                 let mut out = Ragged::<T>::new();
-                while seq
-                    .next_element_seed(RowInto {
+                loop {
+                    let start = out.values.len();
+                    let row = RowInto {
                         values: &mut out.values,
-                    })?
-                    .is_some()
-                {
-                    out.starts.push(out.values.len());
+                    };
+                    if seq.next_element_seed(row)?.is_none() {
+                        break;
+                    }
+                    out.end_row(start).map_err(|_| {
+                        serde::de::Error::custom("a list of lists with over 4 billion values")
+                    })?;
                 }
                 // Lists grow by doubling; what a long reply leaves spare is given back.
-                out.values.shrink_to_fit();
-                out.starts.shrink_to_fit();
+                out.shrink_to_fit();
                 Ok(out)
             }
         }

@@ -375,6 +375,7 @@ impl Model {
         let mut style_rows = StyleRows {
             styles: vec![Style::INITIAL],
             ids: FxHashMap::default(),
+            at: FxHashMap::default(),
         };
         model.docs = Vec::with_capacity(order.len());
         for &sd in &order {
@@ -797,9 +798,50 @@ fn rect_of(v: Option<&[f64]>) -> Option<Rect> {
 /// are equal index lists): each distinct row is parsed once, and every box with it holds the
 /// same [`StyleId`]. A row is keyed by its target too, as each target has its own string table
 /// and list of requested styles; documents of one target share their rows.
+///
+/// The reader stores equal rows of a document once ([`crate::capture::Ragged`]), so a row is
+/// first looked up by where its values are, which needs no hashing of the values.
 struct StyleRows<'a> {
     styles: Vec<Style>,
     ids: FxHashMap<(u32, &'a [i64]), StyleId>,
+    at: FxHashMap<(usize, usize), StyleId>,
+}
+
+impl<'a> StyleRows<'a> {
+    /// The style of a box whose style row, of `target`, is `vals`.
+    fn id(
+        &mut self,
+        target: u32,
+        vals: &'a [i64],
+        styles: &[StyleField],
+        ctx: &Ctx,
+        strings: &[String],
+    ) -> Result<StyleId> {
+        // Where the values are says which target they are of: the documents of two targets are
+        // different lists, and an empty row is the same style in any.
+        let at = (vals.as_ptr() as usize, vals.len());
+        if let Some(&id) = self.at.get(&at) {
+            return Ok(id);
+        }
+        let id = match self.ids.get(&(target, vals)) {
+            Some(&id) => id,
+            None => {
+                let mut style = Style::default();
+                for (f, &v) in styles.iter().zip(vals.iter()) {
+                    if *f != StyleField::Ignored && v >= 0 {
+                        let sid = ctx.str(v)?;
+                        f.apply(&mut style, &strings[sid.index()]);
+                    }
+                }
+                let id = StyleId::new(self.styles.len() as u32);
+                self.styles.push(style);
+                self.ids.insert((target, vals), id);
+                id
+            }
+        };
+        self.at.insert(at, id);
+        Ok(id)
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -837,22 +879,7 @@ fn fill_layout<'a>(
     for (k, &ni) in l.node_index.iter().enumerate() {
         let node = local_to_model(s, ni, ctx.doc, "layout.nodeIndex")?;
         let style = match l.styles.get(k) {
-            Some(vals) => match style_rows.ids.get(&(target, vals)) {
-                Some(&id) => id,
-                None => {
-                    let mut style = Style::default();
-                    for (f, &v) in styles.iter().zip(vals.iter()) {
-                        if *f != StyleField::Ignored && v >= 0 {
-                            let sid = ctx.str(v)?;
-                            f.apply(&mut style, &strings[sid.index()]);
-                        }
-                    }
-                    let id = StyleId::new(style_rows.styles.len() as u32);
-                    style_rows.styles.push(style);
-                    style_rows.ids.insert((target, vals), id);
-                    id
-                }
-            },
+            Some(vals) => style_rows.id(target, vals, styles, ctx, strings)?,
             None => StyleId::INITIAL,
         };
         let bounds = rect_of(l.bounds.get(k)).unwrap_or_default();

@@ -15,6 +15,7 @@
 //! serde_json, whose value or error is the one given, as it always was.
 
 use memchr::memchr2;
+use rustc_hash::FxHashMap;
 
 use super::{
     CaptureDomSnapshot, DocumentRecord, DomSnapshot, LayoutTreeRecord, NodeTreeRecord, Ragged,
@@ -374,10 +375,19 @@ impl<'a> Reader<'a> {
         }
         loop {
             item(self)?;
-            match self.next()? {
-                b',' => {}
-                b']' => return Some(()),
-                _ => return None,
+            // The separator in one look: a list of lists has one after every short row.
+            match self.bytes.get(self.at..self.at + 2) {
+                Some([b',', b' ']) => self.at += 2,
+                Some([b',', _]) => self.at += 1,
+                Some([b']', _]) => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => match self.next()? {
+                    b',' => {}
+                    b']' => return Some(()),
+                    _ => return None,
+                },
             }
         }
     }
@@ -797,38 +807,55 @@ impl<'a> Reader<'a> {
     /// reserved once the first row that has any says how long rows are.
     fn ragged<T: Number>(&mut self, rows: &mut usize) -> Option<Ragged<T>> {
         let mut out = Ragged::<T>::new();
-        out.starts.reserve((*rows).min(self.room()));
+        out.reserve_rows((*rows).min(self.room()));
         let mut reserved = false;
-        self.expect(b'[')?;
-        if !self.eat(b']') {
-            loop {
-                self.numbers(|value| out.values.push(value))?;
-                if !reserved && !out.values.is_empty() {
-                    reserved = true;
-                    let left = rows.saturating_sub(out.starts.len());
-                    let more = out.values.len().saturating_mul(left).min(self.room());
-                    out.values.reserve(more);
-                }
-                out.starts.push(out.values.len());
-                // The separator after a row in one look.
-                match self.bytes.get(self.at..self.at + 2) {
-                    Some([b',', b' ']) => self.at += 2,
-                    Some([b',', _]) => self.at += 1,
-                    Some([b']', _]) => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => match self.next()? {
-                        b',' => {}
-                        b']' => break,
-                        _ => return None,
-                    },
-                }
+        self.array(|r| {
+            let start = out.values_mut().len();
+            r.numbers(|value| out.values_mut().push(value))?;
+            if !reserved && !out.values_mut().is_empty() {
+                reserved = true;
+                let left = rows.saturating_sub(out.len());
+                let more = out.values_mut().len().saturating_mul(left).min(r.room());
+                out.values_mut().reserve(more);
             }
-        }
+            out.end_row(start).ok()
+        })?;
         // As the serde path: what is spare is given back.
-        out.values.shrink_to_fit();
-        out.starts.shrink_to_fit();
+        out.shrink_to_fit();
+        *rows = out.len();
+        Some(out)
+    }
+
+    /// A list of lists of numbers whose rows repeat (style rows, attribute lists), read as
+    /// [`Reader::ragged`] reads it but each distinct row once: a row whose text was seen before
+    /// shares the values read from it. Equal text is equal values, so only the text of a row is
+    /// looked at (found with `memchr`, hashed, compared), not its numbers. `rows` as for
+    /// [`Reader::list`].
+    fn shared_ragged(&mut self, rows: &mut usize) -> Option<Ragged<i64>> {
+        let mut out = Ragged::<i64>::new();
+        out.reserve_rows((*rows).min(self.room()));
+        let mut seen: FxHashMap<&'a [u8], usize> = FxHashMap::default();
+        let bytes = self.bytes;
+        self.array(|r| {
+            // A row holds numbers only, so its text ends at the first `]`.
+            let start = r.at;
+            let end = start + memchr::memchr(b']', bytes.get(start..)?)? + 1;
+            let text = bytes.get(start..end)?;
+            if let Some(&k) = seen.get(text) {
+                out.repeat_row(k);
+                r.at = end;
+                return Some(());
+            }
+            let first = out.values_mut().len();
+            r.numbers(|value| out.values_mut().push(value))?;
+            // Anything else (a row that is not a list) is left to serde to refuse.
+            if r.at != end {
+                return None;
+            }
+            seen.insert(text, out.len());
+            out.end_row(first).ok()
+        })?;
+        out.shrink_to_fit();
         *rows = out.len();
         Some(out)
     }
@@ -926,7 +953,7 @@ impl<'a> Reader<'a> {
             b"nodeName" => fill(&mut node_name, r.nullable(|r| r.list(&mut rows))),
             b"nodeValue" => fill(&mut node_value, r.nullable(|r| r.list(&mut rows))),
             b"backendNodeId" => fill(&mut backend_node_id, r.nullable(|r| r.list(&mut rows))),
-            b"attributes" => fill(&mut attributes, r.nullable(|r| r.ragged(&mut rows))),
+            b"attributes" => fill(&mut attributes, r.nullable(|r| r.shared_ragged(&mut rows))),
             b"textValue" => fill(&mut text_value, r.nullable(Self::rare_strings)),
             b"inputValue" => fill(&mut input_value, r.nullable(Self::rare_strings)),
             b"inputChecked" => fill(&mut input_checked, r.nullable(Self::rare_booleans)),
@@ -971,7 +998,7 @@ impl<'a> Reader<'a> {
         let (mut blended_background_colors, mut text_color_opacities) = (None, None);
         self.object(|r, key| match key {
             b"nodeIndex" => fill(&mut node_index, r.list(&mut rows)),
-            b"styles" => fill(&mut styles, r.ragged(&mut rows)),
+            b"styles" => fill(&mut styles, r.shared_ragged(&mut rows)),
             b"bounds" => fill(&mut bounds, r.ragged(&mut rows)),
             b"text" => fill(&mut text, r.list(&mut rows)),
             b"stackingContexts" => fill(&mut stacking_contexts, r.rare_booleans()),
@@ -1186,6 +1213,54 @@ mod tests {
             })
             .collect();
         assert!(same(&reads(&spaced), &snapshot));
+    }
+
+    #[test]
+    fn repeated_rows_are_read_once_yet_read_as_serde_reads_them() {
+        let snapshot = reads(BASE);
+        let styles = &snapshot.documents[0].layout.styles;
+        assert!(styles.shared());
+        assert_eq!(
+            styles.rows().collect::<Vec<_>>(),
+            vec![&[][..], &[7, 7], &[7, 7]]
+        );
+        assert!(!snapshot.documents[0].layout.bounds.shared());
+        // Equal numbers written otherwise are other text, each read on its own; damaged rows,
+        // seen before or not, are refused as serde refuses them.
+        for rows in [
+            "[[7,7],[7, 7],[ 7,7],[7,7 ]]",
+            "[[1],[1],[1,2],[1],[],[]]",
+            "[[1.0],[1.0]]",
+            "[[-0],[-0]]",
+            "[[7,7],[7,7],7]",
+            "[[7,7],[7,7],[7,7",
+            "[[7,7],[7,7],[7,\"7\"]]",
+            "[[7,7],[7,7],[7,7]x]",
+            "[[7,7],[7,7],{\"a\":[1]}]",
+            "[[7,7],[7,7],null]",
+        ] {
+            let text = BASE.replace(
+                r#""styles":[[],[7,7],[7,7]]"#,
+                &format!(r#""styles":{rows}"#),
+            );
+            assert_ne!(text, BASE);
+            agree(&text);
+            let attrs = BASE.replace(
+                r#""attributes":[[],[5,6],[]]"#,
+                &format!(r#""attributes":{rows}"#),
+            );
+            agree(&attrs);
+        }
+        // A long page's style rows are a few distinct ones.
+        let stdtypes = reads(&capture_dom("stdtypes.json.gz"));
+        let layout = &stdtypes.documents[0].layout;
+        assert!(layout.styles.len() > 30_000 && layout.styles.shared());
+        assert!(stdtypes.documents[0]
+            .nodes
+            .attributes
+            .as_ref()
+            .unwrap()
+            .shared());
     }
 
     #[test]
