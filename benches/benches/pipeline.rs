@@ -18,7 +18,9 @@
 //! - `process`: `snapshot::process` on a typed capture (what a live snapshot adds to the CDP calls);
 //! - `whole_from_json`, `whole_from_gz`: `snapshot::render_capture` from the plain JSON / the
 //!   gzip'd file's bytes to the text: parse + merge + analysis + uids + render, and what each
-//!   leaves to free (the figure compared with the time Chromium takes to produce the capture).
+//!   leaves to free (the figure compared with the time Chromium takes to produce the capture);
+//! - `copy` (scale series only): a plain copy of the capture's DOM snapshot and accessibility
+//!   trees, the baseline that shows what the memory hierarchy alone adds per node as pages grow.
 //!
 //! Memory: like the `pagesight` command line, the bench keeps what one run frees for the next
 //! ([`pagesight::keep_freed_memory`]); otherwise a long page's tables, above the allocator's
@@ -203,6 +205,18 @@ fn scale_series(c: &mut Criterion) {
         group.throughput(Throughput::Elements(p.dom_nodes as u64));
         // Name by the real node count, so the curve's x axis is exact.
         let nodes = p.dom_nodes;
+        // The baseline: a plain copy of the capture's DOM snapshot and accessibility trees,
+        // linear in the page by construction. Its time per node shows what the memory
+        // hierarchy alone adds as the page outgrows the caches (`--bin scale_instructions`
+        // counts the pipeline's instructions per node, which the caches do not change).
+        group.bench_with_input(BenchmarkId::new("copy", nodes), &p, |b, p| {
+            b.iter(|| {
+                (
+                    (*black_box(&p.capture).dom_snapshot).clone(),
+                    p.capture.ax_trees.clone(),
+                )
+            })
+        });
         group.bench_with_input(BenchmarkId::new("capture_from_json", nodes), &p, |b, p| {
             b.iter(|| Capture::from_bytes(black_box(&p.json)).expect("capture parses"))
         });

@@ -1,0 +1,176 @@
+//! Whether the offline pipeline's work grows linearly with the page: instructions per DOM node
+//! of `snapshot::process` at each size of the scale series, counted by valgrind's cachegrind.
+//!
+//! ```text
+//! cargo run --release -p pagesight-benches --bin scale_instructions [-- --sizes 1000,300000]
+//! ```
+//!
+//! Why instructions: the time per node that criterion measures (`--bench pipeline -- scale/`)
+//! rises from 100k to 300k nodes, but so does the time per node of a plain copy of the same
+//! snapshot (`scale/copy`), which is linear by construction: past the caches, every byte costs
+//! more. An instruction count does not depend on the caches or on the machine's load, so a
+//! count per node that stays level says the work is linear and what is left is the memory
+//! hierarchy.
+//!
+//! How: for each capture of the scale series (recorded by `record-scale`), this binary runs
+//! itself under `valgrind --tool=cachegrind --cache-sim=no` twice: once reading the capture and
+//! processing [`RUNS`] copies of it, once doing the same without the processing. The difference
+//! over [`RUNS`] is the instructions of one `process` (model, analysis, uids, the a11y text, and
+//! freeing them).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use pagesight::capture::Capture;
+use pagesight::identity::UidTable;
+use pagesight::snapshot::{process, SnapshotOptions};
+use pagesight_benches::{dom_node_count, scale, scale_capture_path, scale_dir};
+
+/// How many copies of a capture the counted run processes.
+const RUNS: usize = 3;
+
+const USAGE: &str = "usage: scale_instructions [--sizes N,N,...]   (default: the scale series' sizes; \
+     needs valgrind and the captures of `cargo run --release -p pagesight-benches --bin record-scale`)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // The child mode, run under valgrind: `--count CAPTURE process|read`.
+    if let [flag, path, what] = args.as_slice() {
+        if flag == "--count" {
+            return match count(Path::new(path), what == "process") {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("scale_instructions: {message}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    }
+    let sizes = match parse_sizes(&args) {
+        Ok(sizes) => sizes,
+        Err(message) => {
+            eprintln!("{message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&sizes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("scale_instructions: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_sizes(args: &[String]) -> Result<Vec<usize>, String> {
+    match args {
+        [] => Ok(scale::DEFAULT_SIZES.to_vec()),
+        [flag, list] if flag == "--sizes" => list
+            .split(',')
+            .map(|s| {
+                s.trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("not a size: {s:?}"))
+            })
+            .collect(),
+        _ => Err(format!("unexpected arguments: {}", args.join(" "))),
+    }
+}
+
+fn run(sizes: &[usize]) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let dir = scale_dir();
+    let mut rows: Vec<(usize, f64)> = Vec::new();
+    println!("| DOM nodes | instructions per process | per node |");
+    println!("|---:|---:|---:|");
+    for &size in sizes {
+        let path = scale_capture_path(&dir, size);
+        if !path.exists() {
+            return Err(format!(
+                "no capture of {size} nodes at {}; record it with \
+                 `cargo run --release -p pagesight-benches --bin record-scale`",
+                path.display()
+            ));
+        }
+        let nodes = nodes_of(&path)?;
+        let with = instructions(&exe, &path, "process")?;
+        let without = instructions(&exe, &path, "read")?;
+        let per_run = with.saturating_sub(without) as f64 / RUNS as f64;
+        let per_node = per_run / nodes as f64;
+        println!("| {nodes} | {:.1} M | {per_node:.0} |", per_run / 1e6);
+        rows.push((nodes, per_node));
+    }
+    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+        let mut at = rows.iter().rev().skip(1);
+        if let Some(before) = at.next() {
+            println!(
+                "\nper node, {} against {} nodes: {:.3}x; against {} nodes: {:.3}x",
+                last.0,
+                before.0,
+                last.1 / before.1,
+                first.0,
+                last.1 / first.1
+            );
+        }
+    }
+    Ok(())
+}
+
+fn nodes_of(path: &Path) -> Result<usize, String> {
+    let capture = read(path)?;
+    Ok(dom_node_count(&capture))
+}
+
+fn read(path: &Path) -> Result<Capture, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Capture::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The instructions valgrind counted for this program's `--count` mode.
+fn instructions(exe: &PathBuf, path: &Path, what: &str) -> Result<u64, String> {
+    let output = Command::new("valgrind")
+        .args([
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(exe)
+        .arg("--count")
+        .arg(path)
+        .arg(what)
+        .output()
+        .map_err(|e| {
+            format!("cannot run valgrind ({e}); install it (`apt-get install valgrind`)")
+        })?;
+    let report = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(format!("valgrind failed on {}:\n{report}", path.display()));
+    }
+    // `==PID== I   refs:      2,676,216,197`
+    report
+        .lines()
+        .find_map(|line| {
+            let (_, count) = line.split_once("I   refs:")?;
+            count.trim().replace(',', "").parse::<u64>().ok()
+        })
+        .ok_or_else(|| format!("valgrind reported no instruction count:\n{report}"))
+}
+
+/// Reads the capture, copies it [`RUNS`] times and processes each copy (or not).
+fn count(path: &Path, processing: bool) -> Result<(), String> {
+    pagesight::keep_freed_memory();
+    let capture = read(path)?;
+    let target = capture.target_id.clone().unwrap_or_default();
+    for _ in 0..RUNS {
+        let copy = capture.clone();
+        if processing {
+            let mut table = UidTable::new();
+            let snapshot = process(copy, &mut table, &target, &SnapshotOptions::default())
+                .map_err(|e| format!("processing {}: {e}", path.display()))?;
+            std::hint::black_box(&snapshot);
+        } else {
+            std::hint::black_box(&copy);
+        }
+    }
+    Ok(())
+}
