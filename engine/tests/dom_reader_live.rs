@@ -42,7 +42,7 @@ async fn the_fast_reader_reads_chromium_replies_as_serde_does() {
                 .await
                 .expect("captureSnapshot");
             let text = raw.as_str();
-            let fast = DomSnapshot::read_fast(text);
+            let fast = DomSnapshot::read_fast(raw.as_bytes());
             match serde_json::from_str::<DomSnapshot>(text) {
                 Ok(serde) => {
                     let fast = fast

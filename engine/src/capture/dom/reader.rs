@@ -13,6 +13,11 @@
 //! would read another way (a struct written as an array, a key with escapes), a number outside
 //! the exact fast paths — makes it answer `None`: the caller then reads the text with
 //! serde_json, whose value or error is the one given, as it always was.
+//!
+//! It reads bytes, not text: every byte it accepts outside a string is ASCII, so only strings
+//! (values, keys, skipped ones) are checked to be UTF-8, which spares checking the whole reply,
+//! mostly numbers, once more (a reply is megabytes). Bytes that are not UTF-8 anywhere are
+//! refused all the same.
 
 use memchr::memchr2;
 use rustc_hash::FxHashMap;
@@ -29,23 +34,23 @@ impl DomSnapshot {
     /// Reads a `DOMSnapshot.captureSnapshot` result from JSON text: the value, or the error,
     /// of `serde_json::from_str::<DomSnapshot>`, in about two thirds of its time.
     pub fn from_json(text: &str) -> serde_json::Result<DomSnapshot> {
-        match DomSnapshot::read_fast(text) {
+        match DomSnapshot::read_fast(text.as_bytes()) {
             Some(snapshot) => Ok(snapshot),
             None => serde_json::from_str(text),
         }
     }
 
-    /// The fast reader alone: what `serde_json::from_str::<DomSnapshot>` gives, or `None` when
-    /// the text is not JSON it is sure to read the same way (see the module docs).
-    pub fn read_fast(text: &str) -> Option<DomSnapshot> {
-        Reader::new(text, Surrogates::Refuse).read()
+    /// The fast reader alone: what `serde_json::from_slice::<DomSnapshot>` gives, or `None`
+    /// when the bytes are not JSON it is sure to read the same way (see the module docs).
+    pub fn read_fast(bytes: &[u8]) -> Option<DomSnapshot> {
+        Reader::new(bytes, Surrogates::Refuse).read()
     }
 
     /// Reads the reply of [`CaptureDomSnapshot`]: the value, or the error, of
     /// [`RawJson::parse`], which also reads unpaired UTF-16 surrogates in page text as U+FFFD.
     /// The engine's live capture reads the reply this way.
     pub fn from_reply(raw: &RawJson) -> Result<DomSnapshot> {
-        match Reader::new(raw.as_str(), Surrogates::Replace).read() {
+        match Reader::new(raw.as_bytes(), Surrogates::Replace).read() {
             Some(snapshot) => Ok(snapshot),
             None => raw.parse(<CaptureDomSnapshot as crate::cdp::Command>::METHOD),
         }
@@ -77,7 +82,6 @@ const POW10: [f64; 23] = [
 const EXACT_INTEGERS: u64 = 1 << 53;
 
 struct Reader<'a> {
-    text: &'a str,
     bytes: &'a [u8],
     at: usize,
     surrogates: Surrogates,
@@ -207,6 +211,12 @@ fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
     Some(())
 }
 
+/// A string's bytes as text, if they are UTF-8.
+#[inline]
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes).ok()
+}
+
 /// Whether a string's bytes hold a control character, which JSON strings may not.
 #[inline]
 fn has_control(bytes: &[u8]) -> bool {
@@ -289,10 +299,9 @@ fn digits_end(bytes: &[u8], mut at: usize) -> usize {
 }
 
 impl<'a> Reader<'a> {
-    fn new(text: &'a str, surrogates: Surrogates) -> Reader<'a> {
+    fn new(bytes: &'a [u8], surrogates: Surrogates) -> Reader<'a> {
         Reader {
-            text,
-            bytes: text.as_bytes(),
+            bytes,
             at: 0,
             surrogates,
         }
@@ -408,7 +417,7 @@ impl<'a> Reader<'a> {
         let rest = self.bytes.get(self.at..)?;
         let len = memchr2(b'"', b'\\', rest)?;
         let key = rest.get(..len)?;
-        if rest.get(len) != Some(&b'"') || has_control(key) {
+        if rest.get(len) != Some(&b'"') || has_control(key) || utf8(key).is_none() {
             return None;
         }
         self.at += len + 1;
@@ -566,7 +575,7 @@ impl<'a> Reader<'a> {
     #[cold]
     #[inline(never)]
     fn slow_f64(&self, start: usize, end: usize) -> Option<f64> {
-        serde_json::from_str(self.text.get(start..end)?).ok()
+        serde_json::from_slice(self.bytes.get(start..end)?).ok()
     }
 
     /// A string, its opening quote read.
@@ -582,7 +591,7 @@ impl<'a> Reader<'a> {
             return self.escaped_string(start);
         }
         self.at = start + len + 1;
-        self.text.get(start..start + len).map(str::to_owned)
+        utf8(rest.get(..len)?).map(str::to_owned)
     }
 
     /// A string with escapes, from its start.
@@ -597,7 +606,7 @@ impl<'a> Reader<'a> {
             if has_control(rest.get(..len)?) {
                 return None;
             }
-            out.push_str(self.text.get(at..at + len)?);
+            out.push_str(utf8(rest.get(..len)?)?);
             at += len;
             if self.bytes.get(at) == Some(&b'"') {
                 self.at = at + 1;
@@ -705,7 +714,8 @@ impl<'a> Reader<'a> {
         loop {
             let rest = self.bytes.get(self.at..)?;
             let len = memchr2(b'"', b'\\', rest)?;
-            if has_control(rest.get(..len)?) {
+            let run = rest.get(..len)?;
+            if has_control(run) || utf8(run).is_none() {
                 return None;
             }
             self.at += len + 1;
@@ -1105,7 +1115,7 @@ mod tests {
     /// Reads `text` both ways: whatever the fast reader gives must be what serde gives, and
     /// `from_json` must give serde's value or serde's error. Returns the fast reader's answer.
     fn agree(text: &str) -> Option<DomSnapshot> {
-        let fast = DomSnapshot::read_fast(text);
+        let fast = DomSnapshot::read_fast(text.as_bytes());
         let serde = serde_json::from_str::<DomSnapshot>(text);
         if let Some(fast) = &fast {
             match &serde {
@@ -1166,7 +1176,7 @@ mod tests {
     #[test]
     fn reads_every_recorded_capture_as_serde_does() {
         for (name, dom) in captures() {
-            let fast = DomSnapshot::read_fast(&dom)
+            let fast = DomSnapshot::read_fast(dom.as_bytes())
                 .unwrap_or_else(|| panic!("{name}: the fast reader gave up"));
             let serde: DomSnapshot = serde_json::from_str(&dom).unwrap();
             assert!(same(&fast, &serde), "{name}: fast and serde differ");
@@ -1493,9 +1503,9 @@ mod tests {
             // Room after it for the words read at once.
             let text = format!("{number},]]]]]]]]]]]]]]]]");
             let number = number.as_str();
-            let mut reader = Reader::new(&text, Surrogates::Refuse);
+            let mut reader = Reader::new(text.as_bytes(), Surrogates::Refuse);
             let fast = f64::compact(&mut reader).map(|(v, _)| v);
-            let mut reader = Reader::new(&text, Surrogates::Refuse);
+            let mut reader = Reader::new(text.as_bytes(), Surrogates::Refuse);
             let general = reader.f64();
             let exact: f64 = number.parse().unwrap();
             let serde: f64 = serde_json::from_str(number).unwrap();
@@ -1542,6 +1552,48 @@ mod tests {
     }
 
     #[test]
+    fn bytes_that_are_not_utf8_are_refused_wherever_they_are() {
+        // Only strings are checked; each place a string can be must refuse what is not UTF-8,
+        // as reading the bytes as text first would have.
+        let good = r#""a é b""#;
+        assert!(Reader::new(
+            BASE.replace(r#""a b""#, good).as_bytes(),
+            Surrogates::Replace
+        )
+        .read()
+        .is_some());
+        let places = [
+            // a string of the table, plain and with an escape
+            (r#""a b""#, "\"a \u{1} b\""),
+            (r#""a b""#, "\"a\\n \u{1} b\""),
+            // a key the reader knows the shape of, and one it skips
+            (r#""title":-1"#, "\"ti\u{1}tle\":-1"),
+            (r#""systemId":-1,"#, "\"systemId\":-1,\"x\u{1}\":1,"),
+            // a string in a value that is skipped
+            (
+                r#""systemId":-1,"#,
+                "\"systemId\":-1,\"extra\":[\"\u{1}\"],",
+            ),
+        ];
+        for (from, to) in places {
+            for bad in [&[0xFFu8][..], &[0xC3], &[0xED, 0xA0, 0x80]] {
+                let mut bytes = Vec::new();
+                let text = BASE.replacen(from, to, 1);
+                assert_ne!(text, BASE, "{from}");
+                for (k, part) in text.split('\u{1}').enumerate() {
+                    if k > 0 {
+                        bytes.extend_from_slice(bad);
+                    }
+                    bytes.extend_from_slice(part.as_bytes());
+                }
+                assert!(std::str::from_utf8(&bytes).is_err());
+                let read = Reader::new(&bytes, Surrogates::Replace).read();
+                assert!(read.is_none(), "{to} with {bad:?}");
+            }
+        }
+    }
+
+    #[test]
     fn unpaired_surrogates_read_as_the_serde_path_reads_them() {
         let lone = [
             r#""\ud800""#,
@@ -1560,7 +1612,9 @@ mod tests {
             let raw = RawJson::new(Bytes::from(text.clone().into_bytes()), 0..text.len());
             let method = <CaptureDomSnapshot as crate::cdp::Command>::METHOD;
             let expected = raw.parse::<DomSnapshot>(method).unwrap();
-            let fast = Reader::new(&text, Surrogates::Replace).read().unwrap();
+            let fast = Reader::new(text.as_bytes(), Surrogates::Replace)
+                .read()
+                .unwrap();
             assert!(same(&fast, &expected), "{s}");
             assert!(same(&DomSnapshot::from_reply(&raw).unwrap(), &expected));
             assert!(expected.string(6).unwrap().contains('\u{FFFD}'));
