@@ -616,10 +616,14 @@ pub fn image_map_areas(model: &Model) -> Vec<MapArea> {
             }
         }
     }
+    if maps.is_empty() {
+        return Vec::new();
+    }
+    let img_tags = model.string_ids(|s| s == "img");
     let mut out = Vec::new();
     for (i, node) in model.nodes.iter().enumerate() {
         let img = NodeId::new(i as u32);
-        if !node.is_element() || !model.is_tag(img, "img") {
+        if !node.is_element() || !img_tags.contains(&node.tag) {
             continue;
         }
         let Some(name) = model.attr(img, "usemap").and_then(|u| u.strip_prefix('#')) else {
