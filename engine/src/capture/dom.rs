@@ -268,9 +268,9 @@ pub struct TextBoxRecord {
 ///
 /// Rows that are equal may share their values: a box's style row and an element's attribute
 /// list repeat across a page (the python3.11-doc `stdtypes` page has 31k style rows, 34 of them
-/// distinct), so the fast reader stores each distinct row once (see [`Ragged::shared`]).
-/// Whether rows share is invisible to every reader of the list: two lists are equal when their
-/// rows are.
+/// distinct), and a box's bounds are often the box before's, so the fast reader stores such
+/// rows once. Whether rows share is invisible to every reader of the list: two lists are equal
+/// when their rows are.
 #[derive(Clone)]
 pub struct Ragged<T> {
     /// Row `k` is `values[spans[k][0]..spans[k][1]]`.

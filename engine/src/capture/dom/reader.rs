@@ -813,13 +813,32 @@ impl<'a> Reader<'a> {
         Some(out)
     }
 
-    /// A list of lists of numbers; `rows` as for [`Reader::list`]. Room for the values is
-    /// reserved once the first row that has any says how long rows are.
+    /// A list of lists of numbers, each row read ([`Reader::ragged_with`]).
     fn ragged<T: Number>(&mut self, rows: &mut usize) -> Option<Ragged<T>> {
+        self.ragged_with(rows, false)
+    }
+
+    /// A list of lists of numbers; `rows` as for [`Reader::list`]. Room for the values is
+    /// reserved once the first row that has any says how long rows are. With `repeats`, a row
+    /// written exactly as the one before shares its values instead of being read again: a
+    /// box's bounds are often its only child's (a third of the boxes of a long page), and
+    /// comparing a row's few bytes costs far less than reading four decimals.
+    fn ragged_with<T: Number>(&mut self, rows: &mut usize, repeats: bool) -> Option<Ragged<T>> {
         let mut out = Ragged::<T>::new();
         out.reserve_rows((*rows).min(self.room()));
         let mut reserved = false;
+        let bytes = self.bytes;
+        // The text of the row before, from its first byte through its `]`.
+        let mut before: &[u8] = &[];
         self.array(|r| {
+            let at = r.at;
+            if repeats && !before.is_empty() && bytes.get(at..at + before.len()) == Some(before) {
+                // A row holds numbers only, so the text of the row before, `]` included, is
+                // all of this one.
+                out.repeat_row(out.len() - 1);
+                r.at = at + before.len();
+                return Some(());
+            }
             let start = out.values_mut().len();
             r.numbers(|value| out.values_mut().push(value))?;
             if !reserved && !out.values_mut().is_empty() {
@@ -828,6 +847,7 @@ impl<'a> Reader<'a> {
                 let more = out.values_mut().len().saturating_mul(left).min(r.room());
                 out.values_mut().reserve(more);
             }
+            before = bytes.get(at..r.at)?;
             out.end_row(start).ok()
         })?;
         // As the serde path: what is spare is given back.
@@ -1009,7 +1029,7 @@ impl<'a> Reader<'a> {
         self.object(|r, key| match key {
             b"nodeIndex" => fill(&mut node_index, r.list(&mut rows)),
             b"styles" => fill(&mut styles, r.shared_ragged(&mut rows)),
-            b"bounds" => fill(&mut bounds, r.ragged(&mut rows)),
+            b"bounds" => fill(&mut bounds, r.ragged_with(&mut rows, true)),
             b"text" => fill(&mut text, r.list(&mut rows)),
             b"stackingContexts" => fill(&mut stacking_contexts, r.rare_booleans()),
             b"paintOrders" => fill(&mut paint_orders, r.nullable(|r| r.list(&mut rows))),
@@ -1261,10 +1281,33 @@ mod tests {
             );
             agree(&attrs);
         }
-        // A long page's style rows are a few distinct ones.
+        // Bounds are compared with the row before only.
+        let bounds = r#""bounds":[[0,0,800,600],[8,8.5,100.25,20],[8,8.5,30.5,18.1875]]"#;
+        for rows in [
+            "[[1,2,3,4.5],[1,2,3,4.5],[1,2,3,4.5]]",
+            "[[1,2,3,4.5],[1,2,3,4.5 ],[1,2,3,4.5]]",
+            "[[1,2,3,4.5],[1,2,3,4.50],[1,2,3,4.5]]",
+            "[[1,2,3,4],[1,2,3,4],[1,2,3,4]]",
+            "[[1,2,3,4],[1,2,3,4],[1,2,3,4],[5]]",
+            "[[],[],[1],[1]]",
+            "[[1,2,3,4],[1,2,3,4],[1,2,3,4]",
+            "[[1,2,3,4],[1,2,3,4]x[1,2,3,4]]",
+            "[[1,2,3,4],[1,2,3,4],1,2,3,4]]",
+        ] {
+            let text = BASE.replace(bounds, &format!(r#""bounds":{rows}"#));
+            assert_ne!(text, BASE);
+            agree(&text);
+        }
+        let repeated = BASE.replace(bounds, r#""bounds":[[1,2,3,4.5],[1,2,3,4.5],[1,2,3,4.5]]"#);
+        let layout = &reads(&repeated).documents[0].layout;
+        assert!(layout.bounds.shared());
+        assert_eq!(layout.bounds.get(2), Some(&[1.0, 2.0, 3.0, 4.5][..]));
+        // A long page's style rows are a few distinct ones, and a box's bounds are often the
+        // box before's.
         let stdtypes = reads(&capture_dom("stdtypes.json.gz"));
         let layout = &stdtypes.documents[0].layout;
         assert!(layout.styles.len() > 30_000 && layout.styles.shared());
+        assert!(layout.bounds.shared());
         assert!(stdtypes.documents[0]
             .nodes
             .attributes
