@@ -124,13 +124,12 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     // Re-create the capture inside the counted window so its own size counts.
     let typed_json = serde_json::to_vec(&capture).map_err(|e| format!("re-encoding: {e}"))?;
     drop(capture);
-    let capture: Capture =
-        serde_json::from_slice(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
+    // Read as a live reply is: the DOM snapshot by the engine's own reader.
+    let capture = Capture::from_bytes(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
     drop(capture);
     let base = current();
     reset_peak();
-    let capture: Capture =
-        serde_json::from_slice(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
+    let capture = Capture::from_bytes(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
     let capture_size = current() - base;
     let mut table = UidTable::new();
     let snapshot =

@@ -818,27 +818,26 @@ impl<'a> StyleRows<'a> {
         strings: &[String],
     ) -> Result<StyleId> {
         // Where the values are says which target they are of: the documents of two targets are
-        // different lists, and an empty row is the same style in any.
+        // different lists, and an empty row is the same style in any. Only the first row of
+        // each style is remembered by place, so rows that do not share (read by serde) cost
+        // no more than their content's lookup.
         let at = (vals.as_ptr() as usize, vals.len());
         if let Some(&id) = self.at.get(&at) {
             return Ok(id);
         }
-        let id = match self.ids.get(&(target, vals)) {
-            Some(&id) => id,
-            None => {
-                let mut style = Style::default();
-                for (f, &v) in styles.iter().zip(vals.iter()) {
-                    if *f != StyleField::Ignored && v >= 0 {
-                        let sid = ctx.str(v)?;
-                        f.apply(&mut style, &strings[sid.index()]);
-                    }
-                }
-                let id = StyleId::new(self.styles.len() as u32);
-                self.styles.push(style);
-                self.ids.insert((target, vals), id);
-                id
+        if let Some(&id) = self.ids.get(&(target, vals)) {
+            return Ok(id);
+        }
+        let mut style = Style::default();
+        for (f, &v) in styles.iter().zip(vals.iter()) {
+            if *f != StyleField::Ignored && v >= 0 {
+                let sid = ctx.str(v)?;
+                f.apply(&mut style, &strings[sid.index()]);
             }
-        };
+        }
+        let id = StyleId::new(self.styles.len() as u32);
+        self.styles.push(style);
+        self.ids.insert((target, vals), id);
         self.at.insert(at, id);
         Ok(id)
     }
