@@ -358,11 +358,12 @@ impl<T> Ragged<T> {
         Ok(())
     }
 
-    /// Adds a row equal to row `k`, sharing its values.
-    pub(crate) fn repeat_row(&mut self, k: usize) {
-        if let Some(&span) = self.spans.get(k) {
-            self.spans.push(span);
-        }
+    /// Adds a row equal to row `k`, sharing its values; `None` (and nothing added) when there
+    /// is no row `k`.
+    pub(crate) fn repeat_row(&mut self, k: usize) -> Option<()> {
+        let span = *self.spans.get(k)?;
+        self.spans.push(span);
+        Some(())
     }
 
     /// The values, for the reader that fills them.

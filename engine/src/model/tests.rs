@@ -417,3 +417,55 @@ fn backend_node_ids_outside_the_protocols_32_bits_are_refused() {
     let err = Model::from_capture(page(i64::from(i32::MAX) + 1).capture()).unwrap_err();
     assert!(err.to_string().contains("nodes.backendNodeId"), "{err}");
 }
+
+#[test]
+fn a_style_row_of_one_target_is_not_taken_for_another_targets() {
+    // An out-of-process iframe whose style rows are the very index lists of the page's, in a
+    // string table where the index the page reads as `block` reads as `none`.
+    let page = simple();
+    let mut frame = simple();
+    let block = frame.strings.iter().position(|s| s == "block").unwrap();
+    frame.strings[block] = "none".into();
+    let mut capture = page.capture();
+    let frame_capture = frame.capture();
+    assert_eq!(
+        frame_capture.dom_snapshot.documents[0].layout.styles,
+        capture.dom_snapshot.documents[0].layout.styles
+    );
+    let owner = capture.dom_snapshot.documents[0]
+        .nodes
+        .backend_node_id
+        .as_ref()
+        .unwrap()[3];
+    capture.oopifs.push(crate::capture::OopifCapture {
+        target_id: Some("child".into()),
+        frame_id: "frame1".into(),
+        owner_target: 0,
+        owner_backend_node_id: owner,
+        computed_styles: capture.computed_styles.clone(),
+        dom_snapshot: frame_capture.dom_snapshot.clone(),
+        ax_trees: Vec::new(),
+        frame_tree: None,
+    });
+    let m = Model::from_capture(capture).unwrap();
+    // (whether the box is the frame's, its display), in document order: the frame's document
+    // is stitched under `div#a`.
+    let page_doc = m.node(NodeId::new(0)).doc;
+    let displays: Vec<(bool, Display)> = m
+        .node_ids()
+        .filter_map(|i| {
+            let l = m.layout_of(i)?;
+            Some((m.node(i).doc != page_doc, m.style(l).display))
+        })
+        .collect();
+    let frame = displays.iter().filter(|(f, _)| *f).count();
+    assert_eq!((displays.len(), frame), (10, 5), "{displays:?}");
+    for (in_frame, display) in displays {
+        let expected = if in_frame {
+            Display::None
+        } else {
+            Display::Block
+        };
+        assert_eq!(display, expected);
+    }
+}

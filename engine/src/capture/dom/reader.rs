@@ -835,7 +835,7 @@ impl<'a> Reader<'a> {
             if repeats && !before.is_empty() && bytes.get(at..at + before.len()) == Some(before) {
                 // A row holds numbers only, so the text of the row before, `]` included, is
                 // all of this one.
-                out.repeat_row(out.len() - 1);
+                out.repeat_row(out.len().checked_sub(1)?)?;
                 r.at = at + before.len();
                 return Some(());
             }
@@ -872,7 +872,7 @@ impl<'a> Reader<'a> {
             let end = start + memchr::memchr(b']', bytes.get(start..)?)? + 1;
             let text = bytes.get(start..end)?;
             if let Some(&k) = seen.get(text) {
-                out.repeat_row(k);
+                out.repeat_row(k)?;
                 r.at = end;
                 return Some(());
             }
