@@ -18,7 +18,7 @@
 //! over [`RUNS`] is the instructions of one `process` (model, analysis, uids, the a11y text, and
 //! freeing them).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use pagesight::capture::Capture;
@@ -92,7 +92,7 @@ fn run(sizes: &[usize]) -> Result<(), String> {
                 path.display()
             ));
         }
-        let nodes = nodes_of(&path)?;
+        let nodes = dom_node_count(&read(&path)?);
         let with = instructions(&exe, &path, "process")?;
         let without = instructions(&exe, &path, "read")?;
         let per_run = with.saturating_sub(without) as f64 / RUNS as f64;
@@ -100,25 +100,18 @@ fn run(sizes: &[usize]) -> Result<(), String> {
         println!("| {nodes} | {:.1} M | {per_node:.0} |", per_run / 1e6);
         rows.push((nodes, per_node));
     }
-    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
-        let mut at = rows.iter().rev().skip(1);
-        if let Some(before) = at.next() {
-            println!(
-                "\nper node, {} against {} nodes: {:.3}x; against {} nodes: {:.3}x",
-                last.0,
-                before.0,
-                last.1 / before.1,
-                first.0,
-                last.1 / first.1
-            );
-        }
+    if let [first, .., last] = rows.as_slice() {
+        let before = &rows[rows.len() - 2];
+        println!(
+            "\nper node, {} against {} nodes: {:.3}x; against {} nodes: {:.3}x",
+            last.0,
+            before.0,
+            last.1 / before.1,
+            first.0,
+            last.1 / first.1
+        );
     }
     Ok(())
-}
-
-fn nodes_of(path: &Path) -> Result<usize, String> {
-    let capture = read(path)?;
-    Ok(dom_node_count(&capture))
 }
 
 fn read(path: &Path) -> Result<Capture, String> {
@@ -127,7 +120,7 @@ fn read(path: &Path) -> Result<Capture, String> {
 }
 
 /// The instructions valgrind counted for this program's `--count` mode.
-fn instructions(exe: &PathBuf, path: &Path, what: &str) -> Result<u64, String> {
+fn instructions(exe: &Path, path: &Path, what: &str) -> Result<u64, String> {
     let output = Command::new("valgrind")
         .args([
             "--tool=cachegrind",
