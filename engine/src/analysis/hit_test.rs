@@ -352,6 +352,12 @@ impl HitTester {
     /// Builds the hit tester of a model. Linear in the number of nodes, plus the items inside the
     /// viewport times the grid cells they cover.
     pub fn new(model: &Model, geometry: &Geometry) -> HitTester {
+        HitTester::build(model, geometry, false)
+    }
+
+    /// [`HitTester::new`]; `whole`: every subtree is walked, whether it reaches the view or not
+    /// (what skipping the others must not change).
+    fn build(model: &Model, geometry: &Geometry, whole: bool) -> HitTester {
         let n = model.nodes.len();
         let viewport = geometry.viewport.rect();
         let mut flags = vec![0u8; n];
@@ -472,7 +478,19 @@ impl HitTester {
             };
         }
 
-        let shapes = Shapes::new(model, &flags);
+        // Where each document can be hit (viewport coordinates), and which subtrees can put
+        // anything there: the passes below that only add items skip the rest of the page.
+        let regions: Vec<Rect> = geometry
+            .doc_clips
+            .iter()
+            .map(|c| c.clip_to(&viewport))
+            .collect();
+        let reach = if whole {
+            vec![true; n]
+        } else {
+            reaching(model, geometry, &regions)
+        };
+        let shapes = Shapes::new(model, &flags, &reach);
 
         // Negative-z layers: the content of their stacking context is lifted above them.
         let mut neg_end: Vec<i64> = vec![-1; n];
@@ -550,7 +568,7 @@ impl HitTester {
         // the snapshot misplaces in them.
         let mut misplaced: Vec<bool> = Vec::new();
         let mut columns: Vec<(u32, ColumnScan)> = Vec::new();
-        for i in 0..n {
+        for i in (0..n).filter(|&i| reach[i]) {
             let node = &model.nodes[i];
             if flags[i] & F_BOX == 0 || !node.is_element() || node.subtree_end.index() == i + 1 {
                 continue;
@@ -572,7 +590,7 @@ impl HitTester {
             .iter()
             .enumerate()
             .map(|(d, _)| {
-                let region = geometry.doc_clips[d].clip_to(&viewport);
+                let region = regions[d];
                 DocIndex {
                     region,
                     fallback: model.document_element(DocId::new(d as u32)),
@@ -593,7 +611,7 @@ impl HitTester {
         };
         let mut lines: Vec<Rect> = Vec::new();
         let mut area_items: Vec<(Rect, u64, NodeId, bool)> = Vec::new();
-        for i in 0..n {
+        for i in (0..n).filter(|&i| reach[i]) {
             let fl = flags[i];
             if fl & F_BOX == 0 {
                 continue;
@@ -789,7 +807,7 @@ impl HitTester {
             }
         }
         let mut line_items = Vec::new();
-        for i in 0..n {
+        for i in (0..n).filter(|&i| reach[i]) {
             overflowing_lines(
                 model,
                 &flags,
@@ -889,7 +907,8 @@ struct Shapes {
 }
 
 impl Shapes {
-    fn new(model: &Model, flags: &[u8]) -> Shapes {
+    /// The shapes of the nodes `reach` marks (the others keep the defaults: no turn, no shape).
+    fn new(model: &Model, flags: &[u8], reach: &[bool]) -> Shapes {
         let n = model.nodes.len();
         let any_turned = model
             .styles
@@ -908,7 +927,7 @@ impl Shapes {
         if any_turned {
             const ID: [f64; 4] = [1.0, 0.0, 0.0, 1.0];
             out.turn = vec![ID; n];
-            for i in 0..n {
+            for i in (0..n).filter(|&i| reach[i]) {
                 let node = &model.nodes[i];
                 let p = node
                     .parent
@@ -937,7 +956,7 @@ impl Shapes {
             // Whether a node's content shape comes from its parent's overflow clip (which an
             // absolutely positioned or fixed child escapes) rather than a `clip-path`.
             let mut from_overflow = vec![false; n];
-            for i in 0..n {
+            for i in (0..n).filter(|&i| reach[i]) {
                 let node = &model.nodes[i];
                 let id = NodeId::new(i as u32);
                 let parent = node.parent.filter(|p| model.node(*p).doc == node.doc);
@@ -1010,6 +1029,98 @@ impl Shapes {
 /// An item's rectangle in the viewport: `rect` (its document's coordinates) clipped by `clip`,
 /// moved by the document's offset, kept within the document's `region` (grown by a pixel for
 /// rounding). `None` when nothing of it is left.
+/// Per node: whether anything of its subtree can be hit in `regions` (per document, viewport
+/// coordinates).
+///
+/// Every item a node adds lies within the hull of its subtree's rectangles in its document:
+/// boxes, text fragments and image map areas (the lines of a block, cut from its box and its
+/// text, can span the gap between two of them, hence the hull rather than the rectangles
+/// themselves). Only a modal dialog's backdrop covers the whole region wherever the dialog is.
+/// A subtree whose hull stays away from the region adds nothing there, and the passes that
+/// only add items skip it.
+///
+/// Why: on a long page the view is a small part of it. The flags and the paint simulation
+/// still cover every node (the order of what is in view depends on what is not), but the
+/// shapes, the column scans, the items and the overflowing lines are computed for the part
+/// of the tree that reaches the view only.
+fn reaching(model: &Model, geometry: &Geometry, regions: &[Rect]) -> Vec<bool> {
+    let n = model.nodes.len();
+    // Each region in its document's coordinates, grown by more than what `placed` and the
+    // snapping of text to whole pixels can add.
+    let near: Vec<Rect> = regions
+        .iter()
+        .zip(&geometry.doc_offsets)
+        .map(|(r, &(dx, dy))| r.translate(-dx, -dy).inflate(2.0))
+        .collect();
+    let meets = |r: &Rect, z: &Rect| {
+        r.x <= z.right() && r.right() >= z.x && r.y <= z.bottom() && r.bottom() >= z.y
+    };
+    // A rectangle with no extent at all (or not a number) adds no item and widens no line.
+    let hull = |h: Option<Rect>, r: &Rect| {
+        let real = r.width >= 0.0 && r.height >= 0.0 && (r.width > 0.0 || r.height > 0.0);
+        match h {
+            _ if !real => h,
+            Some(h) => Some(h.union(r)),
+            None => Some(*r),
+        }
+    };
+    let areas = &geometry.map_areas;
+    let mut area_end = areas.len();
+    let mut reach = vec![false; n];
+    // The hulls of the subtrees below the node at hand wait on a stack, as in `visibility`:
+    // in reverse pre-order each entry belongs to an ancestor of the node, deepest on top.
+    let mut pending: Vec<(usize, Option<Rect>, bool)> = Vec::new();
+    for i in (0..n).rev() {
+        let node = &model.nodes[i];
+        let (mut h, mut reached) = match pending.last() {
+            Some(&(p, h, reached)) if p == i => {
+                pending.pop();
+                (h, reached)
+            }
+            _ => (None, false),
+        };
+        let mut b = node.layout;
+        while let Some(lid) = b {
+            let l = model.layout(lid);
+            h = hull(h, &l.bounds);
+            for t in model.text_boxes_of(lid) {
+                h = hull(h, &t.bounds);
+            }
+            reached |= node.is_element()
+                && is_modal_dialog(model, NodeId::new(i as u32), model.style(l).position);
+            b = l.next_for_node;
+        }
+        // Areas are in the document order of their images: those of images after this node
+        // are behind.
+        while area_end > 0 && areas[area_end - 1].img.index() >= i {
+            area_end -= 1;
+            if areas[area_end].img.index() == i {
+                h = hull(h, &areas[area_end].rect);
+            }
+        }
+        let doc = node.doc.index();
+        reached |= h.zip(near.get(doc)).is_some_and(|(h, z)| meets(&h, z));
+        reach[i] = reached;
+        let Some(p) = node.parent.map(|p| p.index()) else {
+            continue;
+        };
+        // A child document's rectangles are in its own coordinates: only whether it reaches
+        // its region goes up to its owner.
+        let h = h.filter(|_| model.nodes[p].doc.index() == doc);
+        match pending.last_mut() {
+            Some((q, ph, pr)) if *q == p => {
+                *ph = match (*ph, h) {
+                    (Some(a), Some(b)) => Some(a.union(&b)),
+                    (a, b) => a.or(b),
+                };
+                *pr |= reached;
+            }
+            _ => pending.push((p, h, reached)),
+        }
+    }
+    reach
+}
+
 fn placed(rect: Rect, clip: &Rect, (dx, dy): (f64, f64), region: Rect) -> Option<Rect> {
     rect.intersect(clip)?
         .translate(dx, dy)
@@ -1400,5 +1511,139 @@ impl DocIndex {
         self.rows = rows;
         self.cell_start = counts;
         self.cell_items = cell_items;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::Capture;
+    use crate::model::tests::{simple, Page, BLOCK};
+    use serde_json::json;
+
+    /// Every answer of the two hit testers over the view, a point every `step` px.
+    fn same_answers(name: &str, model: &Model, step: usize) {
+        let geometry = Geometry::new(model);
+        let (view, whole) = (
+            HitTester::new(model, &geometry),
+            HitTester::build(model, &geometry, true),
+        );
+        assert_eq!(view.item_count(), whole.item_count(), "{name}: items");
+        let v = geometry.viewport.rect();
+        for y in (0..v.height as usize).step_by(step) {
+            for x in (0..v.width as usize).step_by(step) {
+                let (x, y) = (x as f64, y as f64);
+                assert_eq!(
+                    view.hit_test(x, y),
+                    whole.hit_test(x, y),
+                    "{name}: ({x}, {y})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn skipping_what_cannot_reach_the_view_changes_no_answer() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut files: Vec<_> = ["captures", "hit"]
+            .iter()
+            .filter_map(|d| std::fs::read_dir(root.join(d)).ok())
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let name = p.to_string_lossy();
+                name.ends_with(".json.gz") && !name.ends_with(".hit.json.gz")
+            })
+            .collect();
+        files.sort();
+        assert!(files.len() >= 20, "recorded captures missing: {files:?}");
+        let mut skipped_most = false;
+        for path in &files {
+            let bytes = std::fs::read(path).expect("a recorded capture");
+            let capture = Capture::from_bytes(&bytes).expect("a readable capture");
+            let model = Model::from_capture(capture).expect("a model");
+            let name = path.display().to_string();
+            same_answers(&name, &model, 5);
+            let geometry = Geometry::new(&model);
+            let v = geometry.viewport.rect();
+            let regions: Vec<Rect> = geometry.doc_clips.iter().map(|c| c.clip_to(&v)).collect();
+            let reached = reaching(&model, &geometry, &regions);
+            skipped_most |= reached.iter().filter(|r| **r).count() * 4 < reached.len();
+        }
+        // The long reference page is mostly out of view: the test compares something.
+        assert!(skipped_most, "no capture had most of its nodes skipped");
+    }
+
+    #[test]
+    fn lines_that_span_the_view_from_outside_it_are_still_hit() {
+        // `#b` is 20 px tall, above the view; its text has a line above the view and one below
+        // it, so its second line box (from the first line down) covers the view, over `#a`.
+        let mut p = simple();
+        let d = &mut p.docs[0];
+        d["layout"]["bounds"][3] = json!([10.0, 280.0, 100.0, 40.0]);
+        d["layout"]["bounds"][4] = json!([0.0, -300.0, 400.0, 20.0]);
+        d["layout"]["nodeIndex"]
+            .as_array_mut()
+            .expect("layout")
+            .push(json!(5));
+        d["layout"]["bounds"]
+            .as_array_mut()
+            .expect("bounds")
+            .push(json!([0.0, -300.0, 60.0, 1018.0]));
+        d["layout"]["paintOrders"]
+            .as_array_mut()
+            .expect("paint orders")
+            .push(json!(1));
+        d["layout"]["text"]
+            .as_array_mut()
+            .expect("text")
+            .push(json!(-1));
+        let row = d["layout"]["styles"][4].clone();
+        d["layout"]["styles"]
+            .as_array_mut()
+            .expect("styles")
+            .push(row);
+        d["textBoxes"] = json!({
+            "layoutIndex": [5, 5],
+            "bounds": [[0.0, -300.0, 50.0, 18.0], [0.0, 700.0, 60.0, 18.0]],
+            "start": [0, 8],
+            "length": [5, 6]
+        });
+        let model = p.model();
+        let geometry = Geometry::new(&model);
+        let hit = HitTester::new(&model, &geometry).hit_test(20.0, 300.0);
+        assert_eq!(hit.map(|h| h.node), Some(NodeId::new(4)));
+        same_answers("lines", &model, 2);
+    }
+
+    #[test]
+    fn a_modal_dialog_out_of_view_still_takes_the_clicks_in_it() {
+        // Its backdrop covers the view wherever the dialog itself is.
+        let mut fixed = BLOCK;
+        fixed[4] = "fixed";
+        let mut p = Page::new();
+        p.doc(
+            &[
+                (-1, 9, "#document", &[], ""),
+                (0, 1, "HTML", &[], ""),
+                (1, 1, "BODY", &[], ""),
+                (2, 1, "BUTTON", &[], ""),
+                (2, 1, "DIALOG", &[("open", "")], ""),
+            ],
+            &[
+                (0, [0.0, 0.0, 800.0, 600.0], BLOCK, 0),
+                (1, [0.0, 0.0, 800.0, 2000.0], BLOCK, 1),
+                (2, [0.0, 0.0, 800.0, 2000.0], BLOCK, 1),
+                (3, [10.0, 10.0, 100.0, 40.0], BLOCK, 1),
+                (4, [0.0, -2000.0, 300.0, 100.0], fixed, 2),
+            ],
+            json!({}),
+        );
+        let model = p.model();
+        let geometry = Geometry::new(&model);
+        let hit = HitTester::new(&model, &geometry).hit_test(20.0, 20.0);
+        assert_eq!(hit.map(|h| h.node), Some(NodeId::new(4)));
+        same_answers("dialog", &model, 4);
     }
 }

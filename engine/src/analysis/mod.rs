@@ -356,8 +356,7 @@ impl ViewFacts {
     /// Geometry and visibility of `model` seen with `expand`.
     pub fn new(model: &Model, expand: Expand) -> ViewFacts {
         let geometry = Geometry::new(model);
-        let mut nodes = vec![NodeFacts::default(); model.nodes.len()];
-        visibility::compute(model, &geometry, expand, &mut nodes);
+        let nodes = visibility::compute(model, &geometry, expand);
         ViewFacts {
             expand,
             geometry,
@@ -376,27 +375,21 @@ pub fn analyze(model: &Model, options: &AnalysisOptions) -> Analysis {
 /// of this model's DOM (anything else is computed afresh).
 pub fn analyze_view(model: &Model, options: &AnalysisOptions, view: Option<ViewFacts>) -> Analysis {
     let view = view.filter(|v| v.expand == options.expand && v.nodes.len() == model.nodes.len());
-    let (geometry, mut nodes, fresh, shared) = match view {
-        Some(v) => (v.geometry, v.nodes, false, Some(v.hit_tester)),
-        None => (
-            Geometry::new(model),
-            vec![NodeFacts::default(); model.nodes.len()],
-            true,
-            None,
-        ),
+    let (geometry, kept, shared) = match view {
+        Some(v) => (v.geometry, Some(v.nodes), Some(v.hit_tester)),
+        None => (Geometry::new(model), None, None),
     };
     let viewport = geometry.viewport;
     let built = shared.as_ref().and_then(|s| s.get().cloned());
     // The hit tester reads only the model and its geometry, not the facts.
-    let (hit_tester, scrolls) = crate::parallel::join(
+    let (hit_tester, (nodes, scrolls)) = crate::parallel::join(
         built.is_none() && model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES,
         || built.unwrap_or_else(|| Arc::new(HitTester::new(model, &geometry))),
         || {
-            if fresh {
-                visibility::compute(model, &geometry, options.expand, &mut nodes);
-            }
+            let mut nodes =
+                kept.unwrap_or_else(|| visibility::compute(model, &geometry, options.expand));
             interactivity::compute(model, &mut nodes);
-            scroll::compute(model, &geometry)
+            (nodes, scroll::compute(model, &geometry))
         },
     );
     if let Some(shared) = shared {

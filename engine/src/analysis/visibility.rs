@@ -94,9 +94,12 @@ pub fn expanded_viewport(geometry: &Geometry, expand: Expand) -> Option<Rect> {
     }
 }
 
-/// Fills the rectangles and `in_viewport` of every node.
-pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [NodeFacts]) {
+/// The rectangles and `in_viewport` of every node, the other facts left at their defaults.
+pub fn compute(model: &Model, geometry: &Geometry, expand: Expand) -> Vec<NodeFacts> {
     let n = model.nodes.len();
+    // Each node's facts are written once, as the top-down pass reaches it, rather than set to
+    // their defaults first: on a long page that is megabytes written once instead of twice.
+    let mut facts = Vec::with_capacity(n);
     let mut transparent = vec![false; n];
     // Top-down: opacity 0 anywhere above hides the subtree.
     for i in 0..n {
@@ -110,13 +113,14 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
         let id = NodeId::new(i as u32);
         // Opacity hides from a person but not from the mouse; pointer-events the reverse.
         let own = own_visible_rect(model, geometry, id, false);
-        let f = &mut facts[i];
+        let mut f = NodeFacts::default();
         f.set_hittable_rect(own.filter(|_| {
             node.layout
                 .is_some_and(|l| model.style(model.layout(l)).pointer_events != PointerEvents::None)
         }));
         f.set_visible_rect(if transparent[i] { None } else { own });
         f.set_bounds(own_bounds(model, geometry, id));
+        facts.push(f);
     }
     // Image map areas have no box: each is the part of its image its shape covers (the first
     // image using the map), seen and hit as that image is.
@@ -187,6 +191,7 @@ pub fn compute(model: &Model, geometry: &Geometry, expand: Expand, facts: &mut [
             }
         }
     }
+    facts
 }
 
 /// Whether a node whose own box cannot be seen counts as seen where its descendants are: only
