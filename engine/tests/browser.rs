@@ -362,6 +362,43 @@ fn navigate_to_a_file() {
 }
 
 #[test]
+fn a_page_reports_each_new_document_without_being_asked_for_one() {
+    // A capture tells a new document from the old one by `DOM.documentUpdated`: the page's DOM
+    // domain must report one for every new document, with no `DOM.getDocument` before.
+    let browser = shared_browser();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file = dir.path().join("page.html");
+    std::fs::write(&file, "<title>one</title><p>hello</p>").expect("write");
+    let url = format!("file://{}", file.display());
+    rt().block_on(async {
+        let page = browser.new_page().await.expect("a page");
+        let mut updates = page
+            .connection()
+            .subscribe_methods(Some(page.session_id()), &["DOM.documentUpdated"]);
+        let mut arrived = async || {
+            let wait = tokio::time::timeout(Duration::from_secs(10), updates.next()).await;
+            let arrived = matches!(wait, Ok(Some(Ok(_))));
+            while updates.try_next().is_some() {}
+            arrived
+        };
+        let outcome = page
+            .navigate(&url, Duration::from_secs(10))
+            .await
+            .expect("navigate");
+        assert!(!outcome.timed_out);
+        assert!(arrived().await, "no documentUpdated for a navigation");
+        let rewrite = "document.open(); document.write('<p>two</p>'); document.close(); 1";
+        page.send(&evaluate(rewrite)).await.expect("rewrite");
+        assert!(arrived().await, "no documentUpdated for document.open()");
+        page.send(&evaluate("location.reload(); 1"))
+            .await
+            .expect("reload");
+        assert!(arrived().await, "no documentUpdated for a reload");
+        page.close().await.expect("close");
+    });
+}
+
+#[test]
 fn navigate_to_a_closed_port_fails_with_the_net_error() {
     let browser = shared_browser();
     rt().block_on(async {

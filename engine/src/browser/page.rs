@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use crate::capture::box_rects::{create_world, KeptBoxes};
 use crate::capture::kept_model::KeptModel;
-use crate::cdp::{emulation, page, runtime, target, Command, Event};
+use crate::cdp::{dom, emulation, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
 
@@ -53,8 +53,8 @@ pub struct Page {
 }
 
 impl Page {
-    /// Attaches to `target_id` (flattened), enables the `Page` domain and lifecycle events,
-    /// and sets the viewport if one is given.
+    /// Attaches to `target_id` (flattened), enables the `Page` and `DOM` domains and lifecycle
+    /// events, and sets the viewport if one is given.
     pub(crate) async fn attach(
         connection: &Connection,
         target_id: &str,
@@ -87,20 +87,24 @@ impl Page {
             kept_boxes: KeptBoxes::default(),
             kept_model: KeptModel::default(),
         };
-        // Pipelined: one round trip for all three.
+        // Pipelined: one round trip for all four. The DOM domain reports each new document
+        // (`DOM.documentUpdated`, which a capture watches for) once enabled, and only then.
         let enable_params = page::EnableParams::default();
         let lifecycle_params = page::SetLifecycleEventsEnabledParams { enabled: true };
+        let dom_params = dom::EnableParams::default();
         let enable = page.send(&enable_params);
         let lifecycle = page.send(&lifecycle_params);
+        let dom = page.send(&dom_params);
         let metrics = async {
             match viewport {
                 Some(viewport) => page.set_viewport(viewport).await,
                 None => Ok(()),
             }
         };
-        let (enable, lifecycle, metrics) = tokio::join!(enable, lifecycle, metrics);
+        let (enable, lifecycle, dom, metrics) = tokio::join!(enable, lifecycle, dom, metrics);
         enable?;
         lifecycle?;
+        dom?;
         metrics?;
         Ok(page)
     }

@@ -52,7 +52,8 @@
 //!   so answered after each renderer's last one (a renderer asked for more afterwards — a
 //!   snapshot taken again, more accessibility parents — is read again once that is answered): a
 //!   frame whose loader id changed loaded a new document;
-//! - `Page.frameNavigated` / `DOM.documentUpdated` arrived meanwhile (subscribed before);
+//! - `Page.frameNavigated` / `DOM.documentUpdated` arrived meanwhile (subscribed before; the
+//!   page's DOM domain is enabled when it is attached, so a new document is always reported);
 //! - the main frame has a document at all (mid-navigation or in a redirect chain it may not);
 //! - the DOM snapshot and the accessibility tree describe the same DOM ([`mixes_states`]): the
 //!   AX tree names no node the snapshot lacks, and its root is named by the snapshot's title;
@@ -83,7 +84,7 @@ use super::kept_model::{Charge, KeptFindings, KeptState, KeptTrees, Seen, StateK
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
-use crate::cdp::dom::{DocumentUpdatedEvent, GetDocumentParams, GetFrameOwnerParams};
+use crate::cdp::dom::{DocumentUpdatedEvent, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
 use crate::cdp::page::{
     FrameNavigatedEvent, FrameTree, GetFrameTreeParams, GetLayoutMetricsParams,
@@ -250,12 +251,6 @@ async fn capture_once(
     let conn = page.connection();
     let session = Some(page.session_id());
     let dom_rects = rects == Rects::Every;
-    // `DOM.documentUpdated` is only sent once the DOM agent has a document; asking for its root
-    // (depth 0) is cheap and rides along with the frame tree.
-    let document_root = GetDocumentParams {
-        depth: Some(0),
-        ..Default::default()
-    };
     // Written together, in this order, and answered in it: the frame tree and the metrics (how
     // much of the page the view shows decides what else to ask for), the isolated world the
     // boxes' rectangles are read in (its reply is in when the snapshot's is, so the boxes can
@@ -267,7 +262,6 @@ async fn capture_once(
     // two, the less the page's scripts can change in between. A viewport scope asks for
     // accessibility nodes once the snapshot says what is in view.
     let before = page.send_now(&GetFrameTreeParams {});
-    let root = page.send_now(&document_root);
     let metrics = page.send_now(&GetLayoutMetricsParams {});
     // A page target's main frame has the target's id; the world is asked for again, in the
     // right frame, should the frame tree say otherwise.
@@ -276,7 +270,7 @@ async fn capture_once(
     let snapshot = snapshot_text_now(conn, session, dom_rects, conn.command_timeout());
     let kept = page.kept_boxes();
     let early = (!dom_rects).then(|| kept.read_now(conn, session, FRAME_TIMEOUT));
-    let (before, _, metrics) = tokio::join!(before, root, metrics);
+    let (before, metrics) = tokio::join!(before, metrics);
     let (before, metrics) = (before?.frame_tree, metrics?);
     // The view asked for, kept when a viewport scope is taken whole: its geometry and
     // visibility are then computed while the full trees are.
