@@ -30,7 +30,8 @@
 //! The same holds for a full accessibility tree ([`KeptTrees`]): Chromium writes the same
 //! reply, byte for byte, for an unchanged page, and reading it is most of the engine's work on
 //! a page taken whole (python's `stdtypes`: 12 MB). A frame's tree seen twice in a row is kept
-//! and copied out after, which costs a fraction of reading it.
+//! and copied out after, which costs a fraction of reading it. And, on a small scale, for the
+//! frame tree and the layout metrics every snapshot asks for ([`KeptReply`]).
 //!
 //! A kept state takes four to six times its reply's size (python's `stdtypes` page: about
 //! 25 MiB), so all pages' kept states together are held to [`KEPT_BUDGET`]: an agent with many
@@ -40,8 +41,11 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use serde::de::DeserializeOwned;
+
 use crate::analysis::{Expand, ViewFacts};
-use crate::cdp::page::GetLayoutMetricsReturns;
+use crate::cdp::page::{GetFrameTreeReturns, GetLayoutMetricsReturns};
+use crate::error::Result;
 use crate::model::Model;
 use crate::transport::RawJson;
 
@@ -184,6 +188,8 @@ pub struct KeptModel {
     /// this saves is saved.
     reused: Arc<AtomicU64>,
     trees: KeptTrees,
+    frame_tree: KeptReply<GetFrameTreeReturns>,
+    metrics: KeptReply<GetLayoutMetricsReturns>,
 }
 
 /// How many views' states a page keeps: an agent that alternates two (the default view and the
@@ -282,6 +288,16 @@ impl KeptModel {
         &self.trees
     }
 
+    /// The page's last frame tree (`Page.getFrameTree`, asked twice per snapshot).
+    pub(crate) fn frame_tree(&self) -> &KeptReply<GetFrameTreeReturns> {
+        &self.frame_tree
+    }
+
+    /// The page's last layout metrics (`Page.getLayoutMetrics`).
+    pub(crate) fn metrics(&self) -> &KeptReply<GetLayoutMetricsReturns> {
+        &self.metrics
+    }
+
     /// Counts a snapshot that used a kept state.
     pub(crate) fn note_reused(&self) {
         self.reused.fetch_add(1, Ordering::Relaxed);
@@ -301,6 +317,52 @@ impl KeptModel {
         };
         let large = old.iter().any(Last::large);
         crate::parallel::drop_aside(old, large);
+    }
+}
+
+/// The last reply of one small call a snapshot makes every time (the frame tree, the layout
+/// metrics) and what it was read as.
+///
+/// Why: an unchanged page answers these with the same bytes every time, and reading them (a
+/// frame tree has a dozen strings) costs more than copying what they were read as; on a small
+/// page that reading is a noticeable part of the engine's work per snapshot. Equal bytes are
+/// equal values, so a copy is exactly what reading them again would give.
+pub(crate) struct KeptReply<T> {
+    last: Arc<Mutex<Option<(RawJson, T)>>>,
+}
+
+impl<T> Clone for KeptReply<T> {
+    fn clone(&self) -> Self {
+        KeptReply {
+            last: Arc::clone(&self.last),
+        }
+    }
+}
+
+impl<T> Default for KeptReply<T> {
+    fn default() -> Self {
+        KeptReply {
+            last: Arc::new(Mutex::new(None)),
+        }
+    }
+}
+
+impl<T: Clone + DeserializeOwned> KeptReply<T> {
+    /// `reply` read as `T` (`what`: the call, for errors): a copy of the last one when its
+    /// bytes are the same, else read, and kept.
+    pub(crate) fn read(&self, reply: RawJson, what: &str) -> Result<T> {
+        if let Ok(last) = self.last.lock() {
+            if let Some((text, value)) = last.as_ref() {
+                if text.as_bytes() == reply.as_bytes() {
+                    return Ok(value.clone());
+                }
+            }
+        }
+        let value: T = reply.parse(what)?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((reply, value.clone()));
+        }
+        Ok(value)
     }
 }
 
@@ -399,6 +461,32 @@ mod tests {
             found: KeptFindings::default(),
             charge: UNBOUNDED.take(1).expect("room"),
         }
+    }
+
+    /// A kept reply gives what reading the reply gives, whatever came before: the same bytes
+    /// copied, other bytes (even as long) read, and a reply that cannot be read refused without
+    /// losing the one kept.
+    #[test]
+    fn a_kept_reply_reads_as_its_bytes_read() {
+        let raw = |text: &str| RawJson::new(Bytes::from(text.to_string()), 0..text.len());
+        let tree = |id: &str, loader: &str| {
+            format!(
+                r#"{{"frameTree":{{"frame":{{"id":"{id}","loaderId":"{loader}","url":"about:blank","domainAndRegistry":"","securityOrigin":"null","mimeType":"text/html","secureContextType":"Secure","crossOriginIsolatedContextType":"NotIsolated","gatedAPIFeatures":[]}}}}}}"#
+            )
+        };
+        let kept = KeptReply::<GetFrameTreeReturns>::default();
+        let what = "Page.getFrameTree";
+        let loader = |text: &str| {
+            kept.read(raw(text), what)
+                .map(|t| t.frame_tree.frame.loader_id)
+        };
+        let (a, b) = (tree("F", "AAAA"), tree("F", "BBBB"));
+        assert_eq!(a.len(), b.len());
+        for (text, expected) in [(&a, "AAAA"), (&a, "AAAA"), (&b, "BBBB"), (&a, "AAAA")] {
+            assert_eq!(loader(text).expect("read"), expected);
+        }
+        assert!(loader(r#"{"frameTree":7}"#).is_err());
+        assert_eq!(loader(&a).expect("read"), "AAAA");
     }
 
     /// A frame's tree is kept once its reply was seen twice in a row, and only for that reply

@@ -80,17 +80,17 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::kept_model::{Charge, KeptFindings, KeptState, KeptTrees, Seen, StateKey};
+use super::kept_model::{Charge, KeptFindings, KeptModel, KeptState, KeptTrees, Seen, StateKey};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
 use crate::cdp::page::{
-    FrameNavigatedEvent, FrameTree, GetFrameTreeParams, GetLayoutMetricsParams,
-    GetLayoutMetricsReturns,
+    FrameNavigatedEvent, FrameTree, GetFrameTreeParams, GetFrameTreeReturns,
+    GetLayoutMetricsParams, GetLayoutMetricsReturns,
 };
-use crate::cdp::Event;
+use crate::cdp::{Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
 use crate::transport::{Connection, RawJson, SessionId};
@@ -229,7 +229,7 @@ fn snapshot_text_now<'a>(
     dom_rects: bool,
     timeout: Duration,
 ) -> impl Future<Output = Result<RawJson>> + Send + use<'a> {
-    let method = <CaptureDomSnapshot as crate::cdp::Command>::METHOD;
+    let method = CaptureDomSnapshot::METHOD;
     let reply = serde_json::to_value(snapshot_params(dom_rects))
         .map_err(|e| Error::invalid_argument(format!("cannot encode the snapshot request: {e}")))
         .map(|params| conn.send_raw_now(method, session, &params, timeout));
@@ -261,8 +261,12 @@ async fn capture_once(
     // computing the snapshot then, so they follow it at once, and the less time between the
     // two, the less the page's scripts can change in between. A viewport scope asks for
     // accessibility nodes once the snapshot says what is in view.
-    let before = page.send_now(&GetFrameTreeParams {});
-    let metrics = page.send_now(&GetLayoutMetricsParams {});
+    // What the page kept from its last snapshots; a capture taken to be saved neither uses nor
+    // changes its model (its replies' readings are the same whatever the capture).
+    let kept_model = page.kept_model();
+    let before = frame_tree_now(conn, session, conn.command_timeout(), Some(&kept_model));
+    let metrics =
+        conn.send_now_unparsed(session, &GetLayoutMetricsParams {}, conn.command_timeout());
     // A page target's main frame has the target's id; the world is asked for again, in the
     // right frame, should the frame tree say otherwise.
     let world_frame = page.target_id().to_string();
@@ -271,7 +275,10 @@ async fn capture_once(
     let kept = page.kept_boxes();
     let early = (!dom_rects).then(|| kept.read_now(conn, session, FRAME_TIMEOUT));
     let (before, metrics) = tokio::join!(before, metrics);
-    let (before, metrics) = (before?.frame_tree, metrics?);
+    let metrics = kept_model
+        .metrics()
+        .read(metrics?, GetLayoutMetricsParams::METHOD)?;
+    let before = before?;
     // The view asked for, kept when a viewport scope is taken whole: its geometry and
     // visibility are then computed while the full trees are.
     let view = scope.view();
@@ -288,9 +295,6 @@ async fn capture_once(
         AxScope::Viewport { expand } => Some(expand),
         AxScope::Full => None,
     };
-    // What the page kept from its last snapshots; a capture taken to be saved neither uses nor
-    // changes it.
-    let kept_model = page.kept_model();
     let kept_trees = (!dom_rects).then(|| kept_model.trees());
     let ax_full = full.then(|| full_trees(conn, session, &frames, None, kept_trees));
     let world = world.filter(|_| world_frame == main_frame);
@@ -817,22 +821,39 @@ fn write_checks<'a>(
     sessions: &[SessionId],
 ) -> impl Future<Output = Checks> + Send + use<'a> {
     let conn = page.connection();
-    let main = frame_tree_now(conn, Some(page.session_id()), conn.command_timeout());
+    let kept = page.kept_model();
+    let main = frame_tree_now(
+        conn,
+        Some(page.session_id()),
+        conn.command_timeout(),
+        Some(&kept),
+    );
     let frames: Vec<_> = sessions
         .iter()
-        .map(|s| frame_tree_now(conn, Some(s), FRAME_TIMEOUT))
+        .map(|s| frame_tree_now(conn, Some(s), FRAME_TIMEOUT, None))
         .collect();
     async move { tokio::join!(main, join_all(frames)) }
 }
 
-/// Writes one renderer's frame-tree check now, behind whatever was written before on its session.
+/// Writes one renderer's `Page.getFrameTree` now, behind whatever was written before on its
+/// session; `kept`: the page's, when the session is the page's own (its frame tree is asked for
+/// twice per snapshot, and is the same as last time on an unchanged page).
 fn frame_tree_now<'a>(
     conn: &'a Connection,
     session: Option<&SessionId>,
     timeout: Duration,
+    kept: Option<&KeptModel>,
 ) -> impl Future<Output = Result<FrameTree>> + Send + use<'a> {
-    let reply = conn.send_now(session, &GetFrameTreeParams {}, timeout);
-    async move { reply.await.map(|r| r.frame_tree) }
+    let reply = conn.send_now_unparsed(session, &GetFrameTreeParams {}, timeout);
+    let kept = kept.map(|k| k.frame_tree().clone());
+    async move {
+        let (reply, method) = (reply.await?, GetFrameTreeParams::METHOD);
+        let tree: GetFrameTreeReturns = match kept {
+            Some(kept) => kept.read(reply, method)?,
+            None => reply.parse(method)?,
+        };
+        Ok(tree.frame_tree)
+    }
 }
 
 /// `checks`, with those of the renderers asked for more after them (`late`: the page first)
@@ -844,16 +865,18 @@ async fn check_again(page: &Page, sessions: &[SessionId], checks: Checks, late: 
         return (main, frames);
     }
     let conn = page.connection();
+    let kept = page.kept_model();
     let main_again = async {
         if is_late(0) {
-            Some(frame_tree_now(conn, Some(page.session_id()), conn.command_timeout()).await)
+            let timeout = conn.command_timeout();
+            Some(frame_tree_now(conn, Some(page.session_id()), timeout, Some(&kept)).await)
         } else {
             None
         }
     };
     let frames_again = join_all(sessions.iter().enumerate().map(|(k, s)| async move {
         if is_late(k + 1) {
-            Some(frame_tree_now(conn, Some(s), FRAME_TIMEOUT).await)
+            Some(frame_tree_now(conn, Some(s), FRAME_TIMEOUT, None).await)
         } else {
             None
         }

@@ -566,13 +566,24 @@ impl Connection {
         params: &C,
         timeout: Duration,
     ) -> impl Future<Output = Result<C::Response>> + Send + use<'a, C> {
+        let reply = self.send_now_unparsed(session, params, timeout);
+        async move { reply.await?.parse(C::METHOD) }
+    }
+
+    /// [`Connection::send_now`], the reply's `result` left raw (see [`RawJson::parse`]).
+    pub fn send_now_unparsed<'a, C: Command>(
+        &'a self,
+        session: Option<&SessionId>,
+        params: &C,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<RawJson>> + Send + use<'a, C> {
         let sent = self.write(
             C::METHOD,
             session,
             |buf| serde_json::to_writer(buf, params),
             timeout,
         );
-        async move { self.reply(sent?, C::METHOD).await?.parse(C::METHOD) }
+        async move { self.reply(sent?, C::METHOD).await }
     }
 
     /// [`Connection::send_now`] by name with JSON params; the reply's `result` stays raw.
