@@ -56,7 +56,8 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, render_capture, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, mib, ms, page_url, process_tree_cpu, usage, with_browser,
+    dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_url, process_tree_cpu, usage,
+    with_browser,
 };
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -563,14 +564,14 @@ fn print_table(figures: &[PageFigures], runs: usize) {
                 ms(f.floor),
                 f.partial_calls,
                 f.rect_boxes,
-                ms(f.floor_cpu),
+                ms_fine(f.floor_cpu),
                 ms(f.floor_all),
                 mode,
                 ms(f.capture[k]),
                 ms(f.process[k]),
                 ms(f.total[k]),
                 ratio(f.process[k], f.floor),
-                ms(f.cpu[k]),
+                ms_fine(f.cpu[k]),
                 100.0 * f.cpu[k].as_secs_f64() / f.total[k].as_secs_f64().max(1e-9),
                 match (f.browser_cpu[k], f.browser_idle) {
                     (Some(b), Some(idle)) => format!("{} ({}/s)", ms(b), ms(idle)),

@@ -67,7 +67,7 @@
 
 use std::cell::OnceCell;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::future::{join_all, BoxFuture, FutureExt};
@@ -229,11 +229,10 @@ fn snapshot_text_now<'a>(
     dom_rects: bool,
     timeout: Duration,
 ) -> impl Future<Output = Result<RawJson>> + Send + use<'a> {
-    let method = CaptureDomSnapshot::METHOD;
-    let reply = serde_json::to_value(snapshot_params(dom_rects))
-        .map_err(|e| Error::invalid_argument(format!("cannot encode the snapshot request: {e}")))
-        .map(|params| conn.send_raw_now(method, session, &params, timeout));
-    async move { reply?.await }
+    // The same two requests every time: built once.
+    static PARAMS: OnceLock<[CaptureDomSnapshot; 2]> = OnceLock::new();
+    let params = PARAMS.get_or_init(|| [snapshot_params(false), snapshot_params(true)]);
+    conn.send_now_unparsed(session, &params[usize::from(dom_rects)], timeout)
 }
 
 async fn capture_once(
