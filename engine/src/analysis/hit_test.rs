@@ -1026,9 +1026,6 @@ impl Shapes {
     }
 }
 
-/// An item's rectangle in the viewport: `rect` (its document's coordinates) clipped by `clip`,
-/// moved by the document's offset, kept within the document's `region` (grown by a pixel for
-/// rounding). `None` when nothing of it is left.
 /// Per node: whether anything of its subtree can be hit in `regions` (per document, viewport
 /// coordinates).
 ///
@@ -1121,6 +1118,9 @@ fn reaching(model: &Model, geometry: &Geometry, regions: &[Rect]) -> Vec<bool> {
     reach
 }
 
+/// An item's rectangle in the viewport: `rect` (its document's coordinates) clipped by `clip`,
+/// moved by the document's offset, kept within the document's `region` (grown by a pixel for
+/// rounding). `None` when nothing of it is left.
 fn placed(rect: Rect, clip: &Rect, (dx, dy): (f64, f64), region: Rect) -> Option<Rect> {
     rect.intersect(clip)?
         .translate(dx, dy)
