@@ -42,6 +42,7 @@
 
 use super::geometry::{is_modal_dialog, paints_own_layer, scrollbars, Geometry};
 use super::shape::{turned_quad, Shape};
+use super::visibility::union;
 use crate::model::{
     ClipPath, Display, DocId, Float, Model, NodeId, PointerEvents, PseudoKind, Rect,
 };
@@ -1055,10 +1056,10 @@ fn reaching(model: &Model, geometry: &Geometry, regions: &[Rect]) -> Vec<bool> {
     // A rectangle with no extent at all (or not a number) adds no item and widens no line.
     let hull = |h: Option<Rect>, r: &Rect| {
         let real = r.width >= 0.0 && r.height >= 0.0 && (r.width > 0.0 || r.height > 0.0);
-        match h {
-            _ if !real => h,
-            Some(h) => Some(h.union(r)),
-            None => Some(*r),
+        if real {
+            union(h, Some(*r))
+        } else {
+            h
         }
     };
     let areas = &geometry.map_areas;
@@ -1106,10 +1107,7 @@ fn reaching(model: &Model, geometry: &Geometry, regions: &[Rect]) -> Vec<bool> {
         let h = h.filter(|_| model.nodes[p].doc.index() == doc);
         match pending.last_mut() {
             Some((q, ph, pr)) if *q == p => {
-                *ph = match (*ph, h) {
-                    (Some(a), Some(b)) => Some(a.union(&b)),
-                    (a, b) => a.or(b),
-                };
+                *ph = union(*ph, h);
                 *pr |= reached;
             }
             _ => pending.push((p, h, reached)),

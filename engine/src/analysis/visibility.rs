@@ -21,7 +21,8 @@ use super::geometry::Geometry;
 use super::{Expand, NodeFacts};
 use crate::model::{Model, NodeId, PointerEvents, Rect};
 
-fn union(a: Option<Rect>, b: Option<Rect>) -> Option<Rect> {
+/// The union of two rectangles either of which may be missing.
+pub(super) fn union(a: Option<Rect>, b: Option<Rect>) -> Option<Rect> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.union(&b)),
         (a, None) => a,
