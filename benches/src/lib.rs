@@ -295,6 +295,19 @@ pub fn bench_main<A, Fut>(
 where
     Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
 {
+    bench_main_blocking(name, args, |args| {
+        // As the command line does: the bench measures what a user's process does.
+        pagesight::keep_freed_memory();
+        block_on(run(args)).and_then(|r| r)
+    })
+}
+
+/// [`bench_main`] for a bench binary that runs no async runtime: `run` runs on this thread.
+pub fn bench_main_blocking<A>(
+    name: &str,
+    args: Result<A, String>,
+    run: impl FnOnce(A) -> Result<(), String>,
+) -> std::process::ExitCode {
     use std::process::ExitCode;
     let args = match args {
         Ok(args) => args,
@@ -303,9 +316,7 @@ where
             return ExitCode::from(2);
         }
     };
-    // As the command line does: the bench measures what a user's process does.
-    pagesight::keep_freed_memory();
-    match block_on(run(args)).and_then(|r| r) {
+    match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{name}: {message}");

@@ -84,20 +84,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("bare_floor: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    pagesight_benches::bench_main_blocking("bare_floor", parse_args(), |args| run(&args))
 }
 
 fn run(args: &Args) -> Result<(), String> {
