@@ -208,6 +208,40 @@ fn dropping_a_launched_browser_cleans_up() {
 }
 
 #[test]
+fn a_browser_handed_over_as_its_pipe_answers_and_is_cleaned_up() {
+    use std::io::{Read, Write};
+    // No runtime: the pipe is read and written on this thread. (`options` registers the
+    // clean-up at exit the other tests rely on.)
+    let _ = options(LaunchTransport::Pipe);
+    let browser = pagesight::browser::PipeBrowser::launch(None)
+        .expect("Chromium launches (set CHROME if it is not on PATH)");
+    let (pid, profile) = (
+        browser.pid(),
+        browser.profile_dir().expect("profile").to_path_buf(),
+    );
+    assert!(profile.is_dir());
+    browser
+        .commands()
+        .write_all(b"{\"id\":1,\"method\":\"Browser.getVersion\"}\0")
+        .expect("write");
+    let mut read = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let reply = loop {
+        let n = browser.replies().read(&mut chunk).expect("read");
+        assert!(n > 0, "the browser closed its pipe");
+        read.extend_from_slice(&chunk[..n]);
+        let messages: Vec<&[u8]> = read.split(|b| *b == 0).collect();
+        let complete = &messages[..messages.len() - 1];
+        if let Some(reply) = complete.iter().find(|m| m.starts_with(b"{\"id\":1,")) {
+            break String::from_utf8_lossy(reply).into_owned();
+        }
+    };
+    assert!(reply.contains("\"product\""), "{reply}");
+    drop(browser);
+    assert_cleaned_up(pid, &profile);
+}
+
+#[test]
 fn connect_over_http_and_websocket_never_kills() {
     rt().block_on(async {
         let launched = Browser::launch(options(LaunchTransport::WebSocket))

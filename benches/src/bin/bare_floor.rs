@@ -15,30 +15,27 @@
 //! figure is a lower bound. A taller page's default view asks for part of its accessibility
 //! tree instead; measure such a page with the live bench.
 //!
-//! It launches its own Chromium (the engine's flags, a temporary profile removed afterwards),
-//! so that nothing else shares the pipe, and kills only that process.
+//! It launches its own Chromium as the engine does (`PipeBrowser`: the engine's flags, a
+//! temporary profile removed afterwards), so that nothing else shares the pipe, and kills only
+//! that process. Its reads never block: one that finds nothing waits in `poll`, which gives up
+//! after two minutes without a byte.
 //!
 //! ```text
 //! cargo run --release -p pagesight-benches --bin bare_floor -- [--snapshots 2000]
 //!     [--page PATH_OR_URL]... [--chrome PATH]
 //! ```
 
-use std::ffi::OsString;
-use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use pagesight::browser::{find_chromium, CHROMIUM_FLAGS};
+use pagesight::browser::PipeBrowser;
 use pagesight::capture::COMPUTED_STYLES;
 use pagesight_benches::{fixtures_dir, ms_fine, page_url, process_tree_cpu, usage};
 
-/// How long the browser may send nothing before the bin kills it (its reads then end).
+/// How long the browser may send nothing before the bin gives up.
 const STALL_TIMEOUT: Duration = Duration::from_secs(120);
 
 struct Args {
@@ -88,13 +85,12 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let executable = find_chromium(args.chrome.as_deref()).map_err(|e| e.to_string())?;
     let urls = args
         .pages
         .iter()
         .map(|page| Ok((page.as_str(), page_url(page)?)))
         .collect::<Result<Vec<_>, String>>()?;
-    let mut browser = BareBrowser::launch(executable)?;
+    let mut browser = BareBrowser::launch(args.chrome.as_deref())?;
     println!(
         "| page | snapshots | ms per snapshot | client CPU ms | browser CPU ms | client CPU / browser CPU |"
     );
@@ -102,7 +98,7 @@ fn run(args: &Args) -> Result<(), String> {
     let result = urls
         .iter()
         .try_for_each(|(page, url)| measure(&mut browser, page, url, args.snapshots));
-    browser.close();
+    // Dropping the browser kills it and removes its profile.
     result
 }
 
@@ -137,13 +133,17 @@ fn measure(
     for _ in 0..3 {
         one(browser)?;
     }
-    let (b0, u0, t0) = (process_tree_cpu(browser.pid), usage(), Instant::now());
+    let (b0, u0, t0) = (
+        process_tree_cpu(browser.browser.pid()),
+        usage(),
+        Instant::now(),
+    );
     for _ in 0..snapshots {
         one(browser)?;
     }
     let elapsed = t0.elapsed();
     let client = usage().cpu.saturating_sub(u0.cpu);
-    let chromium = process_tree_cpu(browser.pid).saturating_sub(b0);
+    let chromium = process_tree_cpu(browser.browser.pid()).saturating_sub(b0);
     let per = |d: Duration| d.div_f64(snapshots as f64);
     let share = if chromium.is_zero() {
         "n/a".to_string()
@@ -168,94 +168,36 @@ fn measure(
     browser.close_target(&session)
 }
 
-/// A Chromium launched with `--remote-debugging-pipe`, driven by blocking reads and writes.
+/// A Chromium launched with `--remote-debugging-pipe` ([`PipeBrowser`]), driven by plain reads
+/// and writes on this thread.
 struct BareBrowser {
-    child: Child,
-    pid: u32,
-    /// The browser's fd 3: what it reads commands from.
-    commands: File,
-    /// The browser's fd 4: what it writes replies and events to.
-    replies: File,
+    browser: PipeBrowser,
     /// Bytes read and not yet split into messages.
     pending: Vec<u8>,
     next_id: u64,
-    watchdog: Watchdog,
-    /// Kept until the browser has exited: dropping it removes the profile.
-    _profile: tempfile::TempDir,
-}
-
-fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!(
-            "could not create a pipe: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
-    // SAFETY: pipe2 succeeded; both descriptors are open and owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// `fd` duplicated to a number of at least 10 (close-on-exec), so that moving the child's ends
-/// onto 3 and 4 cannot overwrite one with the other.
-fn high(fd: &OwnedFd) -> Result<OwnedFd, String> {
-    // SAFETY: F_DUPFD_CLOEXEC on an open descriptor returns a new one or -1.
-    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
-    if new < 0 {
-        return Err(format!(
-            "could not duplicate a pipe: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
-    // SAFETY: `new` was just created and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
 impl BareBrowser {
-    fn launch(executable: PathBuf) -> Result<BareBrowser, String> {
-        let profile = tempfile::Builder::new()
-            .prefix("pagesight-bare-floor-")
-            .tempdir()
-            .map_err(|e| format!("could not create a temporary profile: {e}"))?;
-        let (child_commands, commands) = pipe()?;
-        let (replies, child_replies) = pipe()?;
-        let (child_commands, child_replies) = (high(&child_commands)?, high(&child_replies)?);
-        let mut args: Vec<OsString> = CHROMIUM_FLAGS.iter().map(OsString::from).collect();
-        let mut user_data_dir = OsString::from("--user-data-dir=");
-        user_data_dir.push(profile.path());
-        args.push(user_data_dir);
-        args.push("--remote-debugging-pipe".into());
-        args.push("about:blank".into());
-        let (read_fd, write_fd) = (child_commands.as_raw_fd(), child_replies.as_raw_fd());
-        let mut command = Command::new(&executable);
-        command
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        // SAFETY: dup2 is async-signal-safe; the descriptors stay open until after the spawn.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::dup2(read_fd, 3) < 0 || libc::dup2(write_fd, 4) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+    fn launch(chrome: Option<&Path>) -> Result<BareBrowser, String> {
+        let browser = PipeBrowser::launch(chrome).map_err(|e| e.to_string())?;
+        // Reads that find nothing return at once and wait in `poll`, which can give up: a
+        // stuck browser ends the run with an error rather than hanging it.
+        let fd = browser.replies().as_raw_fd();
+        // SAFETY: F_GETFL / F_SETFL on a descriptor the browser handle keeps open.
+        let set = unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+        };
+        if !set {
+            return Err(format!(
+                "could not make the pipe non-blocking: {}",
+                std::io::Error::last_os_error()
+            ));
         }
-        let child = command
-            .spawn()
-            .map_err(|e| format!("could not start {}: {e}", executable.display()))?;
-        drop((child_commands, child_replies));
         Ok(BareBrowser {
-            pid: child.id(),
-            watchdog: Watchdog::start(child.id()),
-            child,
-            commands: File::from(commands),
-            replies: File::from(replies),
+            browser,
             pending: Vec::new(),
             next_id: 0,
-            _profile: profile,
         })
     }
 
@@ -317,7 +259,8 @@ impl BareBrowser {
             .map_err(|e| e.to_string())?;
             out.push(0);
         }
-        self.commands
+        self.browser
+            .commands()
             .write_all(&out)
             .map_err(|e| format!("writing to the browser: {e}"))?;
         Ok(first)
@@ -384,100 +327,40 @@ impl BareBrowser {
             }
             scanned = self.pending.len();
             let mut chunk = [0u8; 64 * 1024];
-            match self.replies.read(&mut chunk) {
-                Ok(0) if self.watchdog.fired.load(Ordering::Relaxed) => {
-                    return Err(format!(
-                        "the browser sent nothing for {} s and was killed",
-                        STALL_TIMEOUT.as_secs()
-                    ))
-                }
+            match self.browser.replies().read(&mut chunk) {
                 Ok(0) => return Err("the browser closed its pipe (it exited)".to_string()),
-                Ok(n) => {
-                    self.pending.extend_from_slice(&chunk[..n]);
-                    self.watchdog.progress.fetch_add(1, Ordering::Relaxed);
-                }
+                Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => self.wait_readable()?,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(format!("reading from the browser: {e}")),
             }
         }
     }
 
-    fn close(&mut self) {
-        self.watchdog.stop();
-        let _ = self.call("", &[("Browser.close", "{}")]);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for BareBrowser {
-    fn drop(&mut self) {
-        self.watchdog.stop();
-        // Only the process this bin started.
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// Kills the browser once it has sent nothing for [`STALL_TIMEOUT`], so that a blocking read
-/// waiting for it ends (at the end of the stream) rather than hanging. A thread that wakes once
-/// a second, instead of a timeout on every read: a `poll` before each read would add a system
-/// call to what the bin measures.
-struct Watchdog {
-    /// Bumped by every read that brought bytes.
-    progress: Arc<AtomicU64>,
-    stopped: Arc<AtomicBool>,
-    fired: Arc<AtomicBool>,
-}
-
-impl Watchdog {
-    fn start(pid: u32) -> Watchdog {
-        let watchdog = Watchdog {
-            progress: Arc::new(AtomicU64::new(0)),
-            stopped: Arc::new(AtomicBool::new(false)),
-            fired: Arc::new(AtomicBool::new(false)),
+    /// Waits until the browser has written something, at most [`STALL_TIMEOUT`].
+    fn wait_readable(&self) -> Result<(), String> {
+        let mut ready = libc::pollfd {
+            fd: self.browser.replies().as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
         };
-        let (progress, stopped, fired) = (
-            watchdog.progress.clone(),
-            watchdog.stopped.clone(),
-            watchdog.fired.clone(),
-        );
-        let _ = std::thread::Builder::new()
-            .name("bare-floor-watchdog".to_string())
-            .spawn(move || {
-                let (mut seen, mut since) = (progress.load(Ordering::Relaxed), Instant::now());
-                while !stopped.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_secs(1));
-                    let now = progress.load(Ordering::Relaxed);
-                    if now != seen {
-                        (seen, since) = (now, Instant::now());
-                    } else if since.elapsed() >= STALL_TIMEOUT && !stopped.load(Ordering::Relaxed) {
-                        fired.store(true, Ordering::Relaxed);
-                        // The browser this bin started, not yet reaped (it is reaped only after
-                        // `stop`), so the pid is still its own.
-                        if let Ok(pid) = libc::pid_t::try_from(pid) {
-                            // SAFETY: kill has no memory effects.
-                            unsafe { libc::kill(pid, libc::SIGKILL) };
-                        }
-                        return;
-                    }
-                }
-            });
-        watchdog
-    }
-
-    /// Called before the browser is reaped.
-    fn stop(&self) {
-        self.stopped.store(true, Ordering::Relaxed);
+        let timeout = i32::try_from(STALL_TIMEOUT.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: one valid pollfd for the duration of the call.
+        match unsafe { libc::poll(&mut ready, 1, timeout) } {
+            0 => Err(format!(
+                "the browser sent nothing for {} s",
+                STALL_TIMEOUT.as_secs()
+            )),
+            n if n < 0
+                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted =>
+            {
+                Err(format!(
+                    "waiting for the browser: {}",
+                    std::io::Error::last_os_error()
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -336,6 +336,57 @@ impl Drop for BrowserProcess {
     }
 }
 
+/// A Chromium launched as [`super::Browser::launch`] launches one (the same flags, a fresh
+/// temporary profile, its own process group, killed should this process die), handed over as
+/// the two ends of its `--remote-debugging-pipe`: for a client that speaks CDP itself, with
+/// blocking reads and no async runtime (the benches measure with one what any client spends).
+/// Dropping it kills the browser and removes its profile.
+pub struct PipeBrowser {
+    process: BrowserProcess,
+    commands: std::fs::File,
+    replies: std::fs::File,
+}
+
+impl PipeBrowser {
+    /// Finds Chromium as [`find_chromium`] does (`executable` first) and starts it.
+    pub fn launch(executable: Option<&Path>) -> Result<PipeBrowser> {
+        let (process, transport) = spawn(find_chromium(executable)?, LaunchTransport::Pipe)?;
+        match transport {
+            DebuggingTransport::Pipe {
+                commands, replies, ..
+            } => Ok(PipeBrowser {
+                process,
+                commands: commands.into(),
+                replies: replies.into(),
+            }),
+            DebuggingTransport::WebSocket { .. } => {
+                Err(launch_error("the browser was started without its pipe"))
+            }
+        }
+    }
+
+    /// The browser's process id (its process group's too).
+    pub fn pid(&self) -> u32 {
+        self.process.pid
+    }
+
+    /// Its temporary profile directory (removed when this is dropped).
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.process.profile_dir()
+    }
+
+    /// Where commands are written, each followed by a NUL byte (the browser's fd 3).
+    pub fn commands(&self) -> &std::fs::File {
+        &self.commands
+    }
+
+    /// Where the browser writes its replies and events, each followed by a NUL byte (its fd
+    /// 4). Reads block; the stream ends when the browser exits.
+    pub fn replies(&self) -> &std::fs::File {
+        &self.replies
+    }
+}
+
 fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds: [RawFd; 2] = [-1; 2];
     // SAFETY: `fds` has room for the two descriptors pipe2 writes.

@@ -22,8 +22,8 @@ use crate::transport::{Connection, ConnectionOptions};
 
 pub use frames::FrameTarget;
 pub use launch::{
-    exit_on_signals_with_cleanup, find_chromium, kill_launched_browsers, CHROMIUM_FLAGS,
-    CHROMIUM_NAMES,
+    exit_on_signals_with_cleanup, find_chromium, kill_launched_browsers, PipeBrowser,
+    CHROMIUM_FLAGS, CHROMIUM_NAMES,
 };
 pub use page::{LoadOutcome, Page};
 
