@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::act::{interrupted_navigation, ActState, ActTarget, Navigated};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
-use crate::capture::{capture_page_for, confirm_hits, AxScope};
+use crate::capture::{capture_page_for, confirm_hits, AxScope, Captured};
 use crate::cdp::page as cdp_page;
 use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
@@ -211,15 +211,10 @@ impl Session {
     /// Takes a snapshot and returns the rendered text (or JSON text) as is.
     pub async fn snapshot_text(&mut self, options: &SnapshotOptions) -> Result<String> {
         let state = self.current_page_mut()?;
-        let taken = take_snapshot(&state.page, &mut state.uids, options);
-        let taken = state.act.unless_dialog(taken).await?;
-        Snapshot::replace(&mut state.last, taken);
+        let taken = take_snapshot_after(&state.page, &mut state.uids, options, &mut state.last);
+        let output = state.act.unless_dialog(taken).await?.output.clone();
         state.last_mode = options.mode;
-        Ok(state
-            .last
-            .as_ref()
-            .map(|s| s.output.clone())
-            .unwrap_or_default())
+        Ok(output)
     }
 
     /// Takes a new snapshot and returns what changed since the previous one of this page, in the
@@ -251,10 +246,8 @@ impl Session {
             mode,
             ..SnapshotOptions::default()
         };
-        let taken = take_snapshot(&state.page, &mut state.uids, &options);
-        let snapshot = state.act.unless_dialog(taken).await?;
-        let after = text(&snapshot);
-        Snapshot::replace(&mut state.last, snapshot);
+        let taken = take_snapshot_after(&state.page, &mut state.uids, &options, &mut state.last);
+        let after = text(state.act.unless_dialog(taken).await?);
         Ok(crate::render::diff::diff(&before, &after))
     }
 
@@ -404,6 +397,38 @@ pub async fn take_snapshot(
 ) -> Result<Snapshot> {
     let scope = AxScope::for_view(options.expand, options.verbose);
     let capture = capture_page_for(page, scope).await?;
+    snapshot_of(page, capture, uids, options).await
+}
+
+/// [`take_snapshot`] for a page whose last snapshot is `last`: the new snapshot replaces it,
+/// unless `last` [repeats](Snapshot::repeats) it (nothing it was computed from changed), when
+/// it stays as it is.
+pub async fn take_snapshot_after<'s>(
+    page: &Page,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+    last: &'s mut Option<Snapshot>,
+) -> Result<&'s Snapshot> {
+    let scope = AxScope::for_view(options.expand, options.verbose);
+    let capture = capture_page_for(page, scope).await?;
+    let target = page.target_id();
+    let repeats = last
+        .as_ref()
+        .is_some_and(|l| l.repeats(&capture, uids, target, options));
+    if !repeats {
+        Snapshot::replace(last, snapshot_of(page, capture, uids, options).await?);
+    }
+    last.as_ref()
+        .ok_or_else(|| Error::protocol("the snapshot was not kept"))
+}
+
+/// The snapshot of a live capture: analysis, Chromium's word on the unsure hit tests, render.
+async fn snapshot_of(
+    page: &Page,
+    capture: Captured,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
     let consistent = capture.capture().consistent;
     let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
     confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;

@@ -5,9 +5,9 @@
 //! exactly what runs live.
 
 use crate::analysis::{analyze_view, Analysis, AnalysisOptions, Expand};
-use crate::capture::{Capture, Captured};
+use crate::capture::{Capture, Captured, Inputs};
 use crate::error::{Error, Result};
-use crate::identity::{assign_uids, UidAssignment, UidTable};
+use crate::identity::{assign_uids, TableMark, UidAssignment, UidTable};
 use crate::model::Model;
 use crate::render::{render, Format, Mode, RenderOptions};
 
@@ -111,6 +111,19 @@ pub struct Snapshot {
     pub model: Model,
     pub analysis: Analysis,
     pub uids: UidAssignment,
+    /// What it was computed from, when the next snapshot can be found to be computed from the
+    /// same (see [`Snapshot::repeats`]).
+    pub(crate) source: Option<Source>,
+}
+
+/// What a snapshot's text was computed from: the capture's inputs, the options, the page and
+/// the uid table as its uids left it.
+#[derive(Debug)]
+pub(crate) struct Source {
+    inputs: Inputs,
+    options: SnapshotOptions,
+    page_target: String,
+    table: TableMark,
 }
 
 impl Snapshot {
@@ -121,6 +134,7 @@ impl Snapshot {
             model,
             analysis,
             uids,
+            source: _,
         } = self;
         let large = model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
         crate::parallel::drop_aside((model, analysis, uids), large);
@@ -134,6 +148,53 @@ impl Snapshot {
             drop(old.into_output());
         }
     }
+}
+
+impl Snapshot {
+    /// Whether this snapshot is what the pipeline would compute from `captured` with `options`
+    /// and the page's uid `table` (`page_target`: the page), so that it stands for the new one
+    /// as it is.
+    ///
+    /// Why: an agent often takes a snapshot of a page that has not changed. When every part of
+    /// the capture is one the page kept from an earlier snapshot (see `capture::kept_model`),
+    /// the capture holds the same data as this snapshot's; the same options then give the
+    /// same analysis and text, and a uid table left as this snapshot left it, with none of its
+    /// uids minted by it, gives the same uids with no new mark. Computing them again is most
+    /// of the engine's work on such a snapshot. Text only: the JSON names the snapshot's number.
+    pub fn repeats(
+        &self,
+        captured: &Captured,
+        table: &UidTable,
+        page_target: &str,
+        options: &SnapshotOptions,
+    ) -> bool {
+        self.source.as_ref().is_some_and(|source| {
+            captured.inputs() == Some(&source.inputs)
+                && source.options == *options
+                && source.page_target == page_target
+                && table.still(source.table)
+        })
+    }
+}
+
+/// [`process`] for a page whose last snapshot is `last`: the new snapshot replaces it, unless
+/// `last` [repeats](Snapshot::repeats) it, when it stays as it is.
+pub fn process_next<'s>(
+    capture: impl Into<Captured>,
+    table: &mut UidTable,
+    page_target: &str,
+    options: &SnapshotOptions,
+    last: &'s mut Option<Snapshot>,
+) -> Result<&'s Snapshot> {
+    let captured = capture.into();
+    let repeats = last
+        .as_ref()
+        .is_some_and(|l| l.repeats(&captured, table, page_target, options));
+    if !repeats {
+        Snapshot::replace(last, process(captured, table, page_target, options)?);
+    }
+    last.as_ref()
+        .ok_or_else(|| Error::protocol("the snapshot was not kept"))
 }
 
 /// Runs the offline pipeline on a capture, assigning uids from (and updating) the page's table.
@@ -163,6 +224,7 @@ pub fn analyze_capture(
         .capture()
         .ax_scope
         .check(options.expand, options.verbose)?;
+    let inputs = captured.inputs().cloned();
     let (model, view) = captured.into_model_and_view()?;
     // Uids depend on the model alone, not on the analysis.
     let (uids, analysis) = crate::parallel::join(
@@ -178,11 +240,21 @@ pub fn analyze_capture(
             )
         },
     );
+    let source = match (inputs, table.settled()) {
+        (Some(inputs), Some(table)) if options.format == Format::Text => Some(Source {
+            inputs,
+            options: *options,
+            page_target: page_target.to_string(),
+            table,
+        }),
+        _ => None,
+    };
     Ok(Snapshot {
         output: String::new(),
         model,
         analysis,
         uids,
+        source,
     })
 }
 

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use pagesight::capture::{capture_page, UncapturedFrame};
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
-use pagesight::identity::UidTable;
+use pagesight::identity::{Uid, UidTable};
 use pagesight::model::{Model, NodeId};
 use pagesight::render::{render, Format, Mode, RenderOptions};
-use pagesight::session::{take_snapshot, Session, SessionOptions};
+use pagesight::session::{take_snapshot, take_snapshot_after, Session, SessionOptions};
 use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
 
 mod common;
@@ -522,6 +522,102 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
         .await
         .expect("reopen");
     panel_line(&mut session).await;
+    session.shutdown().await.expect("close");
+}
+
+/// A snapshot of a page on which nothing it is computed from changed is the last one again
+/// (`Snapshot::repeats`: no analysis, no pass over the uid table), and only while nothing
+/// changed: the accessibility tree (a focus that moves nothing, its new tree already kept by
+/// the page), the uid table (a uid forgotten), the mode and the format each make a new one,
+/// which shows the change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_changed() {
+    let (session, page, _) = open_scroll_panel().await;
+    let mut table = UidTable::new();
+    let mut last = None;
+    // A snapshot's text, and whether it repeated the last one (made no pass over the table).
+    let take = async |table: &mut UidTable, last: &mut Option<Snapshot>, options| {
+        let passes = table.snapshots();
+        let taken = take_snapshot_after(&page, table, &options, last)
+            .await
+            .expect("a snapshot");
+        (taken.output.clone(), table.snapshots() == passes)
+    };
+    let a11y = SnapshotOptions::default();
+    let button_line = |text: &str| -> String {
+        text.lines()
+            .find(|l| l.contains("button \"Row 4 button\""))
+            .unwrap_or_else(|| panic!("no button:\n{text}"))
+            .to_string()
+    };
+
+    // The first reads the page, the second keeps its model, the third uses it and settles the
+    // uids: from the fourth on, each repeats the last.
+    let mut taken = Vec::new();
+    for _ in 0..5 {
+        taken.push(take(&mut table, &mut last, a11y).await);
+    }
+    let repeated: Vec<bool> = taken.iter().map(|(_, r)| *r).collect();
+    assert_eq!(repeated, [false, false, false, true, true]);
+    let unchanged = taken[0].0.clone();
+    assert!(taken.iter().all(|(t, _)| *t == unchanged), "{taken:#?}");
+    assert!(!button_line(&unchanged).contains("focused"), "{unchanged}");
+
+    // The button focused, nothing scrolled, while another agent on the same page looks at it
+    // twice (so the page keeps the new tree): the next snapshot says so at once.
+    evaluate(
+        &page,
+        "document.getElementById('row-btn').focus({preventScroll: true})",
+    )
+    .await;
+    let (mut other_table, mut other_last) = (UidTable::new(), None);
+    for _ in 0..2 {
+        let (text, _) = take(&mut other_table, &mut other_last, a11y).await;
+        assert!(button_line(&text).contains("focused"), "{text}");
+    }
+    let (focused, repeated) = take(&mut table, &mut last, a11y).await;
+    assert!(!repeated);
+    assert!(button_line(&focused).contains("focused"), "{focused}");
+    let mut again = Vec::new();
+    for _ in 0..4 {
+        again.push(take(&mut table, &mut last, a11y).await);
+    }
+    assert!(again.iter().all(|(t, _)| *t == focused), "{again:#?}");
+    assert!(
+        again.last().is_some_and(|(_, r)| *r),
+        "repeats once settled"
+    );
+
+    // The button's uid forgotten (as an action that found its node gone does): the next
+    // snapshot gives the button a new one rather than the last text's.
+    let uid_of = |line: &str| -> Uid {
+        let uid = line.split("uid=").nth(1).expect("a uid");
+        uid.split_whitespace()
+            .next()
+            .expect("a uid")
+            .parse()
+            .expect("a uid")
+    };
+    let old = uid_of(&button_line(&focused));
+    table.forget(old);
+    let (renewed, repeated) = take(&mut table, &mut last, a11y).await;
+    assert!(!repeated);
+    assert_ne!(uid_of(&button_line(&renewed)), old, "{renewed}");
+
+    // Another mode, then another format: each computed, each time.
+    let dom = SnapshotOptions {
+        mode: Mode::Dom,
+        ..a11y
+    };
+    let json = SnapshotOptions {
+        format: Format::Json,
+        ..a11y
+    };
+    for options in [dom, json, json] {
+        let (text, repeated) = take(&mut table, &mut last, options).await;
+        assert!(!repeated, "{options:?}");
+        assert_ne!(text, renewed, "{options:?}");
+    }
     session.shutdown().await.expect("close");
 }
 

@@ -18,16 +18,18 @@
 //! - **floor all**: the world, `captureSnapshot` and `Accessibility.getFullAXTree` per frame
 //!   written together, then the rectangles of every box geometry needs with
 //!   `Page.getFrameTree` again behind them, as `--expand all` and `verbose` ask;
-//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process` in that
-//!   mode (default view), and **a11y all** (`--expand all`), on the page's warm uid table as in
-//!   a session; these find the page unchanged since their last snapshot, as an agent that looks
-//!   again without acting does (the engine then uses the model it kept, see the engine's
-//!   `capture::kept_model`), so **a11y changed** takes the default view of a page changed just
-//!   before (an attribute of its root element set, untimed), as after an action; the offline
-//!   `process` part is timed alone too, and the process's CPU time (all threads, `getrusage`)
-//!   and the browser's (its processes' threads, `/proc`) are taken around the whole snapshot:
-//!   the engine's share of the work a snapshot costs. How many snapshots of each mode used the
-//!   kept model is printed below the table.
+//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process_next` in
+//!   that mode (default view), and **a11y all** (`--expand all`), each mode as one agent's
+//!   session would take it (its own warm uid table and last snapshot); these find the page
+//!   unchanged since their last snapshot, as an agent that looks again without acting does
+//!   (the engine then uses the model it kept, see the engine's `capture::kept_model`, and finds
+//!   that the last snapshot stands, see `Snapshot::repeats`), so **a11y changed** takes the
+//!   default view of a page changed just before (an attribute of its root element set,
+//!   untimed), as after an action, in runs of its own after the others; the offline part is
+//!   timed alone too, and the process's CPU time (all threads, `getrusage`) and the browser's
+//!   (its processes' threads, `/proc`) are taken around the whole snapshot: the engine's share
+//!   of the work a snapshot costs. How many snapshots of each mode used the kept model, and
+//!   how many repeated the last, is printed below the table.
 //!
 //! Out-of-process iframes are captured over their own sessions in parallel; the floor leaves
 //! them out (the bench pages have none).
@@ -53,7 +55,7 @@ use pagesight::cdp::page::FrameTree;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
 use pagesight::render::Mode;
-use pagesight::snapshot::{process, render_capture, SnapshotOptions};
+use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
     dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_url, process_tree_cpu, usage,
@@ -167,9 +169,10 @@ struct PageFigures {
     cpu: [Duration; MODES.len()],
     /// The browser's processes' CPU time per snapshot, where it can be read.
     browser_cpu: [Option<Duration>; MODES.len()],
-    /// Per mode: how many of its snapshots used the model kept from the one before, and how
-    /// many full accessibility trees were copied from the last one read.
-    reused: [(u64, u64); MODES.len()],
+    /// Per mode: how many of its snapshots used the model kept from the one before, how many
+    /// full accessibility trees were copied from the last one read, and how many snapshots
+    /// repeated the last one (see the engine's `Snapshot::repeats`).
+    reused: [Reuse; MODES.len()],
     /// The browser's processes' CPU time per second with no call in flight.
     browser_idle: Option<Duration>,
     parse_snapshot_mbps: f64,
@@ -271,11 +274,7 @@ async fn measure_page(
     let mut floor_cpu = Vec::new();
     let mut floor_all_t = Vec::new();
     let mut reply_bytes = 0;
-    let mut capture_t: [Vec<_>; MODES.len()] = Default::default();
-    let mut process_t: [Vec<_>; MODES.len()] = Default::default();
-    let mut total_t: [Vec<_>; MODES.len()] = Default::default();
-    let mut cpu_t: [Vec<_>; MODES.len()] = Default::default();
-    let mut browser_cpu_t: [Vec<_>; MODES.len()] = Default::default();
+    let mut times: [ModeTimes; MODES.len()] = Default::default();
     let browser_cpu = || browser_pid.map(process_tree_cpu);
     // What the browser spends with no call in flight (timers, the compositor, the page's own
     // work), over a second: how much of its figure per snapshot is not the snapshot's.
@@ -304,7 +303,26 @@ async fn measure_page(
     };
 
     let mut changes = 0;
-    let mut reused = [(0, 0); MODES.len()];
+    // Each mode's snapshots as one agent taking that mode would take them: with their own uid
+    // table and last snapshot, each seen twice before (a second snapshot of a page is the
+    // first whose uids mint nothing, which a repeat asks for).
+    let mut agents: [Agent; MODES.len()] = Default::default();
+    for (agent, (_, mode, expand, _)) in agents.iter_mut().zip(MODES) {
+        for _ in 0..2 {
+            let capture = capture_page_for(page, AxScope::for_view(expand, false))
+                .await
+                .map_err(|e| format!("{name}: capture failed: {e}"))?;
+            let options = mode_options(mode, expand);
+            process_next(
+                capture,
+                &mut agent.table,
+                &target,
+                &options,
+                &mut agent.last,
+            )
+            .map_err(|e| format!("{name}: processing failed: {e}"))?;
+        }
+    }
     for _ in 0..runs {
         // (a) the floor
         let u0 = usage();
@@ -368,54 +386,53 @@ async fn measure_page(
         .map_err(|e| format!("{name}: Accessibility.getFullAXTree: {e}"))?;
         ax_alone.push(t.elapsed());
 
-        // (b) end to end, and (c) the offline part alone
+        // (b) end to end, and (c) the offline part alone; the changed page after every run
+        // of the unchanged ones (below): they would otherwise find the page changed since
+        // their last snapshot every time
         for (k, (_, mode, expand, change)) in MODES.iter().enumerate() {
-            if *change {
-                changes += 1;
-                let expression =
-                    format!("document.documentElement.setAttribute('data-bench', '{changes}')");
-                page.send(&EvaluateParams::new(expression))
-                    .await
-                    .map_err(|e| format!("{name}: changing the page: {e}"))?;
+            if !*change {
+                let options = mode_options(*mode, *expand);
+                timed_snapshot(
+                    page,
+                    name,
+                    &mut agents[k],
+                    &options,
+                    browser_pid,
+                    &mut times[k],
+                )
+                .await?;
             }
-            let options = SnapshotOptions {
-                mode: *mode,
-                expand: *expand,
-                ..SnapshotOptions::default()
-            };
-            let reused_before = (page.reused_snapshots(), page.reused_trees());
-            let b0 = browser_cpu();
-            let u0 = usage();
-            let t0 = Instant::now();
-            let capture = capture_page_for(page, AxScope::for_view(*expand, false))
-                .await
-                .map_err(|e| format!("{name}: capture failed: {e}"))?;
-            let t1 = Instant::now();
-            let snapshot = process(capture, &mut table, &target, &options)
-                .map_err(|e| format!("{name}: processing failed: {e}"))?;
-            let t2 = Instant::now();
-            let u1 = usage();
-            if let (Some(b0), Some(b1)) = (b0, browser_cpu()) {
-                browser_cpu_t[k].push(b1.saturating_sub(b0));
+        }
+    }
+    for _ in 0..runs {
+        for (k, (_, mode, expand, change)) in MODES.iter().enumerate() {
+            if !*change {
+                continue;
             }
-            std::hint::black_box(&snapshot.output);
-            drop(snapshot);
-            capture_t[k].push(t1 - t0);
-            process_t[k].push(t2 - t1);
-            total_t[k].push(t2 - t0);
-            cpu_t[k].push(u1.cpu.saturating_sub(u0.cpu));
-            reused[k].0 += page.reused_snapshots() - reused_before.0;
-            reused[k].1 += page.reused_trees() - reused_before.1;
-            if *change {
-                // The page as it was, seen twice: the next run finds its model kept again.
-                page.send(&EvaluateParams::new(
-                    "document.documentElement.removeAttribute('data-bench')".to_string(),
-                ))
+            changes += 1;
+            let expression =
+                format!("document.documentElement.setAttribute('data-bench', '{changes}')");
+            page.send(&EvaluateParams::new(expression))
                 .await
-                .map_err(|e| format!("{name}: changing the page back: {e}"))?;
-                for _ in 0..2 {
-                    untimed_snapshot(page, name, &mut table, &target, *expand).await?;
-                }
+                .map_err(|e| format!("{name}: changing the page: {e}"))?;
+            let options = mode_options(*mode, *expand);
+            timed_snapshot(
+                page,
+                name,
+                &mut agents[k],
+                &options,
+                browser_pid,
+                &mut times[k],
+            )
+            .await?;
+            // The page as it was, seen twice: the next run finds its model kept again.
+            page.send(&EvaluateParams::new(
+                "document.documentElement.removeAttribute('data-bench')".to_string(),
+            ))
+            .await
+            .map_err(|e| format!("{name}: changing the page back: {e}"))?;
+            for _ in 0..2 {
+                untimed_snapshot(page, name, &mut table, &target, *expand).await?;
             }
         }
     }
@@ -436,14 +453,14 @@ async fn measure_page(
         } else {
             plan.boxes.len()
         },
-        capture: capture_t.each_ref().map(|t| median(t)),
-        process: process_t.each_ref().map(|t| median(t)),
-        total: total_t.each_ref().map(|t| median(t)),
-        cpu: cpu_t.each_ref().map(|t| median(t)),
-        browser_cpu: browser_cpu_t
+        capture: times.each_ref().map(|t| median(&t.capture)),
+        process: times.each_ref().map(|t| median(&t.process)),
+        total: times.each_ref().map(|t| median(&t.total)),
+        cpu: times.each_ref().map(|t| median(&t.cpu)),
+        browser_cpu: times
             .each_ref()
-            .map(|t| (t.len() == runs).then(|| median(t))),
-        reused,
+            .map(|t| (t.browser_cpu.len() == runs).then(|| median(&t.browser_cpu))),
+        reused: times.each_ref().map(|t| t.reused),
         browser_idle: browser_pid.map(|_| Duration::from_secs_f64(idle_rate)),
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
@@ -452,6 +469,82 @@ async fn measure_page(
         snapshot_bare: median(&snapshot_bare),
         ax_alone: median(&ax_alone),
     })
+}
+
+/// The snapshot options of a mode.
+fn mode_options(mode: Mode, expand: Expand) -> SnapshotOptions {
+    SnapshotOptions {
+        mode,
+        expand,
+        ..SnapshotOptions::default()
+    }
+}
+
+/// The uid table and last snapshot of one agent's session on a page.
+#[derive(Default)]
+struct Agent {
+    table: UidTable,
+    last: Option<Snapshot>,
+}
+
+/// What the timed snapshots of one mode measured.
+#[derive(Default)]
+struct ModeTimes {
+    capture: Vec<Duration>,
+    process: Vec<Duration>,
+    total: Vec<Duration>,
+    cpu: Vec<Duration>,
+    browser_cpu: Vec<Duration>,
+    reused: Reuse,
+}
+
+/// How often a mode's snapshots used what was kept (see [`PageFigures::reused`]).
+#[derive(Default, Clone, Copy)]
+struct Reuse {
+    models: u64,
+    trees: u64,
+    repeats: u64,
+}
+
+/// One timed snapshot, end to end, as `agent` takes it: `capture_page_for`, then
+/// `snapshot::process_next`, each timed, and the CPU time this process and the browser
+/// (`browser_pid`'s processes) spent around the two.
+async fn timed_snapshot(
+    page: &Page,
+    name: &str,
+    agent: &mut Agent,
+    options: &SnapshotOptions,
+    browser_pid: Option<u32>,
+    times: &mut ModeTimes,
+) -> Result<(), String> {
+    let target = page.target_id();
+    let browser_cpu = || browser_pid.map(process_tree_cpu);
+    let reused_before = (page.reused_snapshots(), page.reused_trees());
+    let passes_before = agent.table.snapshots();
+    let b0 = browser_cpu();
+    let u0 = usage();
+    let t0 = Instant::now();
+    let capture = capture_page_for(page, AxScope::for_view(options.expand, options.verbose))
+        .await
+        .map_err(|e| format!("{name}: capture failed: {e}"))?;
+    let t1 = Instant::now();
+    let snapshot = process_next(capture, &mut agent.table, target, options, &mut agent.last)
+        .map_err(|e| format!("{name}: processing failed: {e}"))?;
+    std::hint::black_box(snapshot.output.len());
+    let t2 = Instant::now();
+    let u1 = usage();
+    if let (Some(b0), Some(b1)) = (b0, browser_cpu()) {
+        times.browser_cpu.push(b1.saturating_sub(b0));
+    }
+    times.capture.push(t1 - t0);
+    times.process.push(t2 - t1);
+    times.total.push(t2 - t0);
+    times.cpu.push(u1.cpu.saturating_sub(u0.cpu));
+    times.reused.models += page.reused_snapshots() - reused_before.0;
+    times.reused.trees += page.reused_trees() - reused_before.1;
+    // A repeat makes no pass over the uid table.
+    times.reused.repeats += u64::from(agent.table.snapshots() == passes_before);
+    Ok(())
 }
 
 /// A snapshot of the page that is not measured (it readies the page's kept model).
@@ -586,14 +679,20 @@ fn print_table(figures: &[PageFigures], runs: usize) {
     }
     println!();
     println!(
-        "Snapshots that used the model kept from the one before (of {runs} per mode), and full \
-         accessibility trees copied from the last one read:"
+        "Snapshots that used the model kept from the one before (of {runs} per mode), full \
+         accessibility trees copied from the last one read, and snapshots that repeated the \
+         last one (nothing they are computed from changed):"
     );
     for f in figures {
         let counts: Vec<String> = MODES
             .iter()
             .zip(f.reused)
-            .map(|((mode, ..), (models, trees))| format!("{mode} {models} ({trees} trees)"))
+            .map(|((mode, ..), r)| {
+                format!(
+                    "{mode} {} ({} trees, {} repeats)",
+                    r.models, r.trees, r.repeats
+                )
+            })
             .collect();
         println!("{}: {}", f.name, counts.join(", "));
     }

@@ -633,14 +633,13 @@ async fn take_snapshot(
     options: &SnapshotOptions,
 ) -> Result<Value> {
     // The same live snapshot as the `snapshot` command.
-    let snapshot = crate::session::take_snapshot(page, uids, options).await?;
+    let snapshot = crate::session::take_snapshot_after(page, uids, options, last).await?;
     let value = match options.format {
         Format::Text => Value::String(snapshot.output.clone()),
         Format::Json => serde_json::from_str(&snapshot.output).map_err(|e| {
             Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
         })?,
     };
-    Snapshot::replace(last, snapshot);
     Ok(value)
 }
 

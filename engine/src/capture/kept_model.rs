@@ -84,6 +84,8 @@ impl StateKey {
 /// A snapshot's DOM, with its rectangles written, the model built from it and its view's
 /// geometry and visibility.
 pub(crate) struct KeptState {
+    /// Which kept state this is: never given to another (see [`kept_id`]).
+    pub id: u64,
     pub snapshot: Arc<DomSnapshot>,
     pub model: Model,
     pub facts: Option<ViewFacts>,
@@ -101,6 +103,14 @@ pub(crate) struct KeptState {
 pub(crate) struct KeptFindings {
     pub boxes: OnceLock<Vec<RectBox>>,
     pub fetch_set: OnceLock<Vec<Vec<i64>>>,
+}
+
+/// A number no other kept state or tree was given: two captures whose parts carry the same
+/// numbers were read from the same replies (see `Captured::inputs`). Numbers, not pointers: a
+/// freed state's address may be given to the next one.
+pub(crate) fn kept_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// How much memory all pages' kept states may take together, as estimated by [`Charge`].
@@ -378,8 +388,8 @@ struct LastTree {
     frame: Option<String>,
     /// Its reply.
     text: RawJson,
-    /// Its nodes, once the reply was seen twice in a row.
-    nodes: Option<(AxNodes, Charge)>,
+    /// Its nodes, once the reply was seen twice in a row, and their [`kept_id`].
+    nodes: Option<(AxNodes, Charge, u64)>,
 }
 
 /// How many frames' trees a page keeps (the main frame's and its same-process frames').
@@ -390,15 +400,15 @@ const TREES: usize = 8;
 const TREE_PER_REPLY_BYTE: usize = 2;
 
 impl KeptTrees {
-    /// The nodes of `text`, the reply for `frame`, when that tree is kept.
-    pub(crate) fn look(&self, frame: Option<&str>, text: &RawJson) -> Option<AxNodes> {
+    /// The nodes of `text`, the reply for `frame`, when that tree is kept, and its [`kept_id`].
+    pub(crate) fn look(&self, frame: Option<&str>, text: &RawJson) -> Option<(AxNodes, u64)> {
         let last = self.last.lock().ok()?;
         let nodes = last
             .iter()
             .find(|l| l.frame.as_deref() == frame && l.text.as_bytes() == text.as_bytes())?
             .nodes
             .as_ref()
-            .map(|(nodes, _)| nodes.clone())?;
+            .map(|(nodes, _, id)| (nodes.clone(), *id))?;
         self.reused.fetch_add(1, Ordering::Relaxed);
         Some(nodes)
     }
@@ -420,7 +430,7 @@ impl KeptTrees {
                 .flatten();
             last.push(LastTree {
                 frame,
-                nodes: charge.map(|charge| (nodes.clone(), charge)),
+                nodes: charge.map(|charge| (nodes.clone(), charge, kept_id())),
                 text,
             });
         }
@@ -455,6 +465,7 @@ mod tests {
         let model = Model::from_dom_snapshots(capture).expect("a model");
         let facts = Some(ViewFacts::new(&model, Expand::Viewport));
         KeptState {
+            id: kept_id(),
             snapshot: capture.dom_snapshot.clone(),
             model,
             facts,
@@ -502,9 +513,10 @@ mod tests {
         kept.record(None, a.clone(), nodes);
         assert!(kept.look(None, &a).is_none(), "seen once");
         kept.record(None, a.clone(), nodes);
-        let copied = kept.look(None, &a).expect("kept");
+        let (copied, id) = kept.look(None, &a).expect("kept");
         assert_eq!(copied.len(), nodes.len());
-        assert_eq!(kept.reused(), 1);
+        assert_eq!(kept.look(None, &a).map(|(_, again)| again), Some(id));
+        assert_eq!(kept.reused(), 2);
         assert!(kept.look(None, &b).is_none(), "another reply");
         assert!(kept.look(Some("child"), &a).is_none(), "another frame");
         // Another reply for the frame replaces what was kept.

@@ -80,7 +80,9 @@ use super::box_rects::{
     KeptValues, RectBox, View, Worlds,
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
-use super::kept_model::{Charge, KeptFindings, KeptModel, KeptState, KeptTrees, Seen, StateKey};
+use super::kept_model::{
+    kept_id, Charge, KeptFindings, KeptModel, KeptState, KeptTrees, Seen, StateKey,
+};
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{FrameTarget, Page};
@@ -96,8 +98,8 @@ use crate::model::Model;
 use crate::transport::{Connection, RawJson, SessionId};
 
 use super::{
-    AxTreeCapture, Capture, Captured, OopifCapture, UncapturedFrame, COMPUTED_STYLES,
-    FORMAT_VERSION,
+    AxTreeCapture, Capture, Captured, DomModel, Inputs, OopifCapture, UncapturedFrame,
+    COMPUTED_STYLES, FORMAT_VERSION,
 };
 
 /// How many times a capture is retried when the page changes documents under it.
@@ -269,9 +271,11 @@ async fn capture_once(
     // A page target's main frame has the target's id; the world is asked for again, in the
     // right frame, should the frame tree say otherwise.
     let world_frame = page.target_id().to_string();
-    let world = (!dom_rects).then(|| create_world(conn, session, &world_frame, FRAME_TIMEOUT));
-    let snapshot = snapshot_text_now(conn, session, dom_rects, conn.command_timeout());
+    // Not while the page keeps handles in that world (see `super::box_rects`).
     let kept = page.kept_boxes();
+    let world = (!dom_rects && !kept.holds(&world_frame))
+        .then(|| create_world(conn, session, &world_frame, FRAME_TIMEOUT));
+    let snapshot = snapshot_text_now(conn, session, dom_rects, conn.command_timeout());
     let early = (!dom_rects).then(|| kept.read_now(conn, session, FRAME_TIMEOUT));
     let (before, metrics) = tokio::join!(before, metrics);
     let metrics = kept_model
@@ -421,7 +425,9 @@ async fn capture_once(
     // of each renderer: Chromium answers them after it, so they see any navigation that happened
     // while the data was taken. A renderer asked for more after its check (its snapshot taken
     // again, more accessibility parents) is checked again once that is answered.
-    let dom_model: Option<(Model, Option<ViewFacts>)>;
+    let dom_model: Option<DomModel>;
+    // The kept numbers of the page's full trees, when each is one the page kept.
+    let mut kept_trees_read: Option<Vec<u64>> = None;
     let kept_state = match &state {
         Some((_, Seen::Kept(kept))) => Some(kept.clone()),
         _ => None,
@@ -436,7 +442,10 @@ async fn capture_once(
             let ax = async {
                 match ax_full {
                     Some(trees) => trees.await,
-                    None => Ok(Vec::new()),
+                    None => Ok(FullTrees {
+                        trees: Vec::new(),
+                        kept: None,
+                    }),
                 }
             };
             // Computing the full trees is the longest wait of a whole-page capture: the model
@@ -447,7 +456,7 @@ async fn capture_once(
                 let late =
                     finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
                 let retaken = late.first().copied().unwrap_or(false);
-                let kept = kept_state.as_deref().filter(|_| !retaken);
+                let kept = kept_state.as_ref().filter(|_| !retaken);
                 let model = match rects {
                     Rects::Every => None,
                     Rects::Needed => Some(dom_model_of(&capture, facts_view, kept)?),
@@ -455,11 +464,13 @@ async fn capture_once(
                 Ok::<_, Error>((late, model, retaken))
             };
             let (ax, reads, checks) = tokio::join!(ax, reads, checks);
-            capture.ax_trees = ax?;
+            let ax = ax?;
+            capture.ax_trees = ax.trees;
+            kept_trees_read = ax.kept;
             let (late, model, taken_again) = reads?;
             retaken = taken_again;
-            reused = model.as_ref().is_some_and(|(_, _, reused)| *reused);
-            dom_model = model.map(|(model, facts, _)| (model, facts));
+            reused = model.as_ref().is_some_and(DomModel::is_kept);
+            dom_model = model;
             (checks, late)
         }
         AxScope::Viewport { .. } => {
@@ -469,16 +480,20 @@ async fn capture_once(
             // The model of the DOM decides what to ask for, and is kept: the snapshot's
             // pipeline adds the answers to it rather than building it again.
             // So are its geometry and visibility, which the analysis would compute again.
-            let kept = kept_state.as_deref().filter(|_| !retaken);
-            let (model, facts, from_kept) = dom_model_of(&capture, facts_view, kept)?;
-            reused = from_kept;
-            let facts = facts.unwrap_or_else(|| ViewFacts::new(&model, view.unwrap_or_default()));
-            let find = || fetch_set(&model, &facts, 1 + capture.oopifs.len());
-            let sets = match kept.filter(|_| from_kept) {
-                Some(state) => state.found.fetch_set.get_or_init(find).clone(),
-                None => find(),
+            let kept = kept_state.as_ref().filter(|_| !retaken);
+            let model =
+                dom_model_of(&capture, facts_view, kept)?.with_facts(view.unwrap_or_default());
+            reused = model.is_kept();
+            let targets = 1 + capture.oopifs.len();
+            let find = |m: &DomModel| {
+                m.facts()
+                    .map_or_else(Vec::new, |facts| fetch_set(m.model(), facts, targets))
             };
-            dom_model = Some((model, Some(facts)));
+            let sets = match &model {
+                DomModel::Kept(state) => state.found.fetch_set.get_or_init(|| find(&model)).clone(),
+                DomModel::Built(..) => find(&model),
+            };
+            dom_model = Some(model);
             let wanted: usize = sets.iter().map(Vec::len).sum();
             if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The
@@ -497,10 +512,12 @@ async fn capture_once(
                     .collect();
                 let checks = write_checks(page, &sessions);
                 let (main, others, checks) = tokio::join!(main, join_all(others), checks);
-                capture.ax_trees = main?;
+                let main = main?;
+                capture.ax_trees = main.trees;
+                kept_trees_read = main.kept;
                 for (o, trees) in capture.oopifs.iter_mut().zip(others) {
                     match trees {
-                        Ok(trees) => o.ax_trees = trees,
+                        Ok(trees) => o.ax_trees = trees.trees,
                         Err(_) => consistent = false,
                     }
                 }
@@ -606,14 +623,28 @@ async fn capture_once(
     capture.url = after.frame.url.clone();
     capture.frame_tree = Some(after);
     capture.consistent = consistent;
+    // Every part read from what the page kept: the pipeline may find its whole snapshot so.
+    let inputs = match (&dom_model, kept_trees_read) {
+        (Some(DomModel::Kept(state)), Some(trees))
+            if consistent && !retaken && capture.oopifs.is_empty() =>
+        {
+            capture.frame_tree.clone().map(|frame_tree| Inputs {
+                dom: state.id,
+                trees,
+                frame_tree,
+            })
+        }
+        _ => None,
+    };
     match (state.filter(|_| !retaken), &dom_model) {
         (Some((key, Seen::New)), _) => kept_model.record(key, None),
         // Seen twice in a row: kept from now on, if all pages' kept states leave room for it.
-        (Some((key, Seen::Again)), Some((model, facts))) => {
+        (Some((key, Seen::Again)), Some(model)) => {
             let state = Charge::for_state(&key).map(|charge| KeptState {
+                id: kept_id(),
                 snapshot: Arc::clone(&capture.dom_snapshot),
-                model: model.clone(),
-                facts: facts.clone(),
+                model: model.model().clone(),
+                facts: model.facts().cloned(),
                 found: KeptFindings::default(),
                 charge,
             });
@@ -626,23 +657,25 @@ async fn capture_once(
         _ if dom_rects => {}
         _ => kept_model.forget(),
     }
-    Ok(Attempt::Done(Box::new(Captured::new(capture, dom_model))))
+    Ok(Attempt::Done(Box::new(Captured::new(
+        capture, dom_model, inputs,
+    ))))
 }
 
 /// The model of the capture's DOM snapshots and its view's geometry and visibility (`view`:
-/// the view they are computed for, if any): those of `kept` when it holds the same rectangles
-/// (see [`super::kept_model`]; the rest of its state is the capture's). Says whether they are.
+/// the view they are computed for, if any): `kept` when it holds the same rectangles (see
+/// [`super::kept_model`]; the rest of its state is the capture's).
 fn dom_model_of(
     capture: &Capture,
     view: Option<Expand>,
-    kept: Option<&KeptState>,
-) -> Result<(Model, Option<ViewFacts>, bool)> {
+    kept: Option<&Arc<KeptState>>,
+) -> Result<DomModel> {
     if let Some(kept) = kept.filter(|k| k.same_rects(&capture.dom_snapshot)) {
-        return Ok((kept.model.clone(), kept.facts.clone(), true));
+        return Ok(DomModel::Kept(Arc::clone(kept)));
     }
     let model = Model::from_dom_snapshots(capture)?;
     let facts = view.map(|expand| ViewFacts::new(&model, expand));
-    Ok((model, facts, false))
+    Ok(DomModel::Built(model, facts))
 }
 
 /// The engine's computed styles, as a capture records them.
@@ -901,7 +934,7 @@ fn full_trees<'a>(
     frames: &[String],
     timeout: Option<Duration>,
     kept: Option<&KeptTrees>,
-) -> impl Future<Output = Result<Vec<AxTreeCapture>>> + Send + use<'a> {
+) -> impl Future<Output = Result<FullTrees>> + Send + use<'a> {
     let timeout = timeout.unwrap_or(conn.command_timeout());
     // Sent raw and read with `FullAxTree::from_reply`, which reads a large tree on two threads,
     // unless the page kept the tree of that very reply (see `super::kept_model`).
@@ -917,14 +950,14 @@ fn full_trees<'a>(
         async move {
             let reply = reply?.await?;
             let Some(kept) = kept else {
-                return FullAxTree::from_reply(&reply);
+                return Ok((FullAxTree::from_reply(&reply)?, None));
             };
-            if let Some(nodes) = kept.look(frame_id.as_deref(), &reply) {
-                return Ok(FullAxTree { nodes });
+            if let Some((nodes, id)) = kept.look(frame_id.as_deref(), &reply) {
+                return Ok((FullAxTree { nodes }, Some(id)));
             }
             let tree = FullAxTree::from_reply(&reply)?;
             kept.record(frame_id, reply, &tree.nodes);
-            Ok(tree)
+            Ok((tree, None))
         }
     };
     let main = send(None);
@@ -937,20 +970,38 @@ fn full_trees<'a>(
     async move {
         let (ids, replies): (Vec<String>, Vec<_>) = children.into_iter().unzip();
         let (main, children) = tokio::join!(main, join_all(replies));
+        let (main, main_id) = main?;
+        let mut kept = main_id.map(|id| vec![id]);
         let mut trees = vec![AxTreeCapture {
             frame_id: main_frame,
-            nodes: main?.nodes,
+            nodes: main.nodes,
         }];
         for (frame_id, reply) in ids.into_iter().zip(children) {
-            if let Ok(reply) = reply {
-                trees.push(AxTreeCapture {
-                    frame_id,
-                    nodes: reply.nodes,
-                });
-            }
+            let id = match reply {
+                Ok((reply, id)) => {
+                    trees.push(AxTreeCapture {
+                        frame_id,
+                        nodes: reply.nodes,
+                    });
+                    id
+                }
+                Err(_) => None,
+            };
+            kept = kept.zip(id).map(|(mut kept, id)| {
+                kept.push(id);
+                kept
+            });
         }
-        Ok(trees)
+        Ok(FullTrees { trees, kept })
     }
+}
+
+/// The full accessibility trees of one renderer's frames.
+struct FullTrees {
+    trees: Vec<AxTreeCapture>,
+    /// When every frame's tree is one the page kept, their [`super::kept_model::kept_id`]s,
+    /// the main frame's first.
+    kept: Option<Vec<u64>>,
 }
 
 /// The accessibility trees of one renderer holding the nodes of `ids` and their ancestors:
@@ -1051,7 +1102,7 @@ async fn frame_part<'a>(
     let trees = full.then(|| full_trees(conn, session, &frames, Some(FRAME_TIMEOUT), None));
     let trees = async {
         match trees {
-            Some(trees) => trees.await,
+            Some(trees) => trees.await.map(|t| t.trees),
             None => Ok(Vec::new()),
         }
     };

@@ -8,4 +8,4 @@ mod assign;
 mod uid_table;
 
 pub use assign::{assign_uids, UidAssignment};
-pub use uid_table::{DocKey, DocumentKey, ResolvedUid, SnapshotUids, Uid, UidTable};
+pub use uid_table::{DocKey, DocumentKey, ResolvedUid, SnapshotUids, TableMark, Uid, UidTable};

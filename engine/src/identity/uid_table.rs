@@ -224,7 +224,13 @@ pub struct UidTable {
     /// The newest snapshot's uids of nodes without a backendNodeId (few: they are not in
     /// `nodes`).
     unkeyed: Vec<(Uid, DocKey)>,
+    /// Counts every change made to the table: each snapshot's pass, each uid forgotten.
+    edits: u64,
 }
+
+/// The state a [`UidTable`] was in (see [`UidTable::settled`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableMark(u64);
 
 impl UidTable {
     pub fn new() -> Self {
@@ -249,9 +255,26 @@ impl UidTable {
     /// [`SnapshotUids::node`]; [`SnapshotUids::finish`] prunes what it did not see.
     pub fn begin(&mut self) -> SnapshotUids<'_> {
         self.snapshot += 1;
+        self.edits += 1;
         self.minted.push(0);
         self.unkeyed.clear();
         SnapshotUids { table: self }
+    }
+
+    /// The table as the newest snapshot left it, when that snapshot minted no uid for a node
+    /// it can key: another pass over the same nodes would then give each of those the uid it
+    /// has now, mark none of them new and forget nothing, so while the table is
+    /// [`UidTable::still`] at this mark, the newest snapshot's uids hold for a snapshot of the
+    /// same model with no pass at all. (Its nodes with nothing to key on, which a pass would
+    /// give fresh uids, keep theirs: they still resolve, as the newest snapshot's.)
+    pub fn settled(&self) -> Option<TableMark> {
+        let minted = self.minted.last().copied()?;
+        (minted as usize == self.unkeyed.len()).then_some(TableMark(self.edits))
+    }
+
+    /// Whether nothing changed the table since `mark` was taken.
+    pub fn still(&self, mark: TableMark) -> bool {
+        self.edits == mark.0
     }
 
     /// Resolves a uid the agent sent back, with errors that say what to do next.
@@ -292,6 +315,7 @@ impl UidTable {
     /// Marks the uid's node as gone (e.g. `DOM.resolveNode` failed for it), so later calls fail
     /// fast with `STALE_UID`.
     pub fn forget(&mut self, uid: Uid) {
+        self.edits += 1;
         match self.find(uid) {
             Some((doc, Some(backend))) => {
                 let removed = self.nodes[doc.0 as usize].remove(backend);
@@ -655,5 +679,41 @@ mod tests {
             Some(None)
         );
         assert!(t.is_empty());
+    }
+
+    /// A table is settled once a snapshot minted no uid for a node it can key (nodes with no
+    /// key get fresh ones every time and do not count), and stays so until anything changes it.
+    #[test]
+    fn a_table_is_settled_once_a_snapshot_mints_nothing_and_until_it_changes() {
+        let mut t = UidTable::new();
+        assert_eq!(t.settled(), None, "no snapshot yet");
+        let keyed_and_not = |t: &mut UidTable, ids: &[i64]| {
+            let mut s = t.begin();
+            let d = s.document(&doc("L1"));
+            for &b in ids {
+                s.node(d, Some(b));
+            }
+            s.node(d, None);
+            s.finish();
+        };
+        keyed_and_not(&mut t, &[1, 2, 3]);
+        assert_eq!(t.settled(), None, "the first snapshot minted every uid");
+        keyed_and_not(&mut t, &[1, 2, 3]);
+        let mark = t.settled().expect("nothing keyed was minted");
+        assert!(t.still(mark));
+        let uid = t.resolve("1_0").expect("issued").uid;
+        t.forget(uid);
+        assert!(!t.still(mark), "a uid forgotten changes the table");
+        keyed_and_not(&mut t, &[1, 2, 3]);
+        assert_eq!(
+            t.settled(),
+            None,
+            "the forgotten node came back with a new uid"
+        );
+        keyed_and_not(&mut t, &[1, 2, 3]);
+        let mark = t.settled().expect("settled again");
+        snap(&mut t, "L1", &[1, 2, 3, 4]);
+        assert!(!t.still(mark), "a snapshot's pass changes the table");
+        assert_eq!(t.settled(), None, "node 4 is new");
     }
 }
