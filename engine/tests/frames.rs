@@ -529,10 +529,33 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
 /// (`Snapshot::repeats`: no analysis, no pass over the uid table), and only while nothing
 /// changed: the accessibility tree (a focus that moves nothing, its new tree already kept by
 /// the page), the uid table (a uid forgotten), the mode and the format each make a new one,
-/// which shows the change.
+/// which shows the change. On a page taken whole, and on a long one whose view's
+/// accessibility nodes are asked for one by one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_changed() {
     let (session, page, _) = open_scroll_panel().await;
+    repeats_only_while_unchanged(&page).await;
+    session.shutdown().await.expect("close");
+
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let lines: String = (0..3000)
+        .map(|k| format!("<p>Line {k} <a href='?{k}'>link {k}</a></p>"))
+        .collect();
+    let long = format!(
+        "data:text/html,<title>Long</title><button id='row-btn'>Row 4 button</button>{lines}"
+    );
+    session.open(&long).await.expect("open");
+    let page = session.current_page().expect("a page").clone();
+    repeats_only_while_unchanged(&page).await;
+    session.shutdown().await.expect("close");
+}
+
+/// The body of [`a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_changed`]
+/// on `page`, which shows a button `Row 4 button` with the id `row-btn`.
+async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
+    let page = page.clone();
     let mut table = UidTable::new();
     let mut last = None;
     // A snapshot's text, and whether it repeated the last one (made no pass over the table).
@@ -618,7 +641,6 @@ async fn a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_chan
         assert!(!repeated, "{options:?}");
         assert_ne!(text, renewed, "{options:?}");
     }
-    session.shutdown().await.expect("close");
 }
 
 /// A page whose state has not changed since its last snapshot is not read again (its model of

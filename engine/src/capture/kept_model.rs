@@ -52,6 +52,7 @@ use crate::transport::RawJson;
 use super::ax::AxNodes;
 use super::box_rects::RectBox;
 use super::dom::DomSnapshot;
+use super::AxTreeCapture;
 
 /// What a snapshot's DOM model is built from, besides the rectangles read afterwards.
 #[derive(Clone)]
@@ -198,6 +199,7 @@ pub struct KeptModel {
     /// this saves is saved.
     reused: Arc<AtomicU64>,
     trees: KeptTrees,
+    partial: KeptPartialTrees,
     frame_tree: KeptReply<GetFrameTreeReturns>,
     metrics: KeptReply<GetLayoutMetricsReturns>,
 }
@@ -296,6 +298,11 @@ impl KeptModel {
     /// The page's kept accessibility trees.
     pub(crate) fn trees(&self) -> &KeptTrees {
         &self.trees
+    }
+
+    /// The page's kept accessibility nodes of a view (`getPartialAXTree`).
+    pub(crate) fn partial_trees(&self) -> &KeptPartialTrees {
+        &self.partial
     }
 
     /// The page's last frame tree (`Page.getFrameTree`, asked twice per snapshot).
@@ -440,6 +447,78 @@ impl KeptTrees {
     /// How many trees were copied out rather than read.
     pub(crate) fn reused(&self) -> u64 {
         self.reused.load(Ordering::Relaxed)
+    }
+}
+
+/// The accessibility nodes last read, one `Accessibility.getPartialAXTree` per node, for the
+/// view of a page's own renderer, and the trees assembled from them (see the module docs: the
+/// same holds for the nodes of a view as for a full tree). Kept once the same nodes were asked
+/// for twice in a row and answered with the same bytes each time, and only when no parent had
+/// to be asked for afterwards (the same replies then ask for none again).
+#[derive(Clone, Default)]
+pub(crate) struct KeptPartialTrees {
+    last: Arc<Mutex<Option<LastPartial>>>,
+}
+
+struct LastPartial {
+    /// The nodes asked for, in order.
+    ids: Vec<i64>,
+    /// Their replies.
+    replies: Vec<RawJson>,
+    /// The trees assembled, once seen twice in a row, and their [`kept_id`].
+    trees: Option<(Vec<AxTreeCapture>, Charge, u64)>,
+}
+
+impl LastPartial {
+    fn same(&self, ids: &[i64], replies: &[RawJson]) -> bool {
+        self.ids == ids
+            && self.replies.len() == replies.len()
+            && self
+                .replies
+                .iter()
+                .zip(replies)
+                .all(|(a, b)| a.as_bytes() == b.as_bytes())
+    }
+}
+
+impl KeptPartialTrees {
+    /// The trees of `replies`, the answers for `ids`, when they are kept, and their
+    /// [`kept_id`].
+    pub(crate) fn look(
+        &self,
+        ids: &[i64],
+        replies: &[RawJson],
+    ) -> Option<(Vec<AxTreeCapture>, u64)> {
+        let last = self.last.lock().ok()?;
+        let last = last.as_ref().filter(|l| l.same(ids, replies))?;
+        last.trees
+            .as_ref()
+            .map(|(trees, _, id)| (trees.clone(), *id))
+    }
+
+    /// Records the trees assembled from `replies` for `ids`, with no parent asked for after
+    /// them: kept when the last ones were the same (and the budget has room).
+    pub(crate) fn record(&self, ids: Vec<i64>, replies: Vec<RawJson>, trees: &[AxTreeCapture]) {
+        let mut old = None;
+        if let Ok(mut last) = self.last.lock() {
+            let again = last.as_ref().is_some_and(|l| l.same(&ids, &replies));
+            let bytes: usize = replies.iter().map(RawJson::len).sum();
+            let charge = again
+                .then(|| KEPT.take(bytes.saturating_mul(TREE_PER_REPLY_BYTE)))
+                .flatten();
+            old = last.replace(LastPartial {
+                ids,
+                replies,
+                trees: charge.map(|charge| (trees.to_vec(), charge, kept_id())),
+            });
+        }
+        drop(old);
+    }
+
+    /// Forgets what was read (trees asked for their parents too, which are not kept).
+    pub(crate) fn forget(&self) {
+        let old = self.last.lock().ok().and_then(|mut last| last.take());
+        drop(old);
     }
 }
 

@@ -81,7 +81,8 @@ use super::box_rects::{
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::kept_model::{
-    kept_id, Charge, KeptFindings, KeptModel, KeptState, KeptTrees, Seen, StateKey,
+    kept_id, Charge, KeptFindings, KeptModel, KeptPartialTrees, KeptState, KeptTrees, Seen,
+    StateKey,
 };
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
@@ -427,7 +428,7 @@ async fn capture_once(
     // again, more accessibility parents) is checked again once that is answered.
     let dom_model: Option<DomModel>;
     // The kept numbers of the page's full trees, when each is one the page kept.
-    let mut kept_trees_read: Option<Vec<u64>> = None;
+    let kept_trees_read: Option<Vec<u64>>;
     let kept_state = match &state {
         Some((_, Seen::Kept(kept))) => Some(kept.clone()),
         _ => None,
@@ -525,18 +526,24 @@ async fn capture_once(
             } else {
                 let none = Vec::new();
                 let ids = |k: usize| sets.get(k).unwrap_or(&none);
-                let main = partial_trees(conn, session, ids(0), None);
+                let kept_partial = (!dom_rects).then(|| kept_model.partial_trees());
+                let main = partial_trees(conn, session, ids(0), None, kept_partial);
                 let others: Vec<_> = sessions
                     .iter()
                     .enumerate()
-                    .map(|(k, s)| partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT)))
+                    .map(|(k, s)| {
+                        partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT), None)
+                    })
                     .collect();
                 let checks = write_checks(page, &sessions);
                 let ((main, main_late), others, checks) =
                     tokio::join!(main, join_all(others), checks);
                 let mut late = vec![main_late];
                 match main {
-                    Ok(trees) => capture.ax_trees = trees,
+                    Ok(main) => {
+                        capture.ax_trees = main.trees;
+                        kept_trees_read = main.kept.map(|id| vec![id]);
+                    }
                     Err(e) if is_missing_node(&e) => {
                         return Ok(Attempt::Changed(e.message().into()))
                     }
@@ -545,7 +552,7 @@ async fn capture_once(
                 for (o, (trees, more)) in capture.oopifs.iter_mut().zip(others) {
                     late.push(more);
                     match trees {
-                        Ok(trees) => o.ax_trees = trees,
+                        Ok(trees) => o.ax_trees = trees.trees,
                         Err(e) if is_missing_node(&e) && !last => {
                             return Ok(Attempt::Changed(format!(
                                 "frame {}: {}",
@@ -1013,16 +1020,34 @@ fn partial_trees<'a>(
     session: Option<&'a SessionId>,
     ids: &[i64],
     timeout: Option<Duration>,
-) -> impl Future<Output = (Result<Vec<AxTreeCapture>>, bool)> + Send + use<'a> {
+    kept: Option<&KeptPartialTrees>,
+) -> impl Future<Output = (Result<PartialTrees>, bool)> + Send + use<'a> {
     let timeout = timeout.unwrap_or(conn.command_timeout());
-    let send = move |id: i64| conn.send_now(session, &GetPartialAxTree::of(id), timeout);
+    let send = move |id: i64| conn.send_now_unparsed(session, &GetPartialAxTree::of(id), timeout);
     let first: Vec<_> = ids.iter().map(|&id| send(id)).collect();
     let mut asked: FxHashSet<i64> = ids.iter().copied().collect();
+    let ids = ids.to_vec();
+    let kept = kept.cloned();
+    let read = |reply: &RawJson| reply.parse::<FullAxTree>(GetPartialAxTree::METHOD);
     async move {
+        let replies: Result<Vec<RawJson>> = join_all(first).await.into_iter().collect();
+        // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
+        let replies = match replies {
+            Ok(replies) => replies,
+            Err(e) => return (Err(e), false),
+        };
+        if let Some((trees, id)) = kept.as_ref().and_then(|k| k.look(&ids, &replies)) {
+            return (
+                Ok(PartialTrees {
+                    trees,
+                    kept: Some(id),
+                }),
+                false,
+            );
+        }
         let mut nodes = AxNodes::default();
-        for reply in join_all(first).await {
-            // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
-            let added = reply.and_then(|r| nodes.append(r.nodes).map_err(Error::protocol));
+        for reply in &replies {
+            let added = read(reply).and_then(|r| nodes.append(r.nodes).map_err(Error::protocol));
             if let Err(e) = added {
                 return (Err(e), false);
             }
@@ -1043,13 +1068,28 @@ fn partial_trees<'a>(
                 .into_iter()
                 .flatten()
             {
-                if let Err(e) = nodes.append(reply.nodes) {
-                    return (Err(Error::protocol(e)), more);
+                if let Err(e) =
+                    read(&reply).and_then(|r| nodes.append(r.nodes).map_err(Error::protocol))
+                {
+                    return (Err(e), more);
                 }
             }
         }
-        (Ok(ax_partial::assemble(&nodes)), more)
+        let trees = ax_partial::assemble(&nodes);
+        match &kept {
+            Some(kept) if !more => kept.record(ids, replies, &trees),
+            Some(kept) => kept.forget(),
+            None => {}
+        }
+        (Ok(PartialTrees { trees, kept: None }), more)
     }
+}
+
+/// The accessibility trees of one renderer's view.
+struct PartialTrees {
+    trees: Vec<AxTreeCapture>,
+    /// When they are the ones the page kept, their [`super::kept_model::kept_id`].
+    kept: Option<u64>,
 }
 
 /// Chromium answers this when a node the snapshot listed is gone.
