@@ -114,6 +114,15 @@ pub(crate) fn kept_id() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// A capture's DOM state and accessibility trees, each one the page kept, by their
+/// [`kept_id`]s: two captures with the same parts read the same replies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeptParts {
+    pub state: u64,
+    /// Its renderer's trees: the main frame's first.
+    pub trees: Vec<u64>,
+}
+
 /// How much memory all pages' kept states may take together, as estimated by [`Charge`].
 pub(crate) const KEPT_BUDGET: usize = 512 << 20;
 
@@ -200,6 +209,9 @@ pub struct KeptModel {
     reused: Arc<AtomicU64>,
     trees: KeptTrees,
     partial: KeptPartialTrees,
+    /// The kept state and trees (their [`kept_id`]s) last found to be of one state of the page
+    /// (see `live::mixes_states`).
+    consistent: Arc<Mutex<Option<KeptParts>>>,
     frame_tree: KeptReply<GetFrameTreeReturns>,
     metrics: KeptReply<GetLayoutMetricsReturns>,
 }
@@ -313,6 +325,20 @@ impl KeptModel {
     /// The page's last layout metrics (`Page.getLayoutMetrics`).
     pub(crate) fn metrics(&self) -> &KeptReply<GetLayoutMetricsReturns> {
         &self.metrics
+    }
+
+    /// Whether the kept state and trees of `parts` were found to be of one state before.
+    pub(crate) fn found_consistent(&self, parts: &KeptParts) -> bool {
+        self.consistent
+            .lock()
+            .is_ok_and(|c| c.as_ref() == Some(parts))
+    }
+
+    /// Notes that the kept state and trees of `parts` are of one state.
+    pub(crate) fn note_consistent(&self, parts: KeptParts) {
+        if let Ok(mut c) = self.consistent.lock() {
+            *c = Some(parts);
+        }
     }
 
     /// Counts a snapshot that used a kept state.

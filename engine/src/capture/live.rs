@@ -81,8 +81,8 @@ use super::box_rects::{
 };
 use super::dom::{CaptureDomSnapshot, DomSnapshot};
 use super::kept_model::{
-    kept_id, Charge, KeptFindings, KeptModel, KeptPartialTrees, KeptState, KeptTrees, Seen,
-    StateKey,
+    kept_id, Charge, KeptFindings, KeptModel, KeptPartialTrees, KeptParts, KeptState, KeptTrees,
+    Seen, StateKey,
 };
 use super::scope::{fetch_set, AxFetch, AxScope};
 use crate::analysis::{Expand, ViewFacts};
@@ -624,23 +624,35 @@ async fn capture_once(
         .iter()
         .find(|t| t.frame_id == main_frame)
         .map_or(&empty, |t| &t.nodes);
-    if let Some(why) = mixes_states(&capture.dom_snapshot, main_tree) {
-        return Ok(Attempt::Changed(why));
+    // A kept snapshot and kept trees found of one state before still are: the check is a
+    // function of the two alone.
+    let kept_parts = match (&dom_model, kept_trees_read) {
+        (Some(DomModel::Kept(state)), Some(trees)) if !retaken => Some(KeptParts {
+            state: state.id,
+            trees,
+        }),
+        _ => None,
+    };
+    if !kept_parts
+        .as_ref()
+        .is_some_and(|p| kept_model.found_consistent(p))
+    {
+        if let Some(why) = mixes_states(&capture.dom_snapshot, main_tree) {
+            return Ok(Attempt::Changed(why));
+        }
+        if let Some(parts) = &kept_parts {
+            kept_model.note_consistent(parts.clone());
+        }
     }
     capture.url = after.frame.url.clone();
     capture.frame_tree = Some(after);
     capture.consistent = consistent;
     // Every part read from what the page kept: the pipeline may find its whole snapshot so.
-    let inputs = match (&dom_model, kept_trees_read) {
-        (Some(DomModel::Kept(state)), Some(trees))
-            if consistent && !retaken && capture.oopifs.is_empty() =>
-        {
-            capture.frame_tree.clone().map(|frame_tree| Inputs {
-                dom: state.id,
-                trees,
-                frame_tree,
-            })
-        }
+    let inputs = match kept_parts {
+        Some(kept) if consistent && capture.oopifs.is_empty() => capture
+            .frame_tree
+            .clone()
+            .map(|frame_tree| Inputs { kept, frame_tree }),
         _ => None,
     };
     match (state.filter(|_| !retaken), &dom_model) {

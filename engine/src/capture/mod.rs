@@ -280,13 +280,12 @@ impl DomModel {
 
 /// What a live capture was read from, when every part of it is one its page kept from an
 /// earlier snapshot (see [`kept_model`]): the state of its DOM (the snapshot's reply, the
-/// layout metrics, the URL, the view and the boxes' rectangles) and each frame's full
-/// accessibility tree, by the numbers they were kept under, and the frame tree. Two captures
-/// with equal inputs hold the same data, so what was computed from one holds for the other.
+/// layout metrics, the URL, the view and the boxes' rectangles) and its accessibility trees,
+/// by the numbers they were kept under, and the frame tree. Two captures with equal inputs hold
+/// the same data, so what was computed from one holds for the other.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Inputs {
-    pub dom: u64,
-    pub trees: Vec<u64>,
+    pub kept: kept_model::KeptParts,
     pub frame_tree: FrameTree,
 }
 
