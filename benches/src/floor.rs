@@ -102,11 +102,18 @@ pub async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorRep
         async move { tokio::join!(main, futures_util::future::join_all(children)) }
     };
     // Together, as the engine writes them: the frame tree, the metrics, the main frame's
-    // isolated world, the snapshot, the kept boxes' reading; the full trees (whole page) once
-    // the frame tree is in.
+    // isolated world (unless handles are kept in it), the snapshot, the kept boxes' reading;
+    // the full trees (whole page) once the frame tree is in.
     let tree = conn.send_raw_now("Page.getFrameTree", session, &empty, timeout);
     let metrics = conn.send_raw_now("Page.getLayoutMetrics", session, &empty, timeout);
-    let world = create_world(conn, session, page.target_id(), rects_timeout);
+    let world = (!plan.kept.holds(page.target_id()))
+        .then(|| create_world(conn, session, page.target_id(), rects_timeout));
+    let world = async move {
+        match world {
+            Some(world) => world.await.ok(),
+            None => None,
+        }
+    };
     let snapshot_params = snapshot_params(false);
     let snapshot = conn.send_raw_now(
         "DOMSnapshot.captureSnapshot",
@@ -123,7 +130,7 @@ pub async fn floor(page: &Page, plan: &ViewPlan, whole: bool) -> Result<FloorRep
     let trees = full.then(|| full_trees(&frames));
     let (snapshot, world, early) = tokio::join!(snapshot, world, early);
     let snapshot = snapshot.map_err(|e| err("DOMSnapshot.captureSnapshot", e))?;
-    let worlds: Worlds = world.ok().map(|id| (main_frame, id)).into_iter().collect();
+    let worlds: Worlds = world.map(|id| (main_frame, id)).into_iter().collect();
     let boxes = match view {
         Some(plan) => &plan.boxes,
         None => &plan.all_boxes,
