@@ -148,9 +148,7 @@ impl Snapshot {
             drop(old.into_output());
         }
     }
-}
 
-impl Snapshot {
     /// Whether this snapshot is what the pipeline would compute from `captured` with `options`
     /// and the page's uid `table` (`page_target`: the page), so that it stands for the new one
     /// as it is.
@@ -158,8 +156,8 @@ impl Snapshot {
     /// Why: an agent often takes a snapshot of a page that has not changed. When every part of
     /// the capture is one the page kept from an earlier snapshot (see `capture::kept_model`),
     /// the capture holds the same data as this snapshot's; the same options then give the
-    /// same analysis and text, and a uid table left as this snapshot left it, with none of its
-    /// uids minted by it, gives the same uids with no new mark. Computing them again is most
+    /// same analysis and text, and a uid table left as this snapshot left it, which minted no uid
+    /// for a node it can key (see [`UidTable::settled`]), gives the same uids with no new mark. Computing them again is most
     /// of the engine's work on such a snapshot. Text only: the JSON names the snapshot's number.
     pub fn repeats(
         &self,

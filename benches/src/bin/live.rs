@@ -391,16 +391,8 @@ async fn measure_page(
         // their last snapshot every time
         for (k, (_, mode, expand, change)) in MODES.iter().enumerate() {
             if !*change {
-                let options = mode_options(*mode, *expand);
-                timed_snapshot(
-                    page,
-                    name,
-                    &mut agents[k],
-                    &options,
-                    browser_pid,
-                    &mut times[k],
-                )
-                .await?;
+                let (agent, options) = (&mut agents[k], mode_options(*mode, *expand));
+                timed_snapshot(page, name, agent, &options, browser_pid, &mut times[k]).await?;
             }
         }
     }
@@ -415,16 +407,8 @@ async fn measure_page(
             page.send(&EvaluateParams::new(expression))
                 .await
                 .map_err(|e| format!("{name}: changing the page: {e}"))?;
-            let options = mode_options(*mode, *expand);
-            timed_snapshot(
-                page,
-                name,
-                &mut agents[k],
-                &options,
-                browser_pid,
-                &mut times[k],
-            )
-            .await?;
+            let (agent, options) = (&mut agents[k], mode_options(*mode, *expand));
+            timed_snapshot(page, name, agent, &options, browser_pid, &mut times[k]).await?;
             // The page as it was, seen twice: the next run finds its model kept again.
             page.send(&EvaluateParams::new(
                 "document.documentElement.removeAttribute('data-bench')".to_string(),

@@ -30,8 +30,13 @@
 //! The same holds for a full accessibility tree ([`KeptTrees`]): Chromium writes the same
 //! reply, byte for byte, for an unchanged page, and reading it is most of the engine's work on
 //! a page taken whole (python's `stdtypes`: 12 MB). A frame's tree seen twice in a row is kept
-//! and copied out after, which costs a fraction of reading it. And, on a small scale, for the
-//! frame tree and the layout metrics every snapshot asks for ([`KeptReply`]).
+//! and copied out after, which costs a fraction of reading it; and for the accessibility nodes
+//! of a long page's view, asked for one by one ([`KeptPartialTrees`]). And, on a small scale,
+//! for the frame tree and the layout metrics every snapshot asks for ([`KeptReply`]).
+//!
+//! Each kept state and tree carries a number no other was given ([`kept_id`]): a capture whose
+//! every part is a kept one names them ([`KeptParts`]), so that a snapshot computed from the same
+//! parts can be known again without comparing anything more (`Snapshot::repeats`).
 //!
 //! A kept state takes four to six times its reply's size (python's `stdtypes` page: about
 //! 25 MiB), so all pages' kept states together are held to [`KEPT_BUDGET`]: an agent with many

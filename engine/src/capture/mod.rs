@@ -290,7 +290,8 @@ pub(crate) struct Inputs {
 }
 
 impl Captured {
-    /// `dom_model` must be `Model::from_dom_snapshots(&capture)` and its `ViewFacts`.
+    /// `dom_model` must be `Model::from_dom_snapshots(&capture)` and its `ViewFacts`, and
+    /// `inputs` what every part of `capture` was read from, when each part is one the page kept.
     pub(crate) fn new(
         capture: Capture,
         dom_model: Option<DomModel>,
