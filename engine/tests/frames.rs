@@ -555,13 +555,12 @@ async fn a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_chan
 /// The body of [`a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_changed`]
 /// on `page`, which shows a button `Row 4 button` with the id `row-btn`.
 async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
-    let page = page.clone();
     let mut table = UidTable::new();
     let mut last = None;
     // A snapshot's text, and whether it repeated the last one (made no pass over the table).
     let take = async |table: &mut UidTable, last: &mut Option<Snapshot>, options| {
         let passes = table.snapshots();
-        let taken = take_snapshot_after(&page, table, &options, last)
+        let taken = take_snapshot_after(page, table, &options, last)
             .await
             .expect("a snapshot");
         (taken.output.clone(), table.snapshots() == passes)
@@ -589,7 +588,7 @@ async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
     // The button focused, nothing scrolled, while another agent on the same page looks at it
     // twice (so the page keeps the new tree): the next snapshot says so at once.
     evaluate(
-        &page,
+        page,
         "document.getElementById('row-btn').focus({preventScroll: true})",
     )
     .await;

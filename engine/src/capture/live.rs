@@ -443,7 +443,7 @@ async fn capture_once(
             let ax = async {
                 match ax_full {
                     Some(trees) => trees.await,
-                    None => Ok(FullTrees {
+                    None => Ok(ReadTrees {
                         trees: Vec::new(),
                         kept: None,
                     }),
@@ -542,7 +542,7 @@ async fn capture_once(
                 match main {
                     Ok(main) => {
                         capture.ax_trees = main.trees;
-                        kept_trees_read = main.kept.map(|id| vec![id]);
+                        kept_trees_read = main.kept;
                     }
                     Err(e) if is_missing_node(&e) => {
                         return Ok(Attempt::Changed(e.message().into()))
@@ -953,7 +953,7 @@ fn full_trees<'a>(
     frames: &[String],
     timeout: Option<Duration>,
     kept: Option<&KeptTrees>,
-) -> impl Future<Output = Result<FullTrees>> + Send + use<'a> {
+) -> impl Future<Output = Result<ReadTrees>> + Send + use<'a> {
     let timeout = timeout.unwrap_or(conn.command_timeout());
     // Sent raw and read with `FullAxTree::from_reply`, which reads a large tree on two threads,
     // unless the page kept the tree of that very reply (see `super::kept_model`).
@@ -1011,15 +1011,15 @@ fn full_trees<'a>(
                 kept
             });
         }
-        Ok(FullTrees { trees, kept })
+        Ok(ReadTrees { trees, kept })
     }
 }
 
-/// The full accessibility trees of one renderer's frames.
-struct FullTrees {
+/// The accessibility trees read for one renderer: its frames' full trees, or its view's nodes.
+struct ReadTrees {
     trees: Vec<AxTreeCapture>,
-    /// When every frame's tree is one the page kept, their [`super::kept_model::kept_id`]s,
-    /// the main frame's first.
+    /// When what was read is what the page kept, its [`super::kept_model::kept_id`]s (full
+    /// trees: one per frame, the main frame's first).
     kept: Option<Vec<u64>>,
 }
 
@@ -1033,7 +1033,7 @@ fn partial_trees<'a>(
     ids: &[i64],
     timeout: Option<Duration>,
     kept: Option<&KeptPartialTrees>,
-) -> impl Future<Output = (Result<PartialTrees>, bool)> + Send + use<'a> {
+) -> impl Future<Output = (Result<ReadTrees>, bool)> + Send + use<'a> {
     let timeout = timeout.unwrap_or(conn.command_timeout());
     let send = move |id: i64| conn.send_now_unparsed(session, &GetPartialAxTree::of(id), timeout);
     let first: Vec<_> = ids.iter().map(|&id| send(id)).collect();
@@ -1050,9 +1050,9 @@ fn partial_trees<'a>(
         };
         if let Some((trees, id)) = kept.as_ref().and_then(|k| k.look(&ids, &replies)) {
             return (
-                Ok(PartialTrees {
+                Ok(ReadTrees {
                     trees,
-                    kept: Some(id),
+                    kept: Some(vec![id]),
                 }),
                 false,
             );
@@ -1093,15 +1093,8 @@ fn partial_trees<'a>(
             Some(kept) => kept.forget(),
             None => {}
         }
-        (Ok(PartialTrees { trees, kept: None }), more)
+        (Ok(ReadTrees { trees, kept: None }), more)
     }
-}
-
-/// The accessibility trees of one renderer's view.
-struct PartialTrees {
-    trees: Vec<AxTreeCapture>,
-    /// When they are the ones the page kept, their [`super::kept_model::kept_id`].
-    kept: Option<u64>,
 }
 
 /// Chromium answers this when a node the snapshot listed is gone.
