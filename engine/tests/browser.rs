@@ -515,6 +515,70 @@ fn a_load_that_never_finishes_times_out_without_an_error() {
     });
 }
 
+#[test]
+fn a_page_that_navigates_itself_does_not_keep_the_one_asked_for_from_loading() {
+    // Each generation loads the next 20 ms after it runs: a navigation of the old document is
+    // often in flight when another page is asked for, and Chromium lets it commit after ours.
+    let browser = shared_browser();
+    let pages = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages");
+    let generations = format!(
+        "file://{}?delay=20",
+        pages.join("frames/gen-nav.html").display()
+    );
+    let forms = format!("file://{}", pages.join("forms.html").display());
+    rt().block_on(async {
+        let page = browser.new_page().await.expect("a page");
+        for round in 0..40u64 {
+            page.navigate(&generations, Duration::from_secs(10))
+                .await
+                .expect("navigate");
+            tokio::time::sleep(Duration::from_millis(20 + round % 13)).await;
+            let started = Instant::now();
+            let outcome = page
+                .navigate(&forms, Duration::from_secs(10))
+                .await
+                .expect("navigate");
+            assert!(!outcome.timed_out, "round {round}: {outcome:?}");
+            assert!(started.elapsed() < Duration::from_secs(5), "round {round}");
+            let title = page.send(&evaluate("document.title")).await.expect("title");
+            assert_eq!(
+                title.result.value,
+                Some(serde_json::json!("Forms: values set by script")),
+                "round {round}"
+            );
+        }
+        page.close().await.expect("close");
+    });
+}
+
+#[test]
+fn a_page_that_redirects_itself_before_it_loads_is_followed_to_where_it_goes() {
+    let browser = shared_browser();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    std::fs::write(
+        dir.path().join("first.html"),
+        "<title>first</title><script>location.replace('second.html')</script>",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("second.html"), "<title>second</title>").expect("write");
+    rt().block_on(async {
+        let page = browser.new_page().await.expect("a page");
+        let started = Instant::now();
+        let outcome = page
+            .navigate(
+                &format!("file://{}", dir.path().join("first.html").display()),
+                Duration::from_secs(10),
+            )
+            .await
+            .expect("navigate");
+        assert!(!outcome.timed_out, "{outcome:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let title = page.send(&evaluate("document.title")).await.expect("title");
+        assert_eq!(title.result.value, Some(serde_json::json!("second")));
+        page.close().await.expect("close");
+    });
+}
+
 /// A server whose `/loop` redirects to itself forever, `/hop/N` redirects to `/hop/N-1` down to
 /// a page at `/hop/0`.
 fn redirect_server() -> u16 {

@@ -81,10 +81,11 @@ async fn snapshots_of_changing_pages_are_never_mixed() {
         .expect("launch Chromium");
     let pages = root().join("fixtures/pages/frames");
     for (page, iterations) in [("gen-nav.html", 150), ("gen-rebuild.html", 300)] {
-        session
+        let opened = session
             .open(&pages.join(page).to_string_lossy())
             .await
             .expect("open");
+        assert_eq!(opened["loaded"], json!(true), "{page}: {opened}");
         let started = std::time::Instant::now();
         let tally = hammer(&session, iterations).await;
         eprintln!(
@@ -98,10 +99,11 @@ async fn snapshots_of_changing_pages_are_never_mixed() {
         assert!(tally.ok > 0, "{page}: no snapshot ever succeeded");
     }
     // The session reports a whole snapshot as consistent in its JSON.
-    session
+    let opened = session
         .open(&root().join("fixtures/pages/forms.html").to_string_lossy())
         .await
         .expect("open");
+    assert_eq!(opened["loaded"], json!(true), "{opened}");
     let result = session
         .execute(&json!({"cmd": "snapshot", "format": "json"}))
         .await

@@ -11,6 +11,7 @@
 mod connect;
 mod frames;
 mod launch;
+mod navigation;
 mod page;
 
 use std::path::{Path, PathBuf};

@@ -16,6 +16,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
+use super::navigation::{NavigationWatch, Step};
 use super::Viewport;
 
 /// How long a loaded page is given to render its first frames (see [`Page::rendered`]).
@@ -24,6 +25,22 @@ const FIRST_FRAMES: Duration = Duration::from_millis(250);
 /// Resolves once two frames have been rendered.
 const TWO_FRAMES_JS: &str =
     "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
+
+/// How many times [`Page::navigate`] asks for a page whose document another navigation
+/// replaced before it loaded (see [`super::navigation`]).
+const NAVIGATE_ATTEMPTS: usize = 5;
+
+/// How long a document that fired `load` gives its frame to stop loading before it is taken
+/// as loaded anyway (see [`super::navigation`]): the frame stops loading a moment after `load`
+/// unless another navigation of it is pending.
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// How one navigation of [`Page::navigate`] ended.
+enum Landing {
+    Done(LoadOutcome),
+    /// Another document replaced ours; its URL.
+    Replaced(String),
+}
 
 /// What [`Page::navigate`] observed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,32 +254,62 @@ impl Page {
     }
 
     /// Navigates the page to `url` and waits, up to `timeout` in all, for the main frame's
-    /// `load` lifecycle event of *this* navigation, and then for its first frames to render
-    /// (see [`Page::rendered`]).
+    /// `load` lifecycle event of *this* navigation (or of a document it navigated itself to),
+    /// and then for its first frames to render (see [`Page::rendered`]).
+    ///
+    /// A navigation the old document had started that commits after ours and replaces it is
+    /// answered by navigating again, a bounded number of times (see [`super::navigation`]).
     ///
     /// Fails with `NAVIGATION_FAILED` when Chromium reports an error (e.g.
-    /// `net::ERR_CONNECTION_REFUSED`, an invalid URL). A missing `load` event is not an error:
-    /// the outcome says `timed_out` and the page stays usable.
+    /// `net::ERR_CONNECTION_REFUSED`, an invalid URL), or when the old document's navigations
+    /// replaced ours every time. A missing `load` event is not an error: the outcome says
+    /// `timed_out` and the page stays usable.
     pub async fn navigate(&self, url: &str, timeout: Duration) -> Result<LoadOutcome> {
         let deadline = Instant::now() + timeout;
-        // Subscribe first: the load event may arrive before the reply to Page.navigate.
-        let mut lifecycle = self.subscribe::<page::LifecycleEventEvent>();
+        let mut replaced_by = String::new();
+        for _ in 0..NAVIGATE_ATTEMPTS {
+            match self.navigate_once(url, deadline).await? {
+                Landing::Done(outcome) => return Ok(outcome),
+                Landing::Replaced(other) => replaced_by = other,
+            }
+        }
+        Err(Error::new(
+            ErrorCode::NavigationFailed,
+            format!(
+                "{url} was replaced by {replaced_by} before it loaded, {NAVIGATE_ATTEMPTS} \
+                 times: the page that was open kept navigating itself; open {url} again"
+            ),
+        ))
+    }
+
+    async fn navigate_once(&self, url: &str, deadline: Instant) -> Result<Landing> {
+        // Subscribed first, as one stream: the events may arrive before the reply to
+        // Page.navigate, and what they mean depends on their order.
+        let mut events = self.connection.subscribe_methods(
+            Some(&self.session_id),
+            &[
+                page::LifecycleEventEvent::METHOD,
+                page::FrameStartedNavigatingEvent::METHOD,
+                page::FrameNavigatedEvent::METHOD,
+                page::FrameStoppedLoadingEvent::METHOD,
+            ],
+        );
         let navigated = self
             .connection
             .send_with_timeout(
                 Some(&self.session_id),
                 &page::NavigateParams::new(url.to_owned()),
-                timeout,
+                deadline.saturating_duration_since(Instant::now()),
             )
             .await;
         let navigated = match navigated {
             Ok(navigated) => navigated,
             Err(e) if e.code() == ErrorCode::Timeout => {
-                return Ok(LoadOutcome {
+                return Ok(Landing::Done(LoadOutcome {
                     frame_id: None,
                     loader_id: None,
                     timed_out: true,
-                })
+                }))
             }
             Err(e) if e.code() == ErrorCode::ProtocolError => {
                 return Err(Error::new(
@@ -283,34 +330,68 @@ impl Page {
         }
         let frame_id = navigated.frame_id;
         let Some(loader_id) = navigated.loader_id else {
-            return Ok(LoadOutcome {
+            return Ok(Landing::Done(LoadOutcome {
                 frame_id: Some(frame_id),
                 loader_id: None,
                 timed_out: false,
-            });
+            }));
         };
+        let mut watch = NavigationWatch::new(&frame_id, &loader_id);
+        let outcome = |watch: &NavigationWatch, timed_out: bool| LoadOutcome {
+            frame_id: Some(frame_id.clone()),
+            loader_id: Some(watch.waited_for().to_owned()),
+            timed_out,
+        };
+        // Once our document loaded, how long the frame is given to stop loading.
+        let mut settle_by = None;
         loop {
-            let event = match tokio::time::timeout_at(deadline, lifecycle.next()).await {
-                Err(_) => {
-                    return Ok(LoadOutcome {
-                        frame_id: Some(frame_id),
-                        loader_id: Some(loader_id),
-                        timed_out: true,
-                    })
+            let wait_until = settle_by.map_or(deadline, |s: Instant| s.min(deadline));
+            let event = match tokio::time::timeout_at(wait_until, events.next()).await {
+                Err(_) if watch.loaded() => {
+                    self.rendered(&frame_id, deadline).await;
+                    return Ok(Landing::Done(outcome(&watch, false)));
                 }
+                Err(_) => return Ok(Landing::Done(outcome(&watch, true))),
                 Ok(None) => return Err(Error::browser_closed()),
                 Ok(Some(Err(e))) if e.code() == ErrorCode::BrowserClosed => return Err(e),
-                // Dropped events (a lagging queue) or one that did not parse: keep waiting.
+                // Dropped events (a lagging queue): keep waiting.
                 Ok(Some(Err(_))) => continue,
                 Ok(Some(Ok(event))) => event,
             };
-            if event.name == "load" && event.frame_id == frame_id && event.loader_id == loader_id {
-                self.rendered(&frame_id, deadline).await;
-                return Ok(LoadOutcome {
-                    frame_id: Some(frame_id),
-                    loader_id: Some(loader_id),
-                    timed_out: false,
-                });
+            // An event that does not parse is passed over, as one that never came.
+            let step = match &*event.method {
+                page::LifecycleEventEvent::METHOD => event
+                    .parse::<page::LifecycleEventEvent>()
+                    .map(|e| watch.lifecycle(&e.frame_id, &e.loader_id, &e.name)),
+                page::FrameStartedNavigatingEvent::METHOD => {
+                    event.parse::<page::FrameStartedNavigatingEvent>().map(|e| {
+                        use page::FrameStartedNavigatingNavigationType as Type;
+                        let same_document = matches!(
+                            e.navigation_type,
+                            Type::SameDocument | Type::HistorySameDocument
+                        );
+                        watch.started(&e.frame_id, &e.loader_id, !same_document);
+                        Step::Wait
+                    })
+                }
+                page::FrameNavigatedEvent::METHOD => event
+                    .parse::<page::FrameNavigatedEvent>()
+                    .map(|e| watch.committed(&e.frame.id, &e.frame.loader_id, &e.frame.url)),
+                page::FrameStoppedLoadingEvent::METHOD => event
+                    .parse::<page::FrameStoppedLoadingEvent>()
+                    .map(|e| watch.stopped_loading(&e.frame_id)),
+                _ => Ok(Step::Wait),
+            };
+            match step.unwrap_or(Step::Wait) {
+                Step::Wait if watch.loaded() => {
+                    settle_by.get_or_insert_with(|| Instant::now() + SETTLE);
+                }
+                Step::Wait => settle_by = None,
+                Step::Loaded => {
+                    self.rendered(&frame_id, deadline).await;
+                    return Ok(Landing::Done(outcome(&watch, false)));
+                }
+                Step::Replaced(other) => return Ok(Landing::Replaced(other)),
             }
         }
     }
