@@ -420,11 +420,12 @@ impl Capture {
         } else {
             usize::MAX
         };
-        Capture::from_json_with(json, split_min)
+        Capture::from_json_with(json, split_min, true)
     }
 
-    /// [`Capture::from_json`], parsing a file of at least `split_min` bytes on two threads.
-    fn from_json_with(json: &[u8], split_min: usize) -> Result<Capture> {
+    /// [`Capture::from_json`], parsing a file of at least `split_min` bytes on two threads;
+    /// `pieces: false` parses it in one piece (what the pieces must give, for tests).
+    fn from_json_with(json: &[u8], split_min: usize, pieces: bool) -> Result<Capture> {
         // Chromium sends lone UTF-16 surrogates (from page text) as `\ud800` escapes, which a
         // strict JSON decoder rejects; they become U+FFFD instead of failing the whole capture.
         // Valid UTF-8 is checked once over the whole file rather than once per string (about a
@@ -448,9 +449,12 @@ impl Capture {
         // One parse. A file this build cannot read is then looked at again for its version, so
         // a newer format is reported as such rather than as whatever field it renamed.
         let parsed: std::result::Result<Capture, _> = match text {
-            Ok(text) => match (text.len() >= split_min).then(|| parse_split(text)) {
-                Some(Some(capture)) => Ok(capture),
-                _ => serde_json::from_str(text),
+            Ok(text) => match pieces
+                .then(|| parse_split(text, text.len() >= split_min))
+                .flatten()
+            {
+                Some(capture) => Ok(capture),
+                None => serde_json::from_str(text),
             },
             Err(_) => serde_json::from_slice(json),
         };
@@ -487,23 +491,29 @@ impl Capture {
     }
 }
 
-/// Below this size a capture is parsed in one piece: a second thread costs more than it saves.
+/// Below this size a capture's pieces are parsed one after the other: a second thread costs
+/// more than it saves.
 const SPLIT_PARSE_MIN: usize = 1 << 20;
 
 /// How far into the file `domSnapshot` may start for [`parse_split`] to look for it: the keys
 /// written before it are small, and finding that it is a top-level key reads every byte before it.
 const SPLIT_PREFIX_MAX: usize = 1 << 20;
 
-/// Parses a capture as three pieces, two of them at once: the `domSnapshot` value and the
-/// `axTrees` value (together nearly all of a large file, and about equally long to parse), then
-/// the file with those two values replaced by small stand-ins, as a whole [`Capture`], so every
-/// rule of the one-piece parse (defaults, unknown keys ignored, a key given twice refused) still
-/// holds for the rest. The two values are deserialised as the `Capture` fields they fill would be.
+/// Parses a capture as three pieces, two of them at once when `parallel`: the `domSnapshot`
+/// value and the `axTrees` value (together nearly all of a large file, and about equally long
+/// to parse), then the file with those two values replaced by small stand-ins, as a whole
+/// [`Capture`], so every rule of the one-piece parse (defaults, unknown keys ignored, a key
+/// given twice refused) still holds for the rest. The two values are deserialised as the
+/// `Capture` fields they fill would be.
+///
+/// Why in pieces even on one thread: the `domSnapshot` value is then read by the engine's own
+/// reader ([`DomSnapshot::from_json`]), which a one-piece parse cannot call; on a small page
+/// that value is over a third of the file's parse.
 ///
 /// `None` when the file is not laid out as [`Capture::to_writer`] writes it (`axTrees` right
 /// after `domSnapshot`, both top-level keys) or when any piece fails to parse: the caller then
 /// parses the file in one piece, which gives the answer, or the error, it always gave.
-fn parse_split(text: &str) -> Option<Capture> {
+fn parse_split(text: &str, parallel: bool) -> Option<Capture> {
     const DOM_STAND_IN: &str = r#"{"documents":[],"strings":[]}"#;
     let (dom_at, comma, ax_at) = split_points(text)?;
     let dom_text = text.get(dom_at..comma)?;
@@ -511,7 +521,12 @@ fn parse_split(text: &str) -> Option<Capture> {
 
     // The trees take longer to read than the DOM snapshot: this thread reads the DOM snapshot
     // and then helps with the trees (see `ax_split`).
-    let (ax, dom) = ax_split::read_trees_with(ax_text, || DomSnapshot::from_json(dom_text).ok());
+    let dom = || DomSnapshot::from_json(dom_text).ok();
+    let (ax, dom) = if parallel {
+        ax_split::read_trees_with(ax_text, dom)
+    } else {
+        (None, dom())
+    };
     let dom_snapshot = dom?;
     let (ax_trees, ax_len) = match ax {
         Some(read) => read,
@@ -757,30 +772,30 @@ mod tests {
         json
     }
 
-    /// Parses `json` on two threads and in one piece, asserts that both give the same capture or
-    /// the same error, and returns the capture.
+    /// Parses `json` in pieces (on two threads, and on one) and in one piece, asserts that all
+    /// give the same capture or the same error, and returns the capture.
     fn parse_both_ways(json: &[u8]) -> Result<serde_json::Value> {
-        let split = Capture::from_json_with(json, 0);
-        let single = Capture::from_json_with(json, usize::MAX);
-        match (split, single) {
-            (Ok(split), Ok(single)) => {
-                let split = serde_json::to_value(split).unwrap();
-                assert!(
-                    split == serde_json::to_value(single).unwrap(),
-                    "the parses differ"
-                );
-                Ok(split)
+        let one_piece = Capture::from_json_with(json, usize::MAX, false);
+        let pieces = [
+            Capture::from_json_with(json, 0, true),
+            Capture::from_json_with(json, usize::MAX, true),
+        ];
+        let one_piece = one_piece.map(|c| serde_json::to_value(c).unwrap());
+        for (parallel, split) in [true, false].into_iter().zip(pieces) {
+            match (split, &one_piece) {
+                (Ok(split), Ok(one)) => {
+                    let split = serde_json::to_value(split).unwrap();
+                    assert!(split == *one, "the parses differ (parallel: {parallel})");
+                }
+                (Err(split), Err(one)) => assert_eq!(split.message(), one.message()),
+                (split, one) => panic!(
+                    "parallel: {parallel}, pieces: {:?}, one piece: {:?}",
+                    split.map(|_| "a capture"),
+                    one.as_ref().map(|_| "a capture")
+                ),
             }
-            (Err(split), Err(single)) => {
-                assert_eq!(split.message(), single.message());
-                Err(split)
-            }
-            (split, single) => panic!(
-                "split: {:?}, single: {:?}",
-                split.map(|_| "a capture"),
-                single.map(|_| "a capture")
-            ),
         }
+        one_piece
     }
 
     /// A recorded capture with every optional section added; its oopif's `domSnapshot` and
@@ -853,7 +868,7 @@ mod tests {
         for name in recorded_capture_names() {
             let json = fixture_json(&name);
             let text = std::str::from_utf8(&json).unwrap();
-            assert!(parse_split(text).is_some(), "{name} is not split");
+            assert!(parse_split(text, false).is_some(), "{name} is not split");
             parse_both_ways(&json).unwrap_or_else(|e| panic!("{name}: {}", e.message()));
         }
     }
@@ -892,12 +907,12 @@ mod tests {
         for key in ["oopifs", "uncapturedFrames", "consistent", "axScope"] {
             assert!(json.contains(&format!("\"{key}\":")), "{key}");
         }
-        assert!(parse_split(&json).is_some());
+        assert!(parse_split(&json, true).is_some());
         let v = parse_both_ways(json.as_bytes()).unwrap();
         assert_eq!(v, serde_json::to_value(&c).unwrap());
         // Pretty-printed: whitespace around every key and value.
         let pretty = serde_json::to_string_pretty(&c).unwrap();
-        assert!(parse_split(&pretty).is_some());
+        assert!(parse_split(&pretty, false).is_some());
         assert_eq!(parse_both_ways(pretty.as_bytes()).unwrap(), v);
     }
 
@@ -980,7 +995,9 @@ mod tests {
             let mut text = json.clone().into_bytes();
             repair_lone_surrogates(&mut text);
             let text = String::from_utf8(text).unwrap();
-            assert_eq!(parse_split(&text).is_some(), splits, "{what}");
+            for parallel in [true, false] {
+                assert_eq!(parse_split(&text, parallel).is_some(), splits, "{what}");
+            }
             let parsed = parse_both_ways(json.as_bytes());
             assert_eq!(parsed.is_ok(), parses, "{what}: {:?}", parsed.err());
             if matches!(
