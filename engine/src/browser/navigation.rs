@@ -28,7 +28,7 @@
 pub(crate) enum Step {
     /// Keep waiting.
     Wait,
-    /// The document waited for fired `load`.
+    /// The document waited for fired `load` and the frame stopped loading.
     Loaded,
     /// Another document took the frame's place; this is its URL.
     Replaced(String),
@@ -44,7 +44,8 @@ pub(crate) struct NavigationWatch {
     committed: bool,
     /// Whether the browser reported our navigation's start (see the module docs).
     reports_starts: bool,
-    /// Cross-document navigations of the frame started after ours committed.
+    /// Cross-document navigations of the frame started after ours committed (the first 64: a
+    /// page that starts more within one wait is not followed past them).
     started_after: Vec<String>,
     /// The document whose `load` ends the wait: ours, or one it navigated to.
     waited_for: String,
