@@ -374,18 +374,13 @@ async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Val
         )));
     };
     let url = entry.url.clone();
-    let mut loads = page.subscribe::<cdp_page::LoadEventFiredEvent>();
-    page.send(&cdp_page::NavigateToHistoryEntryParams { entry_id: entry.id })
-        .await?;
-    let loaded = tokio::time::timeout(timeout, loads.next()).await.is_ok();
+    let loaded = page.go_to_history_entry(entry.id, timeout).await?;
     Ok(json!({ "url": url, "loaded": loaded }))
 }
 
 /// Reloads the page and waits for the load.
 async fn reload(page: &Page, timeout: Duration) -> Result<Value> {
-    let mut loads = page.subscribe::<cdp_page::LoadEventFiredEvent>();
-    page.send(&cdp_page::ReloadParams::default()).await?;
-    let loaded = tokio::time::timeout(timeout, loads.next()).await.is_ok();
+    let loaded = page.reload(timeout).await?;
     Ok(json!({ "loaded": loaded }))
 }
 

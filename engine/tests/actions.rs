@@ -368,6 +368,35 @@ async fn click_that_navigates_waits_for_the_load() {
 }
 
 #[tokio::test]
+async fn back_and_forward_return_to_each_page_and_wait_for_it() {
+    let mut t = T::open_served("clicks.html").await;
+    let second = format!("{}/hover-menu.html", origins().a);
+    t.ok(json!({"cmd":"open","url": second})).await;
+    for (cmd, page) in [
+        ("back", "clicks.html"),
+        ("forward", "hover-menu.html"),
+        ("back", "clicks.html"),
+    ] {
+        let started = std::time::Instant::now();
+        let r = t.ok(json!({"cmd": cmd})).await;
+        assert_eq!(r["loaded"], true, "{cmd}: {r}");
+        assert!(
+            r["url"].as_str().unwrap_or("").ends_with(page),
+            "{cmd}: {r}"
+        );
+        let at = t.eval("location.pathname").await;
+        assert!(at.as_str().unwrap_or("").ends_with(page), "{cmd}: {at}");
+        assert_eq!(t.eval("document.readyState").await, "complete", "{cmd}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{cmd} took {:?}",
+            started.elapsed()
+        );
+    }
+    t.close().await;
+}
+
+#[tokio::test]
 async fn click_inside_a_same_process_iframe() {
     let mut t = T::open("iframe-srcdoc.html").await;
     t.eval(

@@ -156,6 +156,60 @@ impl NavigationWatch {
     }
 }
 
+/// The next document of a frame, for a navigation whose loader id is not answered (a move in
+/// the history, a reload): the first document that commits in the frame after the call is
+/// the one waited for.
+///
+/// Why not wait for the next `load` of the page: a document restored from the back-forward
+/// cache (a move back or forward on a site served over HTTP) fires none, it is shown as it was
+/// left, and the wait took the whole timeout to report it as not loaded; and a `load` of the
+/// document being left, still loading when the call was made, is not the new one's.
+#[derive(Debug)]
+pub(crate) struct NextDocument {
+    frame: String,
+    /// The loader id of the document that committed, once one has.
+    committed: Option<String>,
+}
+
+impl NextDocument {
+    pub(crate) fn new(frame: &str) -> Self {
+        NextDocument {
+            frame: frame.to_owned(),
+            committed: None,
+        }
+    }
+
+    /// `Page.frameNavigated`; `restored`: the document came back from the back-forward cache.
+    pub(crate) fn committed(&mut self, frame: &str, loader: &str, restored: bool) -> Step {
+        if frame != self.frame {
+            return Step::Wait;
+        }
+        if restored {
+            return Step::Loaded;
+        }
+        self.committed = Some(loader.to_owned());
+        Step::Wait
+    }
+
+    /// `Page.navigatedWithinDocument`: the entry was one of the same document.
+    pub(crate) fn within_document(&self, frame: &str) -> Step {
+        if frame == self.frame && self.committed.is_none() {
+            Step::Loaded
+        } else {
+            Step::Wait
+        }
+    }
+
+    /// `Page.lifecycleEvent`.
+    pub(crate) fn lifecycle(&self, frame: &str, loader: &str, name: &str) -> Step {
+        if name == "load" && frame == self.frame && self.committed.as_deref() == Some(loader) {
+            Step::Loaded
+        } else {
+            Step::Wait
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +325,23 @@ mod tests {
         assert_eq!(watch.committed("main", "next", "https://next/"), Step::Wait);
         assert_eq!(watch.lifecycle("main", "next", "load"), Step::Wait);
         assert_eq!(watch.stopped_loading("main"), Step::Loaded);
+    }
+
+    #[test]
+    fn the_next_document_is_the_first_to_commit_and_a_restored_one_is_loaded() {
+        let mut next = NextDocument::new("main");
+        // The load of the document being left does not count.
+        assert_eq!(next.lifecycle("main", "old", "load"), Step::Wait);
+        assert_eq!(next.committed("child", "ad", false), Step::Wait);
+        assert_eq!(next.committed("main", "new", false), Step::Wait);
+        assert_eq!(next.lifecycle("main", "old", "load"), Step::Wait);
+        assert_eq!(next.lifecycle("main", "new", "load"), Step::Loaded);
+
+        let mut next = NextDocument::new("main");
+        assert_eq!(next.committed("main", "kept", true), Step::Loaded);
+
+        let next = NextDocument::new("main");
+        assert_eq!(next.within_document("child"), Step::Wait);
+        assert_eq!(next.within_document("main"), Step::Loaded);
     }
 }

@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
-use super::navigation::{NavigationWatch, Step};
+use super::navigation::{NavigationWatch, NextDocument, Step};
 use super::Viewport;
 
 /// How long a loaded page is given to render its first frames (see [`Page::rendered`]).
@@ -392,6 +392,76 @@ impl Page {
                     return Ok(Landing::Done(outcome(&watch, false)));
                 }
                 Step::Replaced(other) => return Ok(Landing::Replaced(other)),
+            }
+        }
+    }
+
+    /// Goes to entry `entry_id` of the page's history (`Page.navigateToHistoryEntry`) and waits,
+    /// up to `timeout`, for the document it shows (see [`NextDocument`]). Whether it was in
+    /// place in time.
+    pub async fn go_to_history_entry(&self, entry_id: i64, timeout: Duration) -> Result<bool> {
+        let params = page::NavigateToHistoryEntryParams { entry_id };
+        self.next_document(|| self.send(&params), timeout).await
+    }
+
+    /// Reloads the page (`Page.reload`) and waits, up to `timeout`, for the new document's
+    /// `load`. Whether it came in time.
+    pub async fn reload(&self, timeout: Duration) -> Result<bool> {
+        let params = page::ReloadParams::default();
+        self.next_document(|| self.send(&params), timeout).await
+    }
+
+    /// Sends `command` and waits, up to `timeout` in all, for the main frame's next document
+    /// (see [`NextDocument`]), then for its first frames to render. Whether it was in place in
+    /// time.
+    async fn next_document<F, T>(
+        &self,
+        command: impl FnOnce() -> F,
+        timeout: Duration,
+    ) -> Result<bool>
+    where
+        F: Future<Output = Result<T>>,
+    {
+        let deadline = Instant::now() + timeout;
+        // Subscribed before the command is written: the events may come before its reply.
+        let mut events = self.connection.subscribe_methods(
+            Some(&self.session_id),
+            &[
+                page::LifecycleEventEvent::METHOD,
+                page::FrameNavigatedEvent::METHOD,
+                page::NavigatedWithinDocumentEvent::METHOD,
+            ],
+        );
+        command().await?;
+        // A page target's main frame has the target's id.
+        let frame = self.target_id.as_str();
+        let mut next = NextDocument::new(frame);
+        loop {
+            let event = match tokio::time::timeout_at(deadline, events.next()).await {
+                Err(_) => return Ok(false),
+                Ok(None) => return Err(Error::browser_closed()),
+                Ok(Some(Err(e))) if e.code() == ErrorCode::BrowserClosed => return Err(e),
+                Ok(Some(Err(_))) => continue,
+                Ok(Some(Ok(event))) => event,
+            };
+            let step = match &*event.method {
+                page::LifecycleEventEvent::METHOD => event
+                    .parse::<page::LifecycleEventEvent>()
+                    .map(|e| next.lifecycle(&e.frame_id, &e.loader_id, &e.name)),
+                page::FrameNavigatedEvent::METHOD => {
+                    event.parse::<page::FrameNavigatedEvent>().map(|e| {
+                        let restored = e.type_ == page::NavigationType::BackForwardCacheRestore;
+                        next.committed(&e.frame.id, &e.frame.loader_id, restored)
+                    })
+                }
+                page::NavigatedWithinDocumentEvent::METHOD => event
+                    .parse::<page::NavigatedWithinDocumentEvent>()
+                    .map(|e| next.within_document(&e.frame_id)),
+                _ => Ok(Step::Wait),
+            };
+            if step.unwrap_or(Step::Wait) == Step::Loaded {
+                self.rendered(frame, deadline).await;
+                return Ok(true);
             }
         }
     }
