@@ -13,7 +13,7 @@ use crate::capture::box_rects::{create_world, KeptBoxes};
 use crate::capture::kept_model::KeptModel;
 use crate::cdp::{dom, emulation, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
-use crate::transport::{Connection, SessionId, Subscription};
+use crate::transport::{Connection, EventStream, RawEvent, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
 use super::navigation::{NavigationWatch, NextDocument, Step};
@@ -40,6 +40,21 @@ enum Landing {
     Done(LoadOutcome),
     /// Another document replaced ours; its URL.
     Replaced(String),
+}
+
+/// The next event of `events` before `until`; `None` when none came in time. Events dropped
+/// from a lagging queue are passed over (the waits that read them look for what comes next); a
+/// closed browser is an error.
+async fn event_before(events: &mut EventStream, until: Instant) -> Result<Option<RawEvent>> {
+    loop {
+        match tokio::time::timeout_at(until, events.next()).await {
+            Err(_) => return Ok(None),
+            Ok(None) => return Err(Error::browser_closed()),
+            Ok(Some(Err(e))) if e.code() == ErrorCode::BrowserClosed => return Err(e),
+            Ok(Some(Err(_))) => continue,
+            Ok(Some(Ok(event))) => return Ok(Some(event)),
+        }
+    }
 }
 
 /// What [`Page::navigate`] observed.
@@ -346,17 +361,11 @@ impl Page {
         let mut settle_by = None;
         loop {
             let wait_until = settle_by.map_or(deadline, |s: Instant| s.min(deadline));
-            let event = match tokio::time::timeout_at(wait_until, events.next()).await {
-                Err(_) if watch.loaded() => {
+            let Some(event) = event_before(&mut events, wait_until).await? else {
+                if watch.loaded() {
                     self.rendered(&frame_id, deadline).await;
-                    return Ok(Landing::Done(outcome(&watch, false)));
                 }
-                Err(_) => return Ok(Landing::Done(outcome(&watch, true))),
-                Ok(None) => return Err(Error::browser_closed()),
-                Ok(Some(Err(e))) if e.code() == ErrorCode::BrowserClosed => return Err(e),
-                // Dropped events (a lagging queue): keep waiting.
-                Ok(Some(Err(_))) => continue,
-                Ok(Some(Ok(event))) => event,
+                return Ok(Landing::Done(outcome(&watch, !watch.loaded())));
             };
             // An event that does not parse is passed over, as one that never came.
             let step = match &*event.method {
@@ -437,12 +446,8 @@ impl Page {
         let frame = self.target_id.as_str();
         let mut next = NextDocument::new(frame);
         loop {
-            let event = match tokio::time::timeout_at(deadline, events.next()).await {
-                Err(_) => return Ok(false),
-                Ok(None) => return Err(Error::browser_closed()),
-                Ok(Some(Err(e))) if e.code() == ErrorCode::BrowserClosed => return Err(e),
-                Ok(Some(Err(_))) => continue,
-                Ok(Some(Ok(event))) => event,
+            let Some(event) = event_before(&mut events, deadline).await? else {
+                return Ok(false);
             };
             let step = match &*event.method {
                 page::LifecycleEventEvent::METHOD => event
