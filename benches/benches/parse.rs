@@ -1,8 +1,9 @@
 //! Typed parse of raw CDP replies: the `DOMSnapshot.captureSnapshot` result and the
 //! `Accessibility.getFullAXTree` nodes of the stdtypes capture (36k DOM nodes), each taken out
 //! of the capture as its own JSON buffer beforehand so that only the typed parse is timed. The
-//! AX nodes are parsed twice: as the generated `Vec<AXNode>` (`axNodes`) and as the lean records
-//! the engine captures them into (`axNodes_lean`, `pagesight::capture::AxNodes`). The
+//! AX nodes are parsed three ways: as the generated `Vec<AXNode>` (`axNodes`), as the lean
+//! records the engine captures them into by serde_json (`axNodes_lean`,
+//! `pagesight::capture::AxNodes`), and by the engine's own reader (`axNodes_fast`). The
 //! domSnapshot is parsed four ways: as the generated `CaptureSnapshotReturns` (`domSnapshot`),
 //! as the engine's lean `DomSnapshot` by serde_json from bytes (`domSnapshot_lean`) and from
 //! text (`domSnapshot_lean_str`), and by the engine's own reader from bytes (`domSnapshot_fast`).
@@ -71,6 +72,14 @@ fn parse(c: &mut Criterion) {
     group.bench_function("axNodes_lean", |b| {
         b.iter(|| {
             serde_json::from_slice::<AxNodes>(black_box(&parts.ax_nodes))
+                .expect("the AX nodes of the stdtypes capture do not parse")
+        })
+    });
+    group.bench_function("axNodes_fast", |b| {
+        let text = std::str::from_utf8(&parts.ax_nodes)
+            .expect("the AX nodes of the stdtypes capture are not UTF-8");
+        b.iter(|| {
+            AxNodes::from_json(black_box(text))
                 .expect("the AX nodes of the stdtypes capture do not parse")
         })
     });

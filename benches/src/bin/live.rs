@@ -36,8 +36,8 @@
 //!
 //! Also the typed parse of the raw `captureSnapshot` and `getFullAXTree` replies Chromium sent
 //! in the floor runs (MB/s on the browser's own bytes): the snapshot by the engine's own reader
-//! (`DomSnapshot::from_reply`, as the capture reads it), the AX tree by serde_json into
-//! `FullAxTree`. Medians of the runs are printed.
+//! (`DomSnapshot::from_reply`, as the capture reads it), the AX tree by the engine's own reader
+//! too (`FullAxTree::from_reply`, as the capture reads it). Medians of the runs are printed.
 //!
 //! ```text
 //! cargo run --release -p pagesight-benches --bin live -- [--runs 7] [--stdtypes PATH]
@@ -344,8 +344,7 @@ async fn measure_page(
         snapshot_len = replies.snapshot.len();
         drop(parsed);
         let t = Instant::now();
-        let parsed: FullAxTree = replies.ax[0]
-            .parse("Accessibility.getFullAXTree")
+        let parsed = FullAxTree::from_reply(&replies.ax[0])
             .map_err(|e| format!("{name}: the AX reply does not parse: {e}"))?;
         parse_ax.push(t.elapsed());
         ax_len = replies.ax[0].len();
@@ -686,7 +685,7 @@ fn print_table(figures: &[PageFigures], runs: usize) {
     println!();
     println!("The heavy calls each sent alone, and the typed parse of Chromium's own reply bytes");
     println!("(on the floor runs' replies); medians:");
-    println!("| page | captureSnapshot ms (with DOM rects / without) | getFullAXTree ms | parse captureSnapshot MB/s (engine's reader, `DomSnapshot::from_reply`) | parse getFullAXTree MB/s (serde_json, `FullAxTree`) |");
+    println!("| page | captureSnapshot ms (with DOM rects / without) | getFullAXTree ms | parse captureSnapshot MB/s (engine's reader, `DomSnapshot::from_reply`) | parse getFullAXTree MB/s (engine's reader, `FullAxTree::from_reply`) |");
     println!("|---|---:|---:|---:|---:|");
     for f in figures {
         println!(

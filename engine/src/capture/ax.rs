@@ -43,6 +43,9 @@ use std::fmt;
 use crate::error::Result;
 use crate::transport::RawJson;
 
+mod reader;
+pub(super) use reader::read_node;
+
 /// `Accessibility.getFullAXTree` with the same parameters as the generated
 /// [`GetFullAXTreeParams`], answered as a lean [`FullAxTree`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -98,17 +101,17 @@ pub struct FullAxTree {
 }
 
 impl FullAxTree {
-    /// Reads a `getFullAXTree` reply. A large one in the shape Chromium writes
-    /// (`{"nodes":[{"nodeId":…},…]}`) is read on two threads, each from its own place in the
-    /// text (`ax_split`): on a long page this reply is read after Chromium's last answer, so
-    /// its parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or parts
-    /// that do not read, are read the usual way.
+    /// Reads a `getFullAXTree` reply. One in the shape Chromium writes
+    /// (`{"nodes":[{"nodeId":…},…]}`) is read node by node by the engine's own reader
+    /// (`ax/reader.rs`), a large one on two threads, each from its own place in the text
+    /// (`ax_split`): on a long page this reply is read after Chromium's last answer, so its
+    /// parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or parts that
+    /// do not read, are read the usual way.
     pub fn from_reply(raw: &RawJson) -> Result<FullAxTree> {
         let text = raw.as_str();
-        if text.len() >= SPLIT_BYTES && crate::parallel::two_cores() {
-            if let Some(nodes) = super::ax_split::read_reply_nodes(text) {
-                return Ok(FullAxTree { nodes });
-            }
+        let parallel = text.len() >= SPLIT_BYTES && crate::parallel::two_cores();
+        if let Some(nodes) = super::ax_split::read_reply_nodes(text, parallel) {
+            return Ok(FullAxTree { nodes });
         }
         raw.parse(<GetFullAxTree as crate::cdp::Command>::METHOD)
     }
@@ -318,6 +321,16 @@ pub struct AxPropertyRef<'a> {
 }
 
 impl AxNodes {
+    /// Reads a JSON list of accessibility nodes (`getFullAXTree().nodes`): the value, or the
+    /// error, of `serde_json::from_str::<AxNodes>`, each node read by the engine's own reader
+    /// where it can (`ax/reader.rs`).
+    pub fn from_json(text: &str) -> serde_json::Result<AxNodes> {
+        match super::ax_split::read_list(text) {
+            Some(nodes) => Ok(nodes),
+            None => serde_json::from_str(text),
+        }
+    }
+
     /// How many nodes there are.
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -1003,19 +1016,19 @@ enum NodeField {
 }
 
 impl NodeField {
-    fn of(key: &str) -> NodeField {
+    fn of(key: &[u8]) -> NodeField {
         match key {
-            "nodeId" => NodeField::NodeId,
-            "ignored" => NodeField::Ignored,
-            "role" => NodeField::Role,
-            "name" => NodeField::Name,
-            "description" => NodeField::Description,
-            "value" => NodeField::Value,
-            "properties" => NodeField::Properties,
-            "parentId" => NodeField::ParentId,
-            "childIds" => NodeField::ChildIds,
-            "backendDOMNodeId" => NodeField::BackendDomNodeId,
-            "frameId" => NodeField::FrameId,
+            b"nodeId" => NodeField::NodeId,
+            b"ignored" => NodeField::Ignored,
+            b"role" => NodeField::Role,
+            b"name" => NodeField::Name,
+            b"description" => NodeField::Description,
+            b"value" => NodeField::Value,
+            b"properties" => NodeField::Properties,
+            b"parentId" => NodeField::ParentId,
+            b"childIds" => NodeField::ChildIds,
+            b"backendDOMNodeId" => NodeField::BackendDomNodeId,
+            b"frameId" => NodeField::FrameId,
             _ => NodeField::Other,
         }
     }
@@ -1053,7 +1066,7 @@ where
                 f.write_str("a field name")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<FieldKey<F>, E> {
-                Ok(FieldKey(F::of(v)))
+                Ok(FieldKey(F::of(v.as_bytes())))
             }
         }
         d.deserialize_identifier(Key(std::marker::PhantomData))
@@ -1061,11 +1074,11 @@ where
 }
 
 trait FieldOf: Sized {
-    fn of(key: &str) -> Self;
+    fn of(key: &[u8]) -> Self;
 }
 
 impl FieldOf for NodeField {
-    fn of(key: &str) -> NodeField {
+    fn of(key: &[u8]) -> NodeField {
         NodeField::of(key)
     }
 }
@@ -1080,11 +1093,11 @@ enum ValueField {
 }
 
 impl FieldOf for ValueField {
-    fn of(key: &str) -> ValueField {
+    fn of(key: &[u8]) -> ValueField {
         match key {
-            "type" => ValueField::Type,
-            "value" => ValueField::Value,
-            "name" => ValueField::Name,
+            b"type" => ValueField::Type,
+            b"value" => ValueField::Value,
+            b"name" => ValueField::Name,
             _ => ValueField::Other,
         }
     }
@@ -1866,7 +1879,7 @@ mod tests {
             let raw = RawJson::new(Bytes::from(text.clone()), 0..text.len());
             let read = FullAxTree::from_reply(&raw).unwrap();
             assert_eq!(read.nodes, whole.nodes);
-            assert!(super::super::ax_split::read_reply_nodes(&text).is_some());
+            assert!(super::super::ax_split::read_reply_nodes(&text, true).is_some());
         }
     }
 

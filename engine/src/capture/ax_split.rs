@@ -1,4 +1,8 @@
-//! Reading a long list of accessibility nodes on two threads, where it lies.
+//! Reading the lists of accessibility nodes of a reply or a capture file where they lie, node
+//! by node, and a long one on two threads.
+//!
+//! Each node is read by the engine's own reader (`ax/reader.rs`) and, where that one does not
+//! read it, by the serde seed, whose value or error is the one given.
 //!
 //! Why: on a long page the accessibility tree is the largest JSON a snapshot reads (stdtypes:
 //! 12.7 MiB, most of a capture file) and, read by one thread, the longest part of the parse.
@@ -25,7 +29,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use serde::Deserialize;
 
-use super::ax::AxNodes;
+use super::ax::{read_node, AxNodes};
+use super::json_reader::{Reader, Surrogates};
 use super::{is_json_whitespace, AxTreeCapture};
 
 /// What the two threads share: where the head must stop, how far it has come, whether it is
@@ -145,6 +150,17 @@ impl<'a> Cursor<'a> {
         Some(value)
     }
 
+    /// Reads one node onto the end of `nodes`: by the engine's own reader, or, where that one
+    /// does not read it, by the seed.
+    fn node(&mut self, nodes: &mut AxNodes) -> Option<()> {
+        let mut r = Reader::in_text(self.text, self.at, Surrogates::Refuse);
+        if read_node(nodes, &mut r).is_some() {
+            self.at = r.at;
+            return Some(());
+        }
+        self.value_seed(nodes.node_seed())
+    }
+
     fn at_end(&mut self) -> bool {
         self.peek().is_none()
     }
@@ -191,7 +207,7 @@ fn read_run(c: &mut Cursor<'_>, nodes: &mut AxNodes, meeting: Option<&Meeting>) 
             let more = c.text.len().saturating_sub(c.at) / per_node + 1;
             nodes.reserve_like(&sizes, SAMPLE_NODES, more);
         }
-        c.value_seed(nodes.node_seed())?;
+        c.node(nodes)?;
         match c.next_byte()? {
             b',' => {}
             b']' => return Some(Ended::Closed),
@@ -313,10 +329,15 @@ pub(super) fn read_trees_with<F: FnOnce() -> RF, RF>(
     let (head, rf, tail) = read_both(
         ax,
         first,
-        |meeting| trees_head(ax, meeting),
+        |meeting| trees_head(ax, Some(meeting)),
         |cut| trees_tail(ax, cut),
     );
     (join_trees(head, tail), rf)
+}
+
+/// [`read_trees_with`] on this thread alone, for a text too short to share.
+pub(super) fn read_trees(ax: &str) -> Option<(Vec<AxTreeCapture>, usize)> {
+    join_trees(trees_head(ax, None), None)
 }
 
 /// The head's part of a list of trees: the trees up to the cut, the last one cut short when it
@@ -327,11 +348,11 @@ type TreesHead = (Vec<NodesObject>, Ended, usize);
 /// ends.
 type TreesTail = (NodesObject, Vec<NodesObject>, usize);
 
-fn trees_head(ax: &str, meeting: &Meeting) -> Option<TreesHead> {
+fn trees_head(ax: &str, meeting: Option<&Meeting>) -> Option<TreesHead> {
     let mut c = Cursor { text: ax, at: 0 };
     c.expect(b'[')?;
     let mut trees = Vec::new();
-    let ended = read_objects(&mut c, &mut trees, Some(meeting), true)?;
+    let ended = read_objects(&mut c, &mut trees, meeting, true)?;
     Some((trees, ended, c.at))
 }
 
@@ -377,27 +398,41 @@ fn join_trees(
     Some((trees, at))
 }
 
+/// A JSON list of nodes, alone in `text` but for whitespace, read on this thread; `None` when it
+/// does not read.
+pub(super) fn read_list(text: &str) -> Option<AxNodes> {
+    let mut c = Cursor { text, at: 0 };
+    c.expect(b'[')?;
+    let mut nodes = AxNodes::default();
+    (read_run(&mut c, &mut nodes, None)? == Ended::Closed && c.at_end()).then_some(())?;
+    nodes.shrink_to_fit();
+    Some(nodes)
+}
+
 /// The nodes of a reply holding them as `{"nodes":[…]}` (other keys are stepped over), read
-/// on two threads; `None` for any other shape, for text after the object, or when a part does
-/// not read.
-pub(super) fn read_reply_nodes(text: &str) -> Option<AxNodes> {
+/// on two threads when `parallel`; `None` for any other shape, for text after the object, or
+/// when a part does not read.
+pub(super) fn read_reply_nodes(text: &str, parallel: bool) -> Option<AxNodes> {
+    if !parallel {
+        return join_reply(reply_head(text, None), None);
+    }
     let (head, (), tail) = read_both(
         text,
         || (),
-        |meeting| reply_head(text, meeting),
+        |meeting| reply_head(text, Some(meeting)),
         |cut| reply_tail(text, cut),
     );
     join_reply(head, tail)
 }
 
-fn reply_head(text: &str, meeting: &Meeting) -> Option<(NodesObject, Ended)> {
+fn reply_head(text: &str, meeting: Option<&Meeting>) -> Option<(NodesObject, Ended)> {
     let mut c = Cursor { text, at: 0 };
     c.expect(b'{')?;
     let mut reply = NodesObject {
         reply: true,
         ..NodesObject::default()
     };
-    let ended = read_members(&mut c, &mut reply, Some(meeting), true)?;
+    let ended = read_members(&mut c, &mut reply, meeting, true)?;
     (ended == Ended::AtCut || c.at_end()).then_some((reply, ended))
 }
 
@@ -433,7 +468,10 @@ mod tests {
 
     /// `read_trees_with` with the cut at `cut`, on this thread.
     fn trees_cut_at(ax: &str, cut: usize) -> Option<(Vec<AxTreeCapture>, usize)> {
-        join_trees(trees_head(ax, &cut_at(cut)), Some(trees_tail(ax, cut)))
+        join_trees(
+            trees_head(ax, Some(&cut_at(cut))),
+            Some(trees_tail(ax, cut)),
+        )
     }
 
     fn one_parse(text: &str) -> (Vec<AxTreeCapture>, usize) {
@@ -489,6 +527,13 @@ mod tests {
                 }
             }
             assert!(met > 80, "{met}");
+            // On this thread alone.
+            let read = read_trees(&text).unwrap();
+            assert_eq!(read.1, whole.1);
+            assert_eq!(
+                serde_json::to_value(&read.0).unwrap(),
+                serde_json::to_value(&whole.0).unwrap()
+            );
             // On two threads, with the DOM's work first.
             let (read, first) = read_trees_with(&text, || 7);
             assert_eq!(first, 7);
@@ -518,6 +563,7 @@ mod tests {
                 "{bad}"
             );
             assert!(read_trees_with(bad, || ()).0.is_none(), "{bad}");
+            assert!(read_trees(bad).is_none(), "{bad}");
             for at in memchr::memmem::find_iter(bad.as_bytes(), b"{\"nodeId\"") {
                 assert!(trees_cut_at(bad, at).is_none(), "{bad} cut at {at}");
             }
@@ -532,17 +578,24 @@ mod tests {
             nodes.join(", ")
         );
         let whole: super::super::FullAxTree = serde_json::from_str(&text).unwrap();
-        assert_eq!(read_reply_nodes(&text).unwrap(), whole.nodes);
+        for parallel in [false, true] {
+            assert_eq!(read_reply_nodes(&text, parallel).unwrap(), whole.nodes);
+        }
         for at in memchr::memmem::find_iter(text.as_bytes(), b"{\"nodeId\"") {
-            let read = join_reply(reply_head(&text, &cut_at(at)), Some(reply_tail(&text, at)));
+            let read = join_reply(
+                reply_head(&text, Some(&cut_at(at))),
+                Some(reply_tail(&text, at)),
+            );
             assert_eq!(read.as_ref(), Some(&whole.nodes), "cut at {at}");
         }
         // Text after the object, another shape: not read here.
-        assert!(read_reply_nodes(&format!("{text}x")).is_none());
-        assert!(read_reply_nodes("[]").is_none());
-        assert_eq!(
-            read_reply_nodes(r#"{"nodes":[]}"#),
-            Some(AxNodes::default())
-        );
+        for parallel in [false, true] {
+            assert!(read_reply_nodes(&format!("{text}x"), parallel).is_none());
+            assert!(read_reply_nodes("[]", parallel).is_none());
+            assert_eq!(
+                read_reply_nodes(r#"{"nodes":[]}"#, parallel),
+                Some(AxNodes::default())
+            );
+        }
     }
 }

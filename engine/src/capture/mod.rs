@@ -38,6 +38,7 @@ mod ax_split;
 pub mod box_rects;
 mod confirm;
 mod dom;
+mod json_reader;
 pub(crate) mod kept_model;
 mod live;
 mod scope;
@@ -525,7 +526,7 @@ fn parse_split(text: &str, parallel: bool) -> Option<Capture> {
     let (ax, dom) = if parallel {
         ax_split::read_trees_with(ax_text, dom)
     } else {
-        (None, dom())
+        (ax_split::read_trees(ax_text), dom())
     };
     let dom_snapshot = dom?;
     let (ax_trees, ax_len) = match ax {

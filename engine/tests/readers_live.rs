@@ -1,0 +1,136 @@
+//! The engine's own readers of `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree`
+//! on Chromium's reply bytes: the recorded captures hold the replies as the engine writes them
+//! back, so this checks the text Chromium itself writes (its number formats, its escapes)
+//! against serde_json, on every page of `fixtures/pages/`.
+
+mod common;
+use common::{html_in, pages_dir};
+
+use pagesight::capture::{AxNodes, DomSnapshot, FullAxTree, COMPUTED_STYLES};
+use pagesight::session::{Session, SessionOptions};
+use serde_json::json;
+use serde_json::value::RawValue;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fast_reader_reads_chromium_replies_as_serde_does() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let pages = html_in(&pages_dir(""));
+    assert!(pages.len() > 10, "{pages:?}");
+    let mut read = 0;
+    for path in pages {
+        session
+            .open(&path.to_string_lossy())
+            .await
+            .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+        let page = session.current_page().expect("a page");
+        for rects in [false, true] {
+            let params = json!({
+                "computedStyles": COMPUTED_STYLES,
+                "includePaintOrder": true,
+                "includeDOMRects": rects,
+                "includeBlendedBackgroundColors": true,
+                "includeTextColorOpacities": true,
+            });
+            let raw = page
+                .connection()
+                .send_raw(
+                    "DOMSnapshot.captureSnapshot",
+                    Some(page.session_id()),
+                    &params,
+                )
+                .await
+                .expect("captureSnapshot");
+            let text = raw.as_str();
+            let fast = DomSnapshot::read_fast(raw.as_bytes());
+            match serde_json::from_str::<DomSnapshot>(text) {
+                Ok(serde) => {
+                    let fast = fast
+                        .unwrap_or_else(|| panic!("{}: the fast reader gave up", path.display()));
+                    assert_eq!(fast, serde, "{}", path.display());
+                    // Every float to the bit.
+                    assert_eq!(
+                        serde_json::to_string(&fast).unwrap(),
+                        serde_json::to_string(&serde).unwrap(),
+                        "{}",
+                        path.display()
+                    );
+                    read += 1;
+                }
+                // Unpaired surrogates in page text: serde_json refuses them, and so must the
+                // fast reader on its own (the engine then reads the reply repaired).
+                Err(e) => {
+                    assert!(fast.is_none(), "{}: serde refused it ({e})", path.display());
+                    raw.parse::<DomSnapshot>("DOMSnapshot.captureSnapshot")
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(read > 10, "{read}");
+    session.shutdown().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_accessibility_reader_reads_chromium_replies_as_serde_does() {
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let pages = html_in(&pages_dir(""));
+    assert!(pages.len() > 10, "{pages:?}");
+    let mut read = 0;
+    for path in pages {
+        session
+            .open(&path.to_string_lossy())
+            .await
+            .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+        let page = session.current_page().expect("a page");
+        let raw = page
+            .connection()
+            .send_raw(
+                "Accessibility.getFullAXTree",
+                Some(page.session_id()),
+                &json!({}),
+            )
+            .await
+            .expect("getFullAXTree");
+        let text = raw.as_str();
+        #[derive(serde::Deserialize)]
+        struct Reply<'a> {
+            #[serde(borrow)]
+            nodes: &'a RawValue,
+        }
+        let nodes = serde_json::from_str::<Reply<'_>>(text)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .nodes
+            .get();
+        let fast = AxNodes::read_fast(nodes);
+        match serde_json::from_str::<FullAxTree>(text) {
+            Ok(serde) => {
+                let fast =
+                    fast.unwrap_or_else(|| panic!("{}: the fast reader gave up", path.display()));
+                assert!(serde.nodes.len() > 3, "{}", path.display());
+                assert_eq!(fast, serde.nodes, "{}", path.display());
+                assert_eq!(
+                    serde_json::to_string(&fast).unwrap(),
+                    serde_json::to_string(&serde.nodes).unwrap(),
+                    "{}",
+                    path.display()
+                );
+                // As the capture reads the reply.
+                let reply = FullAxTree::from_reply(&raw)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(reply.nodes, serde.nodes, "{}", path.display());
+                read += 1;
+            }
+            // Unpaired surrogates in page text, as for the DOM snapshot.
+            Err(e) => {
+                assert!(fast.is_none(), "{}: serde refused it ({e})", path.display());
+                FullAxTree::from_reply(&raw).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            }
+        }
+    }
+    assert!(read > 10, "{read}");
+    session.shutdown().await.expect("close");
+}
