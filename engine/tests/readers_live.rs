@@ -122,6 +122,25 @@ async fn the_accessibility_reader_reads_chromium_replies_as_serde_does() {
                 let reply = FullAxTree::from_reply(&raw)
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 assert_eq!(reply.nodes, serde.nodes, "{}", path.display());
+                // A node's own tree, as a snapshot of a long page asks for it.
+                let backends = serde.nodes.iter().filter_map(|n| n.backend_dom_node_id());
+                for backend in backends.take(12) {
+                    let raw = page
+                        .connection()
+                        .send_raw(
+                            "Accessibility.getPartialAXTree",
+                            Some(page.session_id()),
+                            &json!({"backendNodeId": backend, "fetchRelatives": false}),
+                        )
+                        .await
+                        .expect("getPartialAXTree");
+                    let serde: FullAxTree = serde_json::from_str(raw.as_str())
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    let reply = FullAxTree::from_reply(&raw)
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    assert!(!reply.nodes.is_empty(), "{}", path.display());
+                    assert_eq!(reply.nodes, serde.nodes, "{}", path.display());
+                }
                 read += 1;
             }
             // Unpaired surrogates in page text, as for the DOM snapshot.

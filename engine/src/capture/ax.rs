@@ -108,12 +108,18 @@ impl FullAxTree {
     /// parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or parts that
     /// do not read, are read the usual way.
     pub fn from_reply(raw: &RawJson) -> Result<FullAxTree> {
+        FullAxTree::read_reply(raw, <GetFullAxTree as crate::cdp::Command>::METHOD)
+    }
+
+    /// [`FullAxTree::from_reply`] for the reply of `method` (`getPartialAXTree` answers in the
+    /// same shape), which an error names.
+    pub(crate) fn read_reply(raw: &RawJson, method: &str) -> Result<FullAxTree> {
         let text = raw.as_str();
         let parallel = text.len() >= SPLIT_BYTES && crate::parallel::two_cores();
         if let Some(nodes) = super::ax_split::read_reply_nodes(text, parallel) {
             return Ok(FullAxTree { nodes });
         }
-        raw.parse(<GetFullAxTree as crate::cdp::Command>::METHOD)
+        raw.parse(method)
     }
 }
 

@@ -1040,7 +1040,7 @@ fn partial_trees<'a>(
     let mut asked: FxHashSet<i64> = ids.iter().copied().collect();
     let ids = ids.to_vec();
     let kept = kept.cloned();
-    let read = |reply: &RawJson| reply.parse::<FullAxTree>(GetPartialAxTree::METHOD);
+    let read = |reply: &RawJson| FullAxTree::read_reply(reply, GetPartialAxTree::METHOD);
     async move {
         let replies: Result<Vec<RawJson>> = join_all(first).await.into_iter().collect();
         // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
