@@ -1039,6 +1039,11 @@ impl NodeField {
         }
     }
 
+    /// The place of a node's `AXValue` field in [`NodeRead::kept`].
+    fn value_slot(self) -> usize {
+        self as usize - NodeField::Role as usize
+    }
+
     fn name(self) -> &'static str {
         match self {
             NodeField::NodeId => "nodeId",
@@ -1126,32 +1131,20 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let t = self.0;
-        let (values, props, children) = t.starts().map_err(de::Error::custom)?;
-        let mut seen = 0u16;
-        let mut id = None;
-        let mut parent = PackedKey(NO_KEY);
-        let mut frame = NO_SPAN;
-        let (mut flags, mut backend) = (0u8, 0i64);
-        // Kept in this order whatever the order of the keys.
-        let mut kept: [Option<ValueRow>; 4] = [None; 4];
+        let mut node = NodeRead::start(t).map_err(de::Error::custom)?;
         while let Some(FieldKey(field)) = map.next_key::<FieldKey<NodeField>>()? {
-            if field != NodeField::Other {
-                let bit = 1u16 << field as u16;
-                if seen & bit != 0 {
-                    return Err(de::Error::duplicate_field(field.name()));
-                }
-                seen |= bit;
+            if !node.first(field) {
+                return Err(de::Error::duplicate_field(field.name()));
             }
             match field {
-                NodeField::NodeId => id = Some(map.next_value_seed(KeySeed(&mut *t))?),
+                NodeField::NodeId => node.id = Some(map.next_value_seed(KeySeed(&mut *t))?),
                 NodeField::Ignored => {
                     if map.next_value::<bool>()? {
-                        flags |= IGNORED;
+                        node.flags |= IGNORED;
                     }
                 }
                 NodeField::Role | NodeField::Name | NodeField::Description | NodeField::Value => {
-                    let slot = field as usize - NodeField::Role as usize;
-                    kept[slot] = map.next_value_seed(Nullable(ValueSeed {
+                    node.kept[field.value_slot()] = map.next_value_seed(Nullable(ValueSeed {
                         tree: &mut *t,
                         property: false,
                     }))?;
@@ -1161,7 +1154,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 }
                 NodeField::ParentId => {
                     if let Some(p) = map.next_value_seed(Nullable(KeySeed(&mut *t)))? {
-                        parent = p;
+                        node.parent = p;
                     }
                 }
                 NodeField::ChildIds => {
@@ -1169,13 +1162,12 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 }
                 NodeField::BackendDomNodeId => {
                     if let Some(b) = map.next_value::<Option<i64>>()? {
-                        flags |= HAS_BACKEND;
-                        backend = b;
+                        node.backend = Some(b);
                     }
                 }
                 NodeField::FrameId => {
                     if let Some(f) = map.next_value_seed(Nullable(SpanSeed(&mut *t)))? {
-                        frame = f;
+                        node.frame = f;
                     }
                 }
                 NodeField::Other => {
@@ -1183,24 +1175,79 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 }
             }
         }
-        let id = id.ok_or_else(|| de::Error::missing_field("nodeId"))?;
-        for (k, v) in kept.into_iter().enumerate() {
+        node.finish(t)
+            .ok_or_else(|| de::Error::missing_field("nodeId"))
+    }
+}
+
+/// A node being read, by the seed or by the engine's reader (`ax/reader.rs`): what its keys
+/// gave so far. Its properties and child ids go to the tree's tables as they are read; its
+/// values wait here, to be kept in their order whatever the order of the keys.
+struct NodeRead {
+    /// Where the node's values, properties and child ids start in their tables.
+    starts: (u32, u32, u32),
+    /// The known keys met, one bit per [`NodeField`].
+    seen: u16,
+    id: Option<PackedKey>,
+    parent: PackedKey,
+    frame: u32,
+    flags: u8,
+    backend: Option<i64>,
+    /// `role`, `name`, `description` and `value` ([`NodeField::value_slot`]).
+    kept: [Option<ValueRow>; 4],
+}
+
+impl NodeRead {
+    fn start(t: &AxNodes) -> Result<NodeRead, &'static str> {
+        Ok(NodeRead {
+            starts: t.starts()?,
+            seen: 0,
+            id: None,
+            parent: PackedKey(NO_KEY),
+            frame: NO_SPAN,
+            flags: 0,
+            backend: None,
+            kept: [None; 4],
+        })
+    }
+
+    /// Whether `field` is met for the first time (a known key given twice is refused).
+    fn first(&mut self, field: NodeField) -> bool {
+        if field == NodeField::Other {
+            return true;
+        }
+        let bit = 1u16 << field as u16;
+        let first = self.seen & bit == 0;
+        self.seen |= bit;
+        first
+    }
+
+    /// Ends the node: its values and its row go onto the tree. `None` (the tree's rows
+    /// unchanged) when it had no `nodeId`.
+    fn finish(self, t: &mut AxNodes) -> Option<()> {
+        let id = self.id?;
+        let mut flags = self.flags;
+        for (k, v) in self.kept.into_iter().enumerate() {
             if let Some(v) = v {
                 flags |= HAS_ROLE << k;
                 t.values.push(v);
             }
         }
+        if self.backend.is_some() {
+            flags |= HAS_BACKEND;
+        }
+        let (values, props, children) = self.starts;
         t.rows.push(NodeRow {
             id,
-            parent,
-            backend,
+            parent: self.parent,
+            backend: self.backend.unwrap_or(0),
             values,
             props,
             children,
-            frame,
+            frame: self.frame,
             flags,
         });
-        Ok(())
+        Some(())
     }
 }
 

@@ -18,12 +18,13 @@
 
 use std::borrow::Cow;
 
+use crate::cdp::accessibility::{AXPropertyName, AXValueType};
 use crate::cdp::wire::WireEnum;
 
-use super::super::json_reader::{digits, Reader, Surrogates, SKIP_DEPTH};
+use super::super::json_reader::{digits, fill, Reader, Surrogates, SKIP_DEPTH};
 use super::{
-    known_role, AxNodes, FieldOf, Kind, NodeField, NodeRow, PackedKey, ValueField, ValueRow,
-    HAS_BACKEND, HAS_ROLE, IGNORED, NO_KEY, NO_SPAN,
+    known_role, AxNodes, FieldOf, Kind, NodeField, NodeRead, PackedKey, ValueField, ValueRow,
+    IGNORED,
 };
 
 impl AxNodes {
@@ -94,41 +95,26 @@ impl Mark {
 }
 
 fn node(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<()> {
-    let (values, props, children) = t.starts().ok()?;
-    let mut seen = 0u16;
-    let mut id = None;
-    let mut parent = PackedKey(NO_KEY);
-    let mut frame = NO_SPAN;
-    let (mut flags, mut backend) = (0u8, 0i64);
-    // Kept in this order whatever the order of the keys.
-    let mut kept: [Option<ValueRow>; 4] = [None; 4];
+    let mut node = NodeRead::start(t).ok()?;
     r.object(|r, key| {
         let field = NodeField::of(key);
-        if field != NodeField::Other {
-            let bit = 1u16 << field as u16;
-            if seen & bit != 0 {
-                return None;
-            }
-            seen |= bit;
+        if !node.first(field) {
+            return None;
         }
         match field {
-            NodeField::NodeId => {
-                r.expect(b'"')?;
-                id = Some(t.push_id(&r.text()?).ok()?);
-            }
+            NodeField::NodeId => node.id = Some(key_of(t, r)?),
             NodeField::Ignored => {
                 if boolean(r)? {
-                    flags |= IGNORED;
+                    node.flags |= IGNORED;
                 }
             }
             NodeField::Role | NodeField::Name | NodeField::Description | NodeField::Value => {
-                let slot = field as usize - NodeField::Role as usize;
-                kept[slot] = r.nullable(|r| value(t, r))?;
+                node.kept[field.value_slot()] = r.nullable(|r| value(t, r, false))?;
             }
             NodeField::Properties => {
                 r.nullable(|r| {
                     r.array(|r| {
-                        let row = property(t, r)?;
+                        let row = value(t, r, true)?;
                         t.props.push(row);
                         Some(())
                     })
@@ -136,7 +122,7 @@ fn node(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<()> {
             }
             NodeField::ParentId => {
                 if let Some(p) = r.nullable(|r| key_of(t, r))? {
-                    parent = p;
+                    node.parent = p;
                 }
             }
             NodeField::ChildIds => {
@@ -150,8 +136,7 @@ fn node(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<()> {
             }
             NodeField::BackendDomNodeId => {
                 if let Some(b) = r.nullable(Reader::i64)? {
-                    flags |= HAS_BACKEND;
-                    backend = b;
+                    node.backend = Some(b);
                 }
             }
             NodeField::FrameId => {
@@ -159,31 +144,14 @@ fn node(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<()> {
                     r.expect(b'"')?;
                     t.push_span(&r.text()?).ok()
                 })? {
-                    frame = f;
+                    node.frame = f;
                 }
             }
             NodeField::Other => r.skip_value(SKIP_DEPTH)?,
         }
         Some(())
     })?;
-    let id = id?;
-    for (k, v) in kept.into_iter().enumerate() {
-        if let Some(v) = v {
-            flags |= HAS_ROLE << k;
-            t.values.push(v);
-        }
-    }
-    t.rows.push(NodeRow {
-        id,
-        parent,
-        backend,
-        values,
-        props,
-        children,
-        frame,
-        flags,
-    });
-    Some(())
+    node.finish(t)
 }
 
 /// `true` or `false`, as serde reads a `bool` (no `null`).
@@ -204,32 +172,42 @@ fn key_of(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<PackedKey> {
     t.push_id(&r.text()?).ok()
 }
 
-/// An `AXValue`: its `type` (required) and scalar `value`; other keys skipped.
-fn value(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<ValueRow> {
-    let (mut type_, mut scalar) = (None, None);
-    r.object(|r, key| {
-        match ValueField::of(key) {
-            ValueField::Type => {
-                if type_.is_some() {
-                    return None;
-                }
-                r.expect(b'"')?;
-                type_ = Some(value_type(t, r.text()?)?);
-            }
-            ValueField::Value => {
-                if scalar.is_some() {
-                    return None;
-                }
-                scalar = Some(scalar_of(t, r)?);
-            }
-            ValueField::Name | ValueField::Other => r.skip_value(SKIP_DEPTH)?,
+/// An `AXValue` (its `type`, required, and scalar `value`) or, for `property`, an
+/// `AXProperty` (its `name` and an `AXValue` as its `value`, both required), as the seed reads
+/// them; other keys are stepped over.
+fn value(t: &mut AxNodes, r: &mut Reader<'_>, property: bool) -> Option<ValueRow> {
+    let (mut type_, mut name, mut read) = (None, None, None);
+    r.object(|r, key| match (ValueField::of(key), property) {
+        (ValueField::Type, false) => {
+            r.expect(b'"')?;
+            let s = r.text()?;
+            fill(
+                &mut type_,
+                intern_wire(&mut t.types, s, AXValueType::as_str),
+            )
         }
-        Some(())
+        (ValueField::Name, true) => {
+            r.expect(b'"')?;
+            let s = r.text()?;
+            fill(
+                &mut name,
+                intern_wire(&mut t.prop_names, s, AXPropertyName::as_str),
+            )
+        }
+        (ValueField::Value, false) => fill(&mut read, scalar_of(t, r)),
+        (ValueField::Value, true) => fill(&mut read, value(t, r, false)),
+        _ => r.skip_value(SKIP_DEPTH),
     })?;
+    if property {
+        return Some(ValueRow {
+            name: name?,
+            ..read?
+        });
+    }
     let type_ = type_?;
     Some(ValueRow {
         type_,
-        ..scalar.unwrap_or(ValueRow {
+        ..read.unwrap_or(ValueRow {
             bits: 0,
             type_,
             name: 0,
@@ -238,54 +216,18 @@ fn value(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<ValueRow> {
     })
 }
 
-/// An `AXProperty`: its `name` and `value` (an `AXValue`), both required; other keys skipped.
-fn property(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<ValueRow> {
-    let (mut name, mut row) = (None, None);
-    r.object(|r, key| {
-        match ValueField::of(key) {
-            ValueField::Name => {
-                if name.is_some() {
-                    return None;
-                }
-                r.expect(b'"')?;
-                name = Some(property_name(t, r.text()?)?);
-            }
-            ValueField::Value => {
-                if row.is_some() {
-                    return None;
-                }
-                row = Some(value(t, r)?);
-            }
-            ValueField::Type | ValueField::Other => r.skip_value(SKIP_DEPTH)?,
-        }
-        Some(())
-    })?;
-    Some(ValueRow {
-        name: name?,
-        ..row?
-    })
-}
-
-/// The index of a value type in the tree's table, added when new. Looked up by its wire string:
-/// a known string always reads as its variant, so equal strings are equal types.
-fn value_type(t: &mut AxNodes, s: Cow<'_, str>) -> Option<u16> {
-    if let Some(at) = t.types.iter().position(|ty| ty.as_str() == s) {
+/// The index of a value type or property name in its table, added when new. Looked up by its
+/// wire string: a known string always reads as its variant, so equal strings are equal values.
+fn intern_wire<T: WireEnum>(
+    table: &mut Vec<T>,
+    s: Cow<'_, str>,
+    as_str: impl Fn(&T) -> &str,
+) -> Option<u16> {
+    if let Some(at) = table.iter().position(|item| as_str(item) == s) {
         return u16::try_from(at).ok();
     }
-    let at = u16::try_from(t.types.len()).ok()?;
-    t.types
-        .push(WireEnum::from_known(&s).unwrap_or_else(|| WireEnum::from_unknown(s.into())));
-    Some(at)
-}
-
-/// [`value_type`] for a property name.
-fn property_name(t: &mut AxNodes, s: Cow<'_, str>) -> Option<u16> {
-    if let Some(at) = t.prop_names.iter().position(|n| n.as_str() == s) {
-        return u16::try_from(at).ok();
-    }
-    let at = u16::try_from(t.prop_names.len()).ok()?;
-    t.prop_names
-        .push(WireEnum::from_known(&s).unwrap_or_else(|| WireEnum::from_unknown(s.into())));
+    let at = u16::try_from(table.len()).ok()?;
+    table.push(T::from_known(&s).unwrap_or_else(|| T::from_unknown(s.into())));
     Some(at)
 }
 
