@@ -466,7 +466,17 @@ fn load_result(url: &str, outcome: &LoadOutcome, timeout: Duration) -> Value {
     let mut out = Map::new();
     out.insert("url".into(), Value::String(url.to_string()));
     out.insert("loaded".into(), Value::Bool(!outcome.timed_out));
-    if outcome.timed_out {
+    if outcome.kept_navigating {
+        out.insert(
+            "warning".into(),
+            Value::String(
+                "the page kept navigating itself from one document to the next and none \
+                 finished loading; a snapshot shows it as it is now, and may find it \
+                 navigating again"
+                    .into(),
+            ),
+        );
+    } else if outcome.timed_out {
         out.insert(
             "warning".into(),
             Value::String(format!(

@@ -579,6 +579,65 @@ fn a_page_that_redirects_itself_before_it_loads_is_followed_to_where_it_goes() {
     });
 }
 
+#[test]
+fn a_page_that_navigates_itself_without_end_is_not_followed_without_end() {
+    // Each document navigates to the next as it loads (from its `load` handler, or while it is
+    // parsed): there is no last document to wait for. A person sees pages flash by; `open`
+    // must answer after a few of them, not wait out its timeout.
+    let browser = shared_browser();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let next =
+        "location.replace(location.pathname + '?n=' + (Number(location.search.slice(3)) + 1))";
+    std::fs::write(
+        dir.path().join("onload.html"),
+        format!("<title>onload</title><body onload=\"{next}\"><p>next</p></body>"),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("inline.html"),
+        format!("<title>inline</title><script>{next}</script>"),
+    )
+    .expect("write");
+    rt().block_on(async {
+        let page = browser.new_page().await.expect("a page");
+        for name in ["onload.html", "inline.html"] {
+            let started = Instant::now();
+            let outcome = page
+                .navigate(
+                    &format!("file://{}", dir.path().join(name).display()),
+                    Duration::from_secs(20),
+                )
+                .await
+                .expect("navigate");
+            let took = started.elapsed();
+            assert!(took < Duration::from_secs(5), "{name}: {took:?}");
+            if name == "onload.html" {
+                // Each document loads before it navigates: one that loaded is given back.
+                assert!(
+                    !outcome.timed_out && !outcome.kept_navigating,
+                    "{name}: {outcome:?}"
+                );
+            } else {
+                // None ever loads: given up on, and said so.
+                assert!(
+                    outcome.timed_out && outcome.kept_navigating,
+                    "{name}: {outcome:?}"
+                );
+            }
+            assert!(outcome.loader_id.is_some(), "{name}: {outcome:?}");
+            // Still the page asked for, a later generation of it (asked of the browser: the
+            // page itself is between documents most of the time).
+            let tree = page
+                .send(&pagesight::cdp::page::GetFrameTreeParams {})
+                .await
+                .expect("frame tree");
+            let url = tree.frame_tree.frame.url;
+            assert!(url.contains(name), "{name}: {url}");
+        }
+        page.close().await.expect("close");
+    });
+}
+
 /// A server whose `/loop` redirects to itself forever, `/hop/N` redirects to `/hop/N-1` down to
 /// a page at `/hop/0`.
 fn redirect_server() -> u16 {

@@ -22,6 +22,23 @@
 //! `Page.frameStartedNavigating`, which Chromium reports for ours too. A browser that never
 //! reports it for ours cannot tell them apart: there every later commit is followed, as a
 //! redirect.
+//!
+//! A page can navigate itself without end (each document to the next as it loads, or while
+//! it is parsed): there is no last document to wait for. After [`SETTLED_REDIRECTS`]
+//! redirects, the `load` of any document of the chain ends the wait at once, without waiting
+//! for the frame to stop loading (it does not while the next navigation is pending; and a
+//! document's `load` can be reported after the next one committed), and twice as many end it
+//! as not loaded: the page keeps navigating.
+
+use std::collections::VecDeque;
+
+/// How many redirects are followed before a document's `load` is taken as the end of the
+/// wait even while the frame goes on loading. Redirect chains a person waits through are
+/// short; a page that keeps navigating itself passes this in a fraction of a second.
+const SETTLED_REDIRECTS: usize = 8;
+
+/// How many navigations started after ours committed are remembered (the latest).
+const STARTED_KEPT: usize = 64;
 
 /// What a navigation's watch makes of an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +49,9 @@ pub(crate) enum Step {
     Loaded,
     /// Another document took the frame's place; this is its URL.
     Replaced(String),
+    /// The document waited for navigated on past twice [`SETTLED_REDIRECTS`] redirects, none
+    /// of them loaded since the first [`SETTLED_REDIRECTS`]: the page keeps navigating itself.
+    KeptNavigating,
 }
 
 /// One navigation of one frame, watched from the moment it was asked for.
@@ -44,9 +64,11 @@ pub(crate) struct NavigationWatch {
     committed: bool,
     /// Whether the browser reported our navigation's start (see the module docs).
     reports_starts: bool,
-    /// Cross-document navigations of the frame started after ours committed (the first 64: a
-    /// page that starts more within one wait is not followed past them).
-    started_after: Vec<String>,
+    /// Cross-document navigations of the frame started after ours committed (the latest
+    /// [`STARTED_KEPT`]).
+    started_after: VecDeque<String>,
+    /// How many redirects were followed.
+    redirects: usize,
     /// The document whose `load` ends the wait: ours, or one it navigated to.
     waited_for: String,
     /// The URL of another document that committed while ours had not yet.
@@ -64,7 +86,8 @@ impl NavigationWatch {
             ours: loader.to_owned(),
             committed: false,
             reports_starts: false,
-            started_after: Vec::new(),
+            started_after: VecDeque::new(),
+            redirects: 0,
             waited_for: loader.to_owned(),
             other_first: None,
             loaded: false,
@@ -95,8 +118,11 @@ impl NavigationWatch {
         }
         if loader == self.ours {
             self.reports_starts = true;
-        } else if self.committed && cross_document && self.started_after.len() < 64 {
-            self.started_after.push(loader.to_owned());
+        } else if self.committed && cross_document {
+            if self.started_after.len() == STARTED_KEPT {
+                self.started_after.pop_front();
+            }
+            self.started_after.push_back(loader.to_owned());
         }
     }
 
@@ -116,6 +142,10 @@ impl NavigationWatch {
         }
         let redirect = !self.reports_starts || self.started_after.iter().any(|l| l == loader);
         if redirect {
+            self.redirects += 1;
+            if self.redirects > 2 * SETTLED_REDIRECTS {
+                return Step::KeptNavigating;
+            }
             self.wait_for(loader);
             Step::Wait
         } else {
@@ -140,9 +170,21 @@ impl NavigationWatch {
 
     /// `Page.lifecycleEvent`.
     pub(crate) fn lifecycle(&mut self, frame: &str, loader: &str, name: &str) -> Step {
-        if name == "load" && frame == self.frame && loader == self.waited_for {
+        if name != "load" || frame != self.frame {
+            return Step::Wait;
+        }
+        if loader == self.waited_for {
             self.loaded = true;
+            if self.redirects >= SETTLED_REDIRECTS {
+                return Step::Loaded;
+            }
             return self.settled();
+        }
+        let of_the_chain = loader == self.ours || self.started_after.iter().any(|l| l == loader);
+        if self.redirects >= SETTLED_REDIRECTS && of_the_chain {
+            self.waited_for = loader.to_owned();
+            self.loaded = true;
+            return Step::Loaded;
         }
         Step::Wait
     }
@@ -289,6 +331,61 @@ mod tests {
         assert_eq!(watch.lifecycle("main", "ours", "load"), Step::Wait);
         assert_eq!(watch.lifecycle("main", "redirect", "load"), Step::Wait);
         assert_eq!(watch.stopped_loading("main"), Step::Loaded);
+    }
+
+    /// Our document, committed, then `n` documents it navigated to, each started and committed
+    /// by the one before, without a `load`.
+    fn chain(n: usize) -> NavigationWatch {
+        let mut watch = NavigationWatch::new("main", "ours");
+        watch.started("main", "ours", true);
+        watch.committed("main", "ours", "https://asked/");
+        for k in 1..=n {
+            watch.started("main", &format!("next{k}"), true);
+            assert_eq!(
+                watch.committed("main", &format!("next{k}"), "https://asked/?n"),
+                Step::Wait,
+                "{k}"
+            );
+        }
+        watch
+    }
+
+    #[test]
+    fn a_page_that_navigates_itself_without_end_is_followed_only_so_far() {
+        // A few redirects: a document's load waits for the frame to stop loading, as always.
+        let mut watch = chain(SETTLED_REDIRECTS - 1);
+        let last = format!("next{}", SETTLED_REDIRECTS - 1);
+        assert_eq!(watch.lifecycle("main", &last, "load"), Step::Wait);
+        assert_eq!(watch.lifecycle("main", "next1", "load"), Step::Wait);
+        // Past them, the load of the document waited for ends the wait at once...
+        let mut watch = chain(SETTLED_REDIRECTS);
+        let last = format!("next{SETTLED_REDIRECTS}");
+        assert_eq!(watch.lifecycle("main", &last, "load"), Step::Loaded);
+        // ...and so does a load of an earlier document of the chain reported late, which is
+        // then the one given back; not a load of another frame or of a document not of it.
+        let mut watch = chain(SETTLED_REDIRECTS + 2);
+        assert_eq!(watch.lifecycle("child", "next3", "load"), Step::Wait);
+        assert_eq!(watch.lifecycle("main", "elsewhere", "load"), Step::Wait);
+        assert_eq!(watch.lifecycle("main", "next3", "load"), Step::Loaded);
+        assert_eq!(watch.waited_for(), "next3");
+        // With no load at all, the page is given up on.
+        let mut watch = chain(2 * SETTLED_REDIRECTS);
+        watch.started("main", "one-more", true);
+        assert_eq!(
+            watch.committed("main", "one-more", "https://asked/?n"),
+            Step::KeptNavigating
+        );
+        // More starts than are remembered: the latest are.
+        let mut watch = chain(1);
+        for k in 0..STARTED_KEPT + 10 {
+            watch.started("main", &format!("s{k}"), true);
+        }
+        let latest = format!("s{}", STARTED_KEPT + 9);
+        assert_eq!(
+            watch.committed("main", &latest, "https://asked/?s"),
+            Step::Wait
+        );
+        assert_eq!(watch.waited_for(), latest);
     }
 
     #[test]

@@ -68,6 +68,10 @@ pub struct LoadOutcome {
     /// The `load` event did not arrive in time. The page is still usable: it may still be
     /// loading (a slow subresource) — snapshot it anyway or wait longer.
     pub timed_out: bool,
+    /// The page kept navigating itself from one document to the next, none of which loaded,
+    /// and the wait was given up (`timed_out` is set too): it shows whichever document it is
+    /// on.
+    pub kept_navigating: bool,
 }
 
 /// A page target attached over a flattened session.
@@ -324,6 +328,7 @@ impl Page {
                     frame_id: None,
                     loader_id: None,
                     timed_out: true,
+                    kept_navigating: false,
                 }))
             }
             Err(e) if e.code() == ErrorCode::ProtocolError => {
@@ -349,6 +354,7 @@ impl Page {
                 frame_id: Some(frame_id),
                 loader_id: None,
                 timed_out: false,
+                kept_navigating: false,
             }));
         };
         let mut watch = NavigationWatch::new(&frame_id, &loader_id);
@@ -356,6 +362,7 @@ impl Page {
             frame_id: Some(frame_id.clone()),
             loader_id: Some(watch.waited_for().to_owned()),
             timed_out,
+            kept_navigating: false,
         };
         // Once our document loaded, how long the frame is given to stop loading.
         let mut settle_by = None;
@@ -401,6 +408,12 @@ impl Page {
                     return Ok(Landing::Done(outcome(&watch, false)));
                 }
                 Step::Replaced(other) => return Ok(Landing::Replaced(other)),
+                Step::KeptNavigating => {
+                    return Ok(Landing::Done(LoadOutcome {
+                        kept_navigating: true,
+                        ..outcome(&watch, true)
+                    }))
+                }
             }
         }
     }
