@@ -192,7 +192,7 @@ const SCROLLBAR: f64 = 15.0;
 /// is neither. The snapshot gives the padding box (`clientRects`) but no border widths, so the
 /// borders are taken equal on opposite sides: a scrollbar is there when its axis scrolls
 /// (`scroll`, or `auto` with more content than room) and is as wide as the difference of the
-/// two insets, up to [`SCROLLBAR`] (scaled by a transform).
+/// two insets, up to `SCROLLBAR` (scaled by a transform).
 pub fn scrollbars(model: &Model, node: NodeId) -> [Option<Rect>; 2] {
     let none = [None, None];
     let Some(l) = model.layout_of(node) else {

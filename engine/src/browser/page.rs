@@ -171,14 +171,14 @@ impl Page {
 
     /// How many of this page's snapshots found the page unchanged since the one before and used
     /// the model of the DOM built then instead of reading Chromium's reply again (see
-    /// [`crate::capture::kept_model`]). A figure for tests and benchmarks.
+    /// `capture/kept_model.rs`). A figure for tests and benchmarks.
     pub fn reused_snapshots(&self) -> u64 {
         self.kept_model.reused()
     }
 
     /// How many of the full accessibility trees asked for this page's snapshots came back the
     /// same as the last one read for their frame and were copied from it instead of read again
-    /// (see [`crate::capture::kept_model`]). A figure for tests and benchmarks.
+    /// (see `capture/kept_model.rs`). A figure for tests and benchmarks.
     pub fn reused_trees(&self) -> u64 {
         self.kept_model.trees().reused()
     }
@@ -274,10 +274,10 @@ impl Page {
 
     /// Navigates the page to `url` and waits, up to `timeout` in all, for the main frame's
     /// `load` lifecycle event of *this* navigation (or of a document it navigated itself to),
-    /// and then for its first frames to render (see [`Page::rendered`]).
+    /// and then for its first frames to render (see `Page::rendered`).
     ///
     /// A navigation the old document had started that commits after ours and replaces it is
-    /// answered by navigating again, a bounded number of times (see [`super::navigation`]).
+    /// answered by navigating again, a bounded number of times (see `browser/navigation.rs`).
     ///
     /// Fails with `NAVIGATION_FAILED` when Chromium reports an error (e.g.
     /// `net::ERR_CONNECTION_REFUSED`, an invalid URL), or when the old document's navigations
@@ -419,8 +419,8 @@ impl Page {
     }
 
     /// Goes to entry `entry_id` of the page's history (`Page.navigateToHistoryEntry`) and waits,
-    /// up to `timeout`, for the document it shows (see [`NextDocument`]). Whether it was in
-    /// place in time.
+    /// up to `timeout`, for the document it shows (see `NextDocument` in
+    /// `browser/navigation.rs`). Whether it was in place in time.
     pub async fn go_to_history_entry(&self, entry_id: i64, timeout: Duration) -> Result<bool> {
         let params = page::NavigateToHistoryEntryParams { entry_id };
         self.next_document(|| self.send(&params), timeout).await

@@ -137,7 +137,7 @@ const SPLIT_BYTES: usize = 1 << 20;
 /// node is a 48-byte row of ids and offsets; its role, name, description and value are 16-byte
 /// rows of one shared table, its properties rows of another, its child ids 8-byte entries of a
 /// third, and every string is a range of one text buffer (a role Chromium names is a number in
-/// [`ROLES`]): a tree is a dozen allocations whatever its size, and two halves read apart are
+/// `ROLES`): a tree is a dozen allocations whatever its size, and two halves read apart are
 /// joined by appending each table with its offsets moved (see [`AxNodes::append`]).
 ///
 /// Read through [`AxNodeRef`]s ([`AxNodes::iter`], [`AxNodes::get`]); written and read as the

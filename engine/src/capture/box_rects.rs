@@ -188,7 +188,7 @@ pub fn boxes_needing_rects(
 /// (`[]` for every other box of a document that has any). Pure.
 ///
 /// A document whose rows come out as it already has them is left alone, and a snapshot none of
-/// whose documents change is not copied: a page's kept snapshot (see [`super::kept_model`]) is
+/// whose documents change is not copied: a page's kept snapshot (see `kept_model.rs`) is
 /// shared with the next capture of an unchanged page, and copying a long page's snapshot cost
 /// more than the rest of that capture's reading.
 pub fn write_rects(snapshot: &mut Arc<DomSnapshot>, boxes: &[RectBox], values: &[[f64; 8]]) {

@@ -19,7 +19,8 @@ pub(super) const SKIP_DEPTH: u32 = 100;
 pub(super) enum Surrogates {
     /// Nothing: serde_json refuses it in a string it reads.
     Refuse,
-    /// U+FFFD, as [`RawJson::parse`] reads it (it repairs the text and reads it again).
+    /// U+FFFD, as [`crate::transport::RawJson::parse`] reads it (it repairs the text and reads
+    /// it again).
     Replace,
 }
 

@@ -8,7 +8,7 @@
 //!
 //! Written with `serde_json` from small borrowed structs, so the output is valid JSON for any page
 //! content (strings are escaped by serde_json; non-finite numbers become `null`). Page strings are
-//! capped (at [`caps::JSON`] characters) so a huge text node cannot balloon the document, and the
+//! capped (at `caps::JSON` characters) so a huge text node cannot balloon the document, and the
 //! nesting is capped at [`MAX_DEPTH`] so a pathologically deep page cannot exhaust the stack
 //! when the tree is serialized or dropped, nor exceed a reader's nesting limit: deeper nodes
 //! become children of the node at the cap.

@@ -11,7 +11,7 @@
 //! of the engine's own CPU time, all of it spent again by the typed parse; on a small page, whose
 //! replies are tens of kilobytes, about a seventh. A reply of more than a kilobyte in the shape
 //! Chromium writes (`{"id":N,"result":{…}}`, or with `,"sessionId":"…"` last) is therefore
-//! split from its two ends instead ([`large_reply`]); the typed parse is what reads the
+//! split from its two ends instead (`large_reply`); the typed parse is what reads the
 //! payload, once. Should a reply have some other shape that the ends do not show (an extra
 //! key after `result`), the typed parse fails on the span, and the frame's envelope is then read
 //! in full to find the real one.

@@ -6,8 +6,8 @@
 //! and most of a long page's capture file. Read through serde's seeds, every key and string goes
 //! through the derived visitors and every skipped value (each name's `sources`, `chromeRole`,
 //! `ignoredReasons`: most of the bytes) is parsed token by token; here keys are matched as
-//! bytes, strings that need no unescaping are copied once into the tree's text, and skipped
-//! values are stepped over with `memchr`.
+//! bytes, strings that need no unescaping are copied once into the tree's text, and the end of
+//! every string, read or skipped, is found eight bytes at a time (`json_reader.rs`).
 //!
 //! It gives what the seeds give, or nothing: [`read_node`] reads one node as
 //! `AxNodes::node_seed` reads it (keys in any order, unknown keys skipped at any depth, `null`s,
