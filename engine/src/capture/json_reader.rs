@@ -432,10 +432,11 @@ impl<'a> Reader<'a> {
         serde_json::from_slice(self.bytes.get(start..end)?).ok()
     }
 
-    /// A string, its opening quote read.
+    /// A string value, its opening quote next (after any whitespace).
     #[inline]
-    pub(super) fn string(&mut self) -> Option<String> {
-        self.text().map(Cow::into_owned)
+    pub(super) fn quoted_text(&mut self) -> Option<Cow<'a, str>> {
+        self.expect(b'"')?;
+        self.text()
     }
 
     /// A string, its opening quote read: borrowed from the bytes when it has no escape.

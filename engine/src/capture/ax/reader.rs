@@ -140,10 +140,7 @@ fn node(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<()> {
                 }
             }
             NodeField::FrameId => {
-                if let Some(f) = r.nullable(|r| {
-                    r.expect(b'"')?;
-                    t.push_span(&r.text()?).ok()
-                })? {
+                if let Some(f) = r.nullable(|r| t.push_span(&r.quoted_text()?).ok())? {
                     node.frame = f;
                 }
             }
@@ -168,8 +165,7 @@ fn boolean(r: &mut Reader<'_>) -> Option<bool> {
 
 /// A node id: a string.
 fn key_of(t: &mut AxNodes, r: &mut Reader<'_>) -> Option<PackedKey> {
-    r.expect(b'"')?;
-    t.push_id(&r.text()?).ok()
+    t.push_id(&r.quoted_text()?).ok()
 }
 
 /// An `AXValue` (its `type`, required, and scalar `value`) or, for `property`, an
@@ -179,20 +175,12 @@ fn value(t: &mut AxNodes, r: &mut Reader<'_>, property: bool) -> Option<ValueRow
     let (mut type_, mut name, mut read) = (None, None, None);
     r.object(|r, key| match (ValueField::of(key), property) {
         (ValueField::Type, false) => {
-            r.expect(b'"')?;
-            let s = r.text()?;
-            fill(
-                &mut type_,
-                intern_wire(&mut t.types, s, AXValueType::as_str),
-            )
+            let type_of = intern_wire(&mut t.types, r.quoted_text()?, AXValueType::as_str);
+            fill(&mut type_, type_of)
         }
         (ValueField::Name, true) => {
-            r.expect(b'"')?;
-            let s = r.text()?;
-            fill(
-                &mut name,
-                intern_wire(&mut t.prop_names, s, AXPropertyName::as_str),
-            )
+            let named = intern_wire(&mut t.prop_names, r.quoted_text()?, AXPropertyName::as_str);
+            fill(&mut name, named)
         }
         (ValueField::Value, false) => fill(&mut read, scalar_of(t, r)),
         (ValueField::Value, true) => fill(&mut read, value(t, r, false)),

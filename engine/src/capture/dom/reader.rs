@@ -351,8 +351,7 @@ impl<'a> Reader<'a> {
     fn strings(&mut self) -> Option<Vec<String>> {
         let mut out = Vec::new();
         self.array(|r| {
-            r.expect(b'"')?;
-            out.push(r.string()?);
+            out.push(r.quoted_text()?.into_owned());
             Some(())
         })?;
         Some(out)
