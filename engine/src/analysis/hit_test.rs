@@ -2,7 +2,8 @@
 //!
 //! Built once per model ([`HitTester::new`]), then each query looks at one cell of a uniform grid
 //! over the viewport whose items are sorted topmost first, so a query stops at the first item that
-//! contains the point. Only what can be hit is indexed: items outside the viewport are dropped at
+//! contains the point (items over many cells are filed in a second, coarser grid, and a query
+//! walks both cells' lists as one). Only what can be hit is indexed: items outside the viewport are dropped at
 //! build time, which keeps a 36k-node page down to a few hundred items.
 //!
 //! The rules, following FACTS ("Hit-testing from the snapshot alone"), which agreed with
@@ -49,6 +50,12 @@ use crate::model::{
 
 /// Grid cell size, CSS px.
 const CELL: f64 = 32.0;
+/// A coarse cell is this many grid cells wide and high.
+const COARSE: f64 = 8.0;
+/// An item over more grid cells than this is filed in the coarse grid instead: a page's
+/// background and its containers cover thousands of small cells each, and filing them there
+/// took more of a small page's analysis than all its queries.
+const FINE_SPAN_MAX: usize = 64;
 const NONE: u32 = u32::MAX;
 
 /// What a hit test found.
@@ -119,33 +126,120 @@ struct DocIndex {
     items: Vec<Item>,
     /// The shapes items are cut by (few: most items are rectangles).
     shapes: Vec<Shape>,
-    cols: u32,
-    rows: u32,
-    cell_start: Vec<u32>,
-    cell_items: Vec<u32>,
+    /// The items over a few cells, by small cell.
+    fine: Grid,
+    /// The items over many cells, by cells [`COARSE`] times larger.
+    coarse: Grid,
     /// Answer where no item is hit: the document element.
     fallback: Option<NodeId>,
 }
 
 impl DocIndex {
     fn query(&self, x: f64, y: f64) -> Option<&Item> {
-        if self.cols == 0 {
-            return None;
+        let (dx, dy) = (x - self.region.x, y - self.region.y);
+        let (mut fine, mut coarse) = (self.fine.at(dx, dy), self.coarse.at(dx, dy));
+        // Both lists are topmost first (ascending item index); walk them as one.
+        loop {
+            let next = match (fine.first(), coarse.first()) {
+                (Some(&f), Some(&c)) if f < c => {
+                    fine = &fine[1..];
+                    f
+                }
+                (_, Some(&c)) => {
+                    coarse = &coarse[1..];
+                    c
+                }
+                (Some(&f), None) => {
+                    fine = &fine[1..];
+                    f
+                }
+                (None, None) => return None,
+            };
+            let item = &self.items[next as usize];
+            if item.hit(x, y, &self.shapes) {
+                return Some(item);
+            }
         }
-        let cx = ((x - self.region.x) / CELL).floor();
-        let cy = ((y - self.region.y) / CELL).floor();
+    }
+}
+
+/// A uniform grid over a document's region: per cell, the items that may overlap it, in
+/// ascending item index.
+#[derive(Debug, Clone, Default)]
+struct Grid {
+    cell: f64,
+    cols: u32,
+    rows: u32,
+    /// Where each cell's items start in `items` (one more entry than cells).
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Grid {
+    /// The cells `rect` may overlap (grown by a pixel up and left: a point is a 1×1 square),
+    /// as inclusive column and row ranges, clamped to the grid.
+    fn span(&self, rect: &Rect, region: &Rect) -> (u32, u32, u32, u32) {
+        let c =
+            |v: f64, max: u32| -> u32 { ((v / self.cell).floor().max(0.0) as u32).min(max - 1) };
+        (
+            c(rect.x - 1.0 - region.x, self.cols),
+            c(rect.right() - region.x, self.cols),
+            c(rect.y - 1.0 - region.y, self.rows),
+            c(rect.bottom() - region.y, self.rows),
+        )
+    }
+
+    fn new(cell: f64, region: &Rect) -> Grid {
+        Grid {
+            cell,
+            cols: (region.width / cell).ceil().max(1.0) as u32,
+            rows: (region.height / cell).ceil().max(1.0) as u32,
+            ..Grid::default()
+        }
+    }
+
+    /// Files `items` (indices in ascending order, each with its span).
+    fn fill(&mut self, items: &[(u32, (u32, u32, u32, u32))]) {
+        let cols = self.cols;
+        let ncells = cols as usize * self.rows as usize;
+        let mut start = vec![0u32; ncells + 1];
+        for &(_, (x0, x1, y0, y1)) in items {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    start[(y * cols + x) as usize + 1] += 1;
+                }
+            }
+        }
+        for i in 0..ncells {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut filed = vec![0u32; start[ncells] as usize];
+        for &(k, (x0, x1, y0, y1)) in items {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let slot = &mut fill[(y * cols + x) as usize];
+                    filed[*slot as usize] = k;
+                    *slot += 1;
+                }
+            }
+        }
+        self.start = start;
+        self.items = filed;
+    }
+
+    /// The items of the cell at `(dx, dy)` from the region's corner; none outside the grid.
+    fn at(&self, dx: f64, dy: f64) -> &[u32] {
+        if self.start.is_empty() {
+            return &[];
+        }
+        let cx = (dx / self.cell).floor();
+        let cy = (dy / self.cell).floor();
         if cx < 0.0 || cy < 0.0 || cx >= self.cols as f64 || cy >= self.rows as f64 {
-            return None;
+            return &[];
         }
         let cell = cy as usize * self.cols as usize + cx as usize;
-        let (a, b) = (
-            self.cell_start[cell] as usize,
-            self.cell_start[cell + 1] as usize,
-        );
-        self.cell_items[a..b]
-            .iter()
-            .map(|&i| &self.items[i as usize])
-            .find(|it| it.hit(x, y, &self.shapes))
+        &self.items[self.start[cell] as usize..self.start[cell + 1] as usize]
     }
 }
 
@@ -1470,45 +1564,24 @@ impl DocIndex {
         }
         self.items
             .sort_unstable_by_key(|it| std::cmp::Reverse(it.key));
-        let cols = (r.width / CELL).ceil().max(1.0) as u32;
-        let rows = (r.height / CELL).ceil().max(1.0) as u32;
-        let ncells = cols as usize * rows as usize;
-        let range = |it: &Item| -> (u32, u32, u32, u32) {
-            let c = |v: f64, max: u32| -> u32 { ((v / CELL).floor().max(0.0) as u32).min(max - 1) };
-            let x0 = c(it.rect.x - 1.0 - r.x, cols);
-            let x1 = c(it.rect.right() - r.x, cols);
-            let y0 = c(it.rect.y - 1.0 - r.y, rows);
-            let y1 = c(it.rect.bottom() - r.y, rows);
-            (x0, x1, y0, y1)
-        };
-        let mut counts = vec![0u32; ncells + 1];
-        for it in &self.items {
-            let (x0, x1, y0, y1) = range(it);
-            for y in y0..=y1 {
-                for x in x0..=x1 {
-                    counts[(y * cols + x) as usize + 1] += 1;
-                }
-            }
-        }
-        for i in 0..ncells {
-            counts[i + 1] += counts[i];
-        }
-        let mut fill = counts.clone();
-        let mut cell_items = vec![0u32; counts[ncells] as usize];
+        let mut fine = Grid::new(CELL, &r);
+        let mut coarse = Grid::new(CELL * COARSE, &r);
+        let (mut small, mut large) = (Vec::new(), Vec::new());
         for (k, it) in self.items.iter().enumerate() {
-            let (x0, x1, y0, y1) = range(it);
-            for y in y0..=y1 {
-                for x in x0..=x1 {
-                    let slot = &mut fill[(y * cols + x) as usize];
-                    cell_items[*slot as usize] = k as u32;
-                    *slot += 1;
-                }
+            let span = fine.span(&it.rect, &r);
+            let (x0, x1, y0, y1) = span;
+            if (x1.saturating_sub(x0) + 1) as usize * (y1.saturating_sub(y0) + 1) as usize
+                > FINE_SPAN_MAX
+            {
+                large.push((k as u32, coarse.span(&it.rect, &r)));
+            } else {
+                small.push((k as u32, span));
             }
         }
-        self.cols = cols;
-        self.rows = rows;
-        self.cell_start = counts;
-        self.cell_items = cell_items;
+        fine.fill(&small);
+        coarse.fill(&large);
+        self.fine = fine;
+        self.coarse = coarse;
     }
 }
 
@@ -1536,6 +1609,17 @@ mod tests {
                     whole.hit_test(x, y),
                     "{name}: ({x}, {y})"
                 );
+                // The two grids answer what a walk over every item, topmost first, answers.
+                for (d, doc) in whole.docs.iter().enumerate() {
+                    let first = doc.items.iter().find(|it| it.hit(x, y, &doc.shapes));
+                    assert!(
+                        std::ptr::eq(
+                            doc.query(x, y).map_or(std::ptr::null(), |i| i),
+                            first.map_or(std::ptr::null(), |i| i)
+                        ),
+                        "{name}: document {d} at ({x}, {y})"
+                    );
+                }
             }
         }
     }
