@@ -9,12 +9,13 @@
 //! Even reading only the envelope means stepping over the whole payload, because a JSON reader
 //! finds the end of `result` only by reading it: on a snapshot of a long page that was a fifth
 //! of the engine's own CPU time, all of it spent again by the typed parse; on a small page, whose
-//! replies are tens of kilobytes, about a seventh. A reply of more than a kilobyte in the shape
-//! Chromium writes (`{"id":N,"result":{…}}`, or with `,"sessionId":"…"` last) is therefore
-//! split from its two ends instead (`large_reply`); the typed parse is what reads the
-//! payload, once. Should a reply have some other shape that the ends do not show (an extra
-//! key after `result`), the typed parse fails on the span, and the frame's envelope is then read
-//! in full to find the real one.
+//! replies are tens of kilobytes, about a seventh. A reply in the shape Chromium writes
+//! (`{"id":N,"result":{…}}`, or with `,"sessionId":"…"` last) is therefore split from its two
+//! ends instead (`reply_by_its_ends`); the typed parse is what reads the payload, once. Small
+//! replies too: a snapshot of a small page gets four of a few hundred bytes, and reading their
+//! envelopes was a twentieth of the engine's CPU time for it. Should a reply have some other
+//! shape that the ends do not show (an extra key after `result`), the typed parse fails on the
+//! span, and the frame's envelope is then read in full to find the real one.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -295,14 +296,10 @@ fn span_of(frame: &[u8], raw: &RawValue) -> Range<usize> {
     start..start + raw.get().len()
 }
 
-/// From how many bytes a reply is split from its ends rather than read (see the module docs):
-/// below it, reading costs less than a microsecond.
-const LARGE_REPLY: usize = 1024;
-
-/// The id and the `result` span of a large successful reply in the shape Chromium writes:
+/// The id and the `result` span of a successful reply in the shape Chromium writes:
 /// `{"id":N,"result":{…}}` or `{"id":N,"result":{…},"sessionId":"…"}`. `None` for any other
 /// shape (those are read in full).
-fn large_reply(frame: &[u8]) -> Option<(u64, Range<usize>)> {
+fn reply_by_its_ends(frame: &[u8]) -> Option<(u64, Range<usize>)> {
     let rest = frame.strip_prefix(b"{\"id\":")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let id: u64 = std::str::from_utf8(rest.get(..digits)?)
@@ -335,18 +332,16 @@ fn enveloped_result(frame: &[u8]) -> Option<Range<usize>> {
 
 /// Reads the envelope of one frame. The payload stays in `frame`.
 pub(crate) fn parse_frame(frame: &Bytes) -> std::result::Result<Incoming<'_>, Malformed> {
-    if frame.len() >= LARGE_REPLY {
-        if let Some((id, span)) = large_reply(frame) {
-            let raw = RawJson {
-                frame: frame.clone(),
-                span,
-                checked: false,
-            };
-            return Ok(Incoming::Reply {
-                id,
-                outcome: Ok(raw),
-            });
-        }
+    if let Some((id, span)) = reply_by_its_ends(frame) {
+        let raw = RawJson {
+            frame: frame.clone(),
+            span,
+            checked: false,
+        };
+        return Ok(Incoming::Reply {
+            id,
+            outcome: Ok(raw),
+        });
     }
     let envelope: Envelope<'_> =
         serde_json::from_slice(frame).map_err(|e| Malformed(format!("invalid JSON: {e}")))?;
@@ -427,9 +422,12 @@ mod tests {
         }
     }
 
-    /// A reply of `LARGE_REPLY` bytes or more around `result`.
-    fn large(head: &str, result_tail: &str, tail: &str) -> (Bytes, String) {
-        let filler = "x".repeat(LARGE_REPLY);
+    /// The sizes of string the test replies are given: a few bytes to a large reply's.
+    const FILLERS: [usize; 4] = [0, 3, 1024, 100_000];
+
+    /// A reply with a string of `filler` bytes in its `result`.
+    fn reply_around(filler: usize, head: &str, result_tail: &str, tail: &str) -> (Bytes, String) {
+        let filler = "x".repeat(filler);
         let result = format!(r#"{{"s":"{filler}"{result_tail}}}"#);
         (frame(&format!("{head}{result}{tail}")), result)
     }
@@ -445,24 +443,27 @@ mod tests {
     }
 
     #[test]
-    fn large_replies_are_split_from_their_ends() {
+    fn replies_are_split_from_their_ends() {
         #[derive(Deserialize, PartialEq, Debug)]
         struct R {
             s: String,
         }
-        for tail in ["}", r#","sessionId":"9F0A"}"#] {
-            let (f, result) = large(r#"{"id":42,"result":"#, "", tail);
+        for (filler, tail) in FILLERS
+            .into_iter()
+            .flat_map(|n| [(n, "}"), (n, r#","sessionId":"9F0A"}"#)])
+        {
+            let (f, result) = reply_around(filler, r#"{"id":42,"result":"#, "", tail);
             let (id, raw) = reply_of(&f);
             assert_eq!(id, 42);
             assert!(!raw.checked, "the fast path was not taken for {tail}");
             assert_eq!(raw.as_str(), result);
             let r: R = raw.parse("X.y").unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(r.s.len(), LARGE_REPLY);
+            assert_eq!(r.s.len(), filler);
         }
     }
 
     #[test]
-    fn large_replies_of_another_shape_are_read_in_full() {
+    fn replies_of_another_shape_are_read_in_full() {
         #[derive(Deserialize, PartialEq, Debug)]
         struct R {
             s: String,
@@ -473,13 +474,16 @@ mod tests {
             (r#"{"id":5,"result":"#, r#","extra":{"k":"}"}"#),
             (r#"{"id":5,"result":"#, r#","sessionId":"a\"b""#),
         ];
-        for (head, tail) in shapes {
+        for (filler, (head, tail)) in FILLERS
+            .into_iter()
+            .flat_map(|n| shapes.map(|shape| (n, shape)))
+        {
             let tail = if tail.is_empty() {
                 "}".to_string()
             } else {
                 format!("{tail}}}")
             };
-            let (f, result) = large(head, "", &tail);
+            let (f, result) = reply_around(filler, head, "", &tail);
             let (id, raw) = reply_of(&f);
             assert_eq!(id, 5, "{head}…{tail}");
             let r: R = raw
@@ -488,9 +492,11 @@ mod tests {
             assert_eq!(r.s.len() + 8, result.len(), "{head}…{tail}");
         }
         // A broken payload is an error for the caller (not a skipped frame and a wait).
-        let (f, _) = large(r#"{"id":6,"result":"#, r#","n":[1,"#, "}");
-        let (_, raw) = reply_of(&f);
-        assert!(raw.parse::<R>("X.y").is_err());
+        for filler in FILLERS {
+            let (f, _) = reply_around(filler, r#"{"id":6,"result":"#, r#","n":[1,"#, "}");
+            let (_, raw) = reply_of(&f);
+            assert!(raw.parse::<R>("X.y").is_err());
+        }
     }
 
     #[test]
