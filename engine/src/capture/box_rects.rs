@@ -60,6 +60,7 @@ use super::dom::{DomSnapshot, Ragged};
 use crate::cdp::dom::ResolveNodeParams;
 use crate::cdp::page::CreateIsolatedWorldParams;
 use crate::cdp::runtime::{CallArgument, CallFunctionOnParams, ReleaseObjectGroupParams};
+use crate::cdp::Command;
 use crate::error::{Error, Result};
 use crate::transport::{Connection, SessionId};
 
@@ -458,25 +459,66 @@ fn call_reader<'a>(
         return_by_value: Some(true),
         ..CallFunctionOnParams::new(READ.to_string())
     };
-    let reply = conn.send_now(session, &params, timeout);
+    let reply = conn.send_now_unparsed(session, &params, timeout);
     async move {
-        let reply = reply.await?;
+        let reply: ReaderReply = reply.await?.parse(CallFunctionOnParams::METHOD)?;
         if reply.exception_details.is_some() {
             return Err(Error::protocol("reading box geometry failed in the frame"));
         }
-        let rows = reply.result.value.unwrap_or_default();
-        let rows = rows.as_array().map_or(&[][..], |r| &r[..]);
-        Ok(rows
-            .iter()
-            .map(|row| {
-                let row = row.as_array().map_or(&[][..], |r| &r[..]);
+        Ok(reply
+            .result
+            .value
+            .map_or_else(Vec::new, |rows| rows.into_iter().map(|row| row.0).collect()))
+    }
+}
+
+/// The reader's reply, read straight into rows: as a generic value every row was a list of
+/// its own, and reading it was a noticeable part of a small page's snapshot.
+#[derive(serde::Deserialize)]
+struct ReaderReply {
+    result: ReaderResult,
+    #[serde(rename = "exceptionDetails", default)]
+    exception_details: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct ReaderResult {
+    #[serde(default)]
+    value: Option<Vec<ReaderRow>>,
+}
+
+/// One row of eight values; what is not a finite number, or missing, is 0, and what is beyond
+/// the eighth is ignored.
+struct ReaderRow([f64; 8]);
+
+impl<'de> serde::Deserialize<'de> for ReaderRow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ReaderRow;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a row of numbers")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<ReaderRow, A::Error> {
                 let mut slots = [0.0; 8];
-                for (slot, v) in slots.iter_mut().zip(row) {
-                    *slot = v.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0);
+                let mut k = 0;
+                // A number needs no allocation as a generic value; anything else is 0.
+                while let Some(v) = seq.next_element::<serde_json::Value>()? {
+                    if let Some(slot) = slots.get_mut(k) {
+                        *slot = v.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0);
+                    }
+                    k += 1;
                 }
-                slots
-            })
-            .collect())
+                Ok(ReaderRow(slots))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<ReaderRow, E> {
+                Ok(ReaderRow([0.0; 8]))
+            }
+        }
+        d.deserialize_any(Visitor)
     }
 }
 
@@ -686,6 +728,36 @@ pub async fn read_rects(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_readers_reply_is_read_into_rows_of_eight() {
+        let read = |json: &str| -> Option<Vec<[f64; 8]>> {
+            let reply: ReaderReply = serde_json::from_str(json).ok()?;
+            Some(reply.result.value?.into_iter().map(|row| row.0).collect())
+        };
+        let rows = read(
+            r#"{"result":{"type":"object","value":[[1,2.5,3,4,5,6,7,8],[1,null,3],
+                [1,2,3,4,5,6,7,8,9,10],null,[-0.5,1e3,0,0,0,0,0,"x"]]}}"#,
+        );
+        assert_eq!(
+            rows,
+            Some(vec![
+                [1.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+                [1.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+                [0.0; 8],
+                [-0.5, 1000.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            ])
+        );
+        assert_eq!(read(r#"{"result":{"type":"undefined"}}"#), None);
+        let failed: ReaderReply = serde_json::from_str(
+            r#"{"result":{"type":"object","subtype":"error"},"exceptionDetails":{"text":"x"}}"#,
+        )
+        .expect("a reply with an exception");
+        assert!(failed.exception_details.is_some());
+        // Rows that are not lists are an error, not rows made up.
+        assert!(serde_json::from_str::<ReaderReply>(r#"{"result":{"value":[{"a":1}]}}"#).is_err());
+    }
 
     fn snapshot() -> DomSnapshot {
         // #document > HTML > BODY > [DIV overflow:auto (in view), DIV overflow:hidden (far
