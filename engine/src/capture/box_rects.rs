@@ -57,6 +57,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::dom::{DomSnapshot, Ragged};
+use super::json_reader::{Reader, Surrogates};
 use crate::cdp::dom::ResolveNodeParams;
 use crate::cdp::page::CreateIsolatedWorldParams;
 use crate::cdp::runtime::{CallArgument, CallFunctionOnParams, ReleaseObjectGroupParams};
@@ -461,7 +462,11 @@ fn call_reader<'a>(
     };
     let reply = conn.send_now_unparsed(session, &params, timeout);
     async move {
-        let reply: ReaderReply = reply.await?.parse(CallFunctionOnParams::METHOD)?;
+        let reply = reply.await?;
+        if let Some(rows) = read_rows(reply.as_bytes()) {
+            return Ok(rows);
+        }
+        let reply: ReaderReply = reply.parse(CallFunctionOnParams::METHOD)?;
         if reply.exception_details.is_some() {
             return Err(Error::protocol("reading box geometry failed in the frame"));
         }
@@ -470,6 +475,43 @@ fn call_reader<'a>(
             .value
             .map_or_else(Vec::new, |rows| rows.into_iter().map(|row| row.0).collect()))
     }
+}
+
+/// The reader's rows from its reply as it comes nearly always (`{"result":{"type":"object",
+/// "value":[[…],…]}}`), by the engine's JSON reader: its numbers are the ones serde_json reads,
+/// found without its general decimal conversion, which was most of reading the reply. `None`
+/// for anything else (an exception, a value that is not a number), which [`ReaderReply`] reads.
+fn read_rows(bytes: &[u8]) -> Option<Vec<[f64; 8]>> {
+    let mut reader = Reader::new(bytes, Surrogates::Refuse);
+    let mut rows = None;
+    reader.object(|reader, key| match key {
+        b"result" => reader.object(|reader, key| match key {
+            b"value" => {
+                let mut list = Vec::new();
+                reader.array(|reader| {
+                    let mut slots = [0.0; 8];
+                    let mut k = 0;
+                    reader.array(|reader| {
+                        let value = reader.nullable(Reader::f64)?;
+                        if let Some(slot) = slots.get_mut(k) {
+                            *slot = value.filter(|x| x.is_finite()).unwrap_or(0.0);
+                        }
+                        k += 1;
+                        Some(())
+                    })?;
+                    list.push(slots);
+                    Some(())
+                })?;
+                rows = Some(list);
+                Some(())
+            }
+            _ => reader.skip_value(0),
+        }),
+        _ => None,
+    })?;
+    // Nothing but whitespace after the reply.
+    reader.next().is_none().then_some(())?;
+    rows
 }
 
 /// The reader's reply, read straight into rows: as a generic value every row was a list of
@@ -750,6 +792,27 @@ mod tests {
             ])
         );
         assert_eq!(read(r#"{"result":{"type":"undefined"}}"#), None);
+        // The engine's reader reads what it reads as serde does, and leaves the rest to it.
+        let replies = [
+            r#"{"result":{"type":"object","value":[[1,2.5,3,4,5,6,7,8],[1,null,3],[1,2,3,4,5,6,7,8,9,10],[-0.5,1e3,0,0,0,0,0,0]]}}"#,
+            r#"{"result":{"type":"object","value":[[0.1,173.34375,1e-7,12345678.875,-0,3.0e2,7,8]]}}"#,
+            r#" {"result" : {"value" : [ [ 1 , 2 ] ] , "type":"object"} } "#,
+            r#"{"result":{"type":"object","value":[]}}"#,
+            r#"{"result":{"type":"object","value":[[1,"x"]]}}"#,
+            r#"{"result":{"type":"object","value":[null]}}"#,
+            r#"{"result":{"type":"undefined"}}"#,
+            r#"{"result":{"type":"object","value":[[1]]},"exceptionDetails":{}}"#,
+            r#"{"result":{"type":"object","value":[[1]]}} x"#,
+            r#"{"result":{"type":"object","value":[[1,]]}}"#,
+        ];
+        for json in replies {
+            if let Some(fast) = read_rows(json.as_bytes()) {
+                assert_eq!(Some(fast), read(json), "{json}");
+            }
+        }
+        assert!(read_rows(replies[0].as_bytes()).is_some());
+        assert!(read_rows(replies[1].as_bytes()).is_some());
+        assert!(read_rows(replies[7].as_bytes()).is_none(), "an exception");
         let failed: ReaderReply = serde_json::from_str(
             r#"{"result":{"type":"object","subtype":"error"},"exceptionDetails":{"text":"x"}}"#,
         )
