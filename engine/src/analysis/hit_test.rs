@@ -163,6 +163,9 @@ impl DocIndex {
     }
 }
 
+/// The cells an item may overlap: its first and last column, its first and last row.
+type CellSpan = (u32, u32, u32, u32);
+
 /// A uniform grid over a document's region: per cell, the items that may overlap it, in
 /// ascending item index.
 #[derive(Debug, Clone, Default)]
@@ -178,7 +181,7 @@ struct Grid {
 impl Grid {
     /// The cells `rect` may overlap (grown by a pixel up and left: a point is a 1×1 square),
     /// as inclusive column and row ranges, clamped to the grid.
-    fn span(&self, rect: &Rect, region: &Rect) -> (u32, u32, u32, u32) {
+    fn span(&self, rect: &Rect, region: &Rect) -> CellSpan {
         let c =
             |v: f64, max: u32| -> u32 { ((v / self.cell).floor().max(0.0) as u32).min(max - 1) };
         (
@@ -199,7 +202,7 @@ impl Grid {
     }
 
     /// Files `items` (indices in ascending order, each with its span).
-    fn fill(&mut self, items: &[(u32, (u32, u32, u32, u32))]) {
+    fn fill(&mut self, items: &[(u32, CellSpan)]) {
         let cols = self.cols;
         let ncells = cols as usize * self.rows as usize;
         let mut start = vec![0u32; ncells + 1];
