@@ -20,9 +20,13 @@
 //! that process. Its reads never block: one that finds nothing waits in `poll`, which gives up
 //! after two minutes without a byte.
 //!
+//! `--pause MS` waits that long before each timed snapshot, as an agent does between two
+//! (the client's and the browser's CPU during the pauses is left out): how much more a snapshot
+//! costs both sides once they were idle.
+//!
 //! ```text
 //! cargo run --release -p pagesight-benches --bin bare_floor -- [--snapshots 2000]
-//!     [--page PATH_OR_URL]... [--chrome PATH]
+//!     [--pause MS] [--page PATH_OR_URL]... [--chrome PATH]
 //! ```
 
 use std::io::{Read, Write};
@@ -40,14 +44,17 @@ const STALL_TIMEOUT: Duration = Duration::from_secs(120);
 
 struct Args {
     snapshots: usize,
+    pause: Duration,
     pages: Vec<String>,
     chrome: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let usage = "usage: bare_floor [--snapshots N] [--page PATH_OR_URL]... [--chrome PATH]";
+    let usage =
+        "usage: bare_floor [--snapshots N] [--pause MS] [--page PATH_OR_URL]... [--chrome PATH]";
     let mut args = Args {
         snapshots: 2000,
+        pause: Duration::ZERO,
         pages: Vec::new(),
         chrome: None,
     };
@@ -64,6 +71,12 @@ fn parse_args() -> Result<Args, String> {
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| format!("--snapshots takes a positive number\n{usage}"))?
+            }
+            "--pause" => {
+                args.pause = value()?
+                    .parse()
+                    .map(Duration::from_millis)
+                    .map_err(|_| format!("--pause takes milliseconds\n{usage}"))?
             }
             "--page" => args.pages.push(value()?),
             "--chrome" => args.chrome = Some(PathBuf::from(value()?)),
@@ -97,7 +110,7 @@ fn run(args: &Args) -> Result<(), String> {
     println!("|---|---:|---:|---:|---:|---:|");
     let result = urls
         .iter()
-        .try_for_each(|(page, url)| measure(&mut browser, page, url, args.snapshots));
+        .try_for_each(|(page, url)| measure(&mut browser, page, url, args));
     // Dropping the browser kills it and removes its profile.
     result
 }
@@ -106,8 +119,9 @@ fn measure(
     browser: &mut BareBrowser,
     location: &str,
     url: &str,
-    snapshots: usize,
+    args: &Args,
 ) -> Result<(), String> {
+    let snapshots = args.snapshots;
     let session = browser.open(url)?;
     let styles = serde_json::to_string(COMPUTED_STYLES).map_err(|e| e.to_string())?;
     let snapshot = format!(
@@ -138,12 +152,28 @@ fn measure(
         usage(),
         Instant::now(),
     );
+    // What both sides spent while paused, and how long that was.
+    let (mut paused_client, mut paused_chromium, mut paused) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for _ in 0..snapshots {
+        if !args.pause.is_zero() {
+            let pid = browser.browser.pid();
+            let (b, u, t) = (process_tree_cpu(pid), usage(), Instant::now());
+            std::thread::sleep(args.pause);
+            paused_client += usage().cpu.saturating_sub(u.cpu);
+            paused_chromium += process_tree_cpu(pid).saturating_sub(b);
+            paused += t.elapsed();
+        }
         one(browser)?;
     }
-    let elapsed = t0.elapsed();
-    let client = usage().cpu.saturating_sub(u0.cpu);
-    let chromium = process_tree_cpu(browser.browser.pid()).saturating_sub(b0);
+    let elapsed = t0.elapsed().saturating_sub(paused);
+    let client = usage()
+        .cpu
+        .saturating_sub(u0.cpu)
+        .saturating_sub(paused_client);
+    let chromium = process_tree_cpu(browser.browser.pid())
+        .saturating_sub(b0)
+        .saturating_sub(paused_chromium);
     let per = |d: Duration| d.div_f64(snapshots as f64);
     let share = if chromium.is_zero() {
         "n/a".to_string()

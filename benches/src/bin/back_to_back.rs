@@ -1,0 +1,198 @@
+//! The engine's CPU per snapshot of an unchanged page, snapshots taken back to back.
+//!
+//! The live bench times each snapshot alone, between the floor's calls, the other modes' and
+//! the reading of `/proc`: what it finds moves by a tenth of a millisecond from one run to the
+//! next, as much as a change to the engine's work per snapshot of a small page. Here each page
+//! is snapshotted `--snapshots` times in a row, in each phase, and the CPU time of the whole
+//! phase is divided by the snapshots, so such a change shows:
+//! - **floor**: the calls the engine's capture makes for the default view, sent through the
+//!   engine's own connection, replies left raw ([`pagesight_benches::floor`]);
+//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process_next`
+//!   (default view) on one uid table and last snapshot per mode, as one agent's session takes
+//!   them: the page unchanged, each snapshot after the first repeats the last.
+//!
+//! Per phase: wall time, this process's CPU time (all threads, `getrusage`) and the browser's
+//! (its processes' threads, `/proc`) per snapshot, and the one as a share of the other.
+//!
+//! ```text
+//! cargo run --release -p pagesight-benches --bin back_to_back -- [--snapshots 2000]
+//!     [--page PATH_OR_URL]... [--chrome PATH]
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use pagesight::analysis::Expand;
+use pagesight::browser::{Browser, LaunchOptions, Page};
+use pagesight::capture::{capture_page_for, AxScope};
+use pagesight::identity::UidTable;
+use pagesight::render::Mode;
+use pagesight::snapshot::{process_next, Snapshot, SnapshotOptions};
+use pagesight_benches::floor::{floor, ViewPlan};
+use pagesight_benches::{fixtures_dir, ms_fine, page_url, process_tree_cpu, usage, with_browser};
+
+const USAGE: &str = "usage: back_to_back [--snapshots N] [--page PATH_OR_URL]... [--chrome PATH]";
+
+struct Args {
+    snapshots: usize,
+    pages: Vec<String>,
+    chrome: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        snapshots: 2000,
+        pages: Vec::new(),
+        chrome: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
+        match arg.as_str() {
+            "--snapshots" => {
+                let v = value("--snapshots")?;
+                args.snapshots = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or(format!("--snapshots takes a positive number, not {v:?}"))?;
+            }
+            "--page" => args.pages.push(value("--page")?),
+            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
+        }
+    }
+    if args.pages.is_empty() {
+        for name in ["forms", "long-page"] {
+            let path = fixtures_dir().join("pages").join(format!("{name}.html"));
+            args.pages.push(path.to_string_lossy().into_owned());
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    pagesight_benches::bench_main("back_to_back", parse_args(), run)
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let options = LaunchOptions {
+        executable: args.chrome.clone(),
+        ..LaunchOptions::default()
+    };
+    with_browser(options, async |browser| {
+        println!(
+            "| page | phase | snapshots | ms per snapshot | CPU ms | browser CPU ms | CPU / browser CPU | repeated |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|---:|");
+        for page in &args.pages {
+            measure(browser, page, args.snapshots).await?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// One agent's session in one mode: its uid table and last snapshot.
+struct Agent {
+    options: SnapshotOptions,
+    table: UidTable,
+    last: Option<Snapshot>,
+}
+
+impl Agent {
+    fn new(mode: Mode) -> Agent {
+        Agent {
+            options: SnapshotOptions {
+                mode,
+                expand: Expand::Viewport,
+                ..SnapshotOptions::default()
+            },
+            table: UidTable::new(),
+            last: None,
+        }
+    }
+
+    async fn snapshot(&mut self, page: &Page) -> Result<(), String> {
+        let capture = capture_page_for(page, AxScope::for_view(self.options.expand, false))
+            .await
+            .map_err(|e| format!("capture failed: {e}"))?;
+        let snapshot = process_next(
+            capture,
+            &mut self.table,
+            page.target_id(),
+            &self.options,
+            &mut self.last,
+        )
+        .map_err(|e| format!("processing failed: {e}"))?;
+        std::hint::black_box(snapshot.output.len());
+        Ok(())
+    }
+}
+
+async fn measure(browser: &Browser, location: &str, snapshots: usize) -> Result<(), String> {
+    let url = page_url(location)?;
+    let page = browser.new_page().await.map_err(|e| e.to_string())?;
+    page.navigate(&url, Duration::from_secs(30))
+        .await
+        .map_err(|e| format!("{location}: {e}"))?;
+    let name = location
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(location)
+        .trim_end_matches(".html")
+        .to_string();
+    let pid = browser
+        .pid()
+        .ok_or("the browser's process is not known (connected, not launched)")?;
+    let mut agents = [Agent::new(Mode::A11y), Agent::new(Mode::Dom)];
+    // Untimed: the plan of the floor's calls, and each agent's first snapshots (the second
+    // finds the page's model kept, the third repeats).
+    let capture = capture_page_for(&page, AxScope::for_view(Expand::Viewport, false))
+        .await
+        .map_err(|e| format!("{name}: capture failed: {e}"))?;
+    let plan = ViewPlan::of(capture.capture())?;
+    for agent in &mut agents {
+        for _ in 0..3 {
+            agent.snapshot(&page).await?;
+        }
+    }
+    for phase in ["floor", "a11y", "dom"] {
+        let passes = agents.each_ref().map(|a| a.table.snapshots());
+        let (b0, u0, t0) = (process_tree_cpu(pid), usage(), Instant::now());
+        for _ in 0..snapshots {
+            match phase {
+                "floor" => {
+                    std::hint::black_box(floor(&page, &plan, false).await?.bytes);
+                }
+                "a11y" => agents[0].snapshot(&page).await?,
+                _ => agents[1].snapshot(&page).await?,
+            }
+        }
+        let elapsed = t0.elapsed();
+        let cpu = usage().cpu.saturating_sub(u0.cpu);
+        let browser_cpu = process_tree_cpu(pid).saturating_sub(b0);
+        let per = |d: Duration| d.div_f64(snapshots as f64);
+        // A repeat makes no pass over the uid table.
+        let repeated = |k: usize| {
+            let passes = u64::from(agents[k].table.snapshots() - passes[k]);
+            (snapshots as u64).saturating_sub(passes).to_string()
+        };
+        let repeated = match phase {
+            "floor" => "-".to_string(),
+            "a11y" => repeated(0),
+            _ => repeated(1),
+        };
+        println!(
+            "| {name} | {phase} | {snapshots} | {} | {:.3} | {} | {:.1}% | {repeated} |",
+            ms_fine(per(elapsed)),
+            per(cpu).as_secs_f64() * 1e3,
+            ms_fine(per(browser_cpu)),
+            100.0 * cpu.as_secs_f64() / browser_cpu.as_secs_f64().max(1e-9),
+        );
+    }
+    page.close().await.map_err(|e| e.to_string())
+}
