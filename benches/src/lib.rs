@@ -197,6 +197,27 @@ pub fn mib(bytes: u64) -> String {
     format!("{:.1}", bytes as f64 / (1024.0 * 1024.0))
 }
 
+/// The value of a count argument `name`: a positive number.
+pub fn positive_count(name: &str, value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or(format!("{name} takes a positive number, not {value:?}"))
+}
+
+/// The small fixture pages the CPU benches measure when given none: a form, and a page a few
+/// views long.
+pub fn small_fixture_pages() -> Vec<String> {
+    ["forms", "long-page"]
+        .iter()
+        .map(|name| {
+            let path = fixtures_dir().join("pages").join(format!("{name}.html"));
+            path.to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
 /// Turns a local path into a `file://` URL; URLs (anything with `://`) pass through.
 pub fn page_url(path_or_url: &str) -> Result<String, String> {
     if path_or_url.contains("://") {

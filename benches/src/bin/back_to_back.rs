@@ -30,7 +30,9 @@ use pagesight::identity::UidTable;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process_next, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
-use pagesight_benches::{fixtures_dir, ms_fine, page_url, process_tree_cpu, usage, with_browser};
+use pagesight_benches::{
+    ms_fine, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage, with_browser,
+};
 
 const USAGE: &str = "usage: back_to_back [--snapshots N] [--page PATH_OR_URL]... [--chrome PATH]";
 
@@ -50,14 +52,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
         match arg.as_str() {
-            "--snapshots" => {
-                let v = value("--snapshots")?;
-                args.snapshots = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or(format!("--snapshots takes a positive number, not {v:?}"))?;
-            }
+            "--snapshots" => args.snapshots = positive_count(&arg, &value(&arg)?)?,
             "--page" => args.pages.push(value("--page")?),
             "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
             "-h" | "--help" => return Err(USAGE.to_string()),
@@ -65,10 +60,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if args.pages.is_empty() {
-        for name in ["forms", "long-page"] {
-            let path = fixtures_dir().join("pages").join(format!("{name}.html"));
-            args.pages.push(path.to_string_lossy().into_owned());
-        }
+        args.pages = small_fixture_pages();
     }
     Ok(args)
 }

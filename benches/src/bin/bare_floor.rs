@@ -37,7 +37,9 @@ use std::time::{Duration, Instant};
 
 use pagesight::browser::PipeBrowser;
 use pagesight::capture::COMPUTED_STYLES;
-use pagesight_benches::{fixtures_dir, ms_fine, page_url, process_tree_cpu, usage};
+use pagesight_benches::{
+    ms_fine, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage,
+};
 
 /// How long the browser may send nothing before the bin gives up.
 const STALL_TIMEOUT: Duration = Duration::from_secs(120);
@@ -65,13 +67,7 @@ fn parse_args() -> Result<Args, String> {
                 .ok_or_else(|| format!("{arg} needs a value\n{usage}"))
         };
         match arg.as_str() {
-            "--snapshots" => {
-                args.snapshots = value()?
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("--snapshots takes a positive number\n{usage}"))?
-            }
+            "--snapshots" => args.snapshots = positive_count(&arg, &value()?)?,
             "--pause" => {
                 args.pause = value()?
                     .parse()
@@ -85,10 +81,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if args.pages.is_empty() {
-        for name in ["forms", "long-page"] {
-            let path = fixtures_dir().join("pages").join(format!("{name}.html"));
-            args.pages.push(path.to_string_lossy().into_owned());
-        }
+        args.pages = small_fixture_pages();
     }
     Ok(args)
 }

@@ -58,8 +58,8 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_url, process_tree_cpu, usage,
-    with_browser,
+    dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_url, positive_count,
+    process_tree_cpu, usage, with_browser,
 };
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -86,14 +86,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
         match arg.as_str() {
-            "--runs" => {
-                let v = value("--runs")?;
-                args.runs = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or(format!("--runs takes a positive number, not {v:?}"))?;
-            }
+            "--runs" => args.runs = positive_count(&arg, &value(&arg)?)?,
             "--stdtypes" => args.stdtypes = value("--stdtypes")?,
             "--page" => args.pages.push(value("--page")?),
             "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),

@@ -36,7 +36,8 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, page_url, process_tree_cpu, usage, with_browser,
+    dom_node_count, fixtures_dir, median, page_url, positive_count, process_tree_cpu, usage,
+    with_browser,
 };
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -64,13 +65,7 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        let mut count = |name: &str| -> Result<usize, String> {
-            let v = value(name)?;
-            v.parse::<usize>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or(format!("{name} takes a positive number, not {v:?}"))
-        };
+        let mut count = |name: &str| positive_count(name, &value(name)?);
         match arg.as_str() {
             "--tabs" => args.tabs = count("--tabs")?,
             "--snapshots" => args.snapshots = count("--snapshots")?,
