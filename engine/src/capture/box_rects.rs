@@ -514,8 +514,8 @@ fn read_rows(bytes: &[u8]) -> Option<Vec<[f64; 8]>> {
     rows
 }
 
-/// The reader's reply, read straight into rows: as a generic value every row was a list of
-/// its own, and reading it was a noticeable part of a small page's snapshot.
+/// The reader's reply in any shape serde reads, where [`read_rows`] reads only the usual one:
+/// each row straight into eight numbers (as a generic value every row was a list of its own).
 #[derive(serde::Deserialize)]
 struct ReaderReply {
     result: ReaderResult,
