@@ -813,6 +813,11 @@ mod tests {
         assert!(read_rows(replies[0].as_bytes()).is_some());
         assert!(read_rows(replies[1].as_bytes()).is_some());
         assert!(read_rows(replies[7].as_bytes()).is_none(), "an exception");
+        // A reply cut anywhere is not read (serde refuses it too).
+        let whole = replies[1].as_bytes();
+        for cut in 0..whole.len() {
+            assert!(read_rows(&whole[..cut]).is_none(), "cut at {cut}");
+        }
         let failed: ReaderReply = serde_json::from_str(
             r#"{"result":{"type":"object","subtype":"error"},"exceptionDetails":{"text":"x"}}"#,
         )
