@@ -218,6 +218,16 @@ pub fn small_fixture_pages() -> Vec<String> {
         .collect()
 }
 
+/// A page's name in a bench's table: the last part of its path or URL, without `.html`.
+pub fn page_name(path_or_url: &str) -> String {
+    let last = path_or_url
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path_or_url);
+    last.trim_end_matches(".html").to_string()
+}
+
 /// Turns a local path into a `file://` URL; URLs (anything with `://`) pass through.
 pub fn page_url(path_or_url: &str) -> Result<String, String> {
     if path_or_url.contains("://") {

@@ -31,7 +31,8 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process_next, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
 use pagesight_benches::{
-    ms_fine, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage, with_browser,
+    ms_fine, page_name, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage,
+    with_browser,
 };
 
 const USAGE: &str = "usage: back_to_back [--snapshots N] [--page PATH_OR_URL]... [--chrome PATH]";
@@ -130,13 +131,7 @@ async fn measure(browser: &Browser, location: &str, snapshots: usize) -> Result<
     page.navigate(&url, Duration::from_secs(30))
         .await
         .map_err(|e| format!("{location}: {e}"))?;
-    let name = location
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or(location)
-        .trim_end_matches(".html")
-        .to_string();
+    let name = page_name(location);
     let pid = browser
         .pid()
         .ok_or("the browser's process is not known (connected, not launched)")?;
@@ -152,16 +147,16 @@ async fn measure(browser: &Browser, location: &str, snapshots: usize) -> Result<
             agent.snapshot(&page).await?;
         }
     }
-    for phase in ["floor", "a11y", "dom"] {
-        let passes = agents.each_ref().map(|a| a.table.snapshots());
+    // Each phase: its name, and the agent whose snapshots it takes (none: the floor's calls).
+    for (phase, agent) in [("floor", None), ("a11y", Some(0)), ("dom", Some(1))] {
+        let passes = agent.map(|k: usize| agents[k].table.snapshots());
         let (b0, u0, t0) = (process_tree_cpu(pid), usage(), Instant::now());
         for _ in 0..snapshots {
-            match phase {
-                "floor" => {
+            match agent {
+                None => {
                     std::hint::black_box(floor(&page, &plan, false).await?.bytes);
                 }
-                "a11y" => agents[0].snapshot(&page).await?,
-                _ => agents[1].snapshot(&page).await?,
+                Some(k) => agents[k].snapshot(&page).await?,
             }
         }
         let elapsed = t0.elapsed();
@@ -169,15 +164,10 @@ async fn measure(browser: &Browser, location: &str, snapshots: usize) -> Result<
         let browser_cpu = process_tree_cpu(pid).saturating_sub(b0);
         let per = |d: Duration| d.div_f64(snapshots as f64);
         // A repeat makes no pass over the uid table.
-        let repeated = |k: usize| {
-            let passes = u64::from(agents[k].table.snapshots() - passes[k]);
+        let repeated = agent.zip(passes).map_or("-".to_string(), |(k, before)| {
+            let passes = u64::from(agents[k].table.snapshots() - before);
             (snapshots as u64).saturating_sub(passes).to_string()
-        };
-        let repeated = match phase {
-            "floor" => "-".to_string(),
-            "a11y" => repeated(0),
-            _ => repeated(1),
-        };
+        });
         println!(
             "| {name} | {phase} | {snapshots} | {} | {:.3} | {} | {:.1}% | {repeated} |",
             ms_fine(per(elapsed)),

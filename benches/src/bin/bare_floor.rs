@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use pagesight::browser::PipeBrowser;
 use pagesight::capture::COMPUTED_STYLES;
 use pagesight_benches::{
-    ms_fine, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage,
+    ms_fine, page_name, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage,
 };
 
 /// How long the browser may send nothing before the bin gives up.
@@ -176,14 +176,10 @@ fn measure(
             100.0 * client.as_secs_f64() / chromium.as_secs_f64()
         )
     };
-    let name = location
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or(location);
+    let name = page_name(location);
     println!(
         "| {} | {snapshots} | {} | {:.3} | {} | {share} |",
-        name.trim_end_matches(".html"),
+        name,
         ms_fine(per(elapsed)),
         per(client).as_secs_f64() * 1e3,
         ms_fine(per(chromium)),

@@ -58,7 +58,7 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_url, positive_count,
+    dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_name, page_url, positive_count,
     process_tree_cpu, usage, with_browser,
 };
 
@@ -107,7 +107,7 @@ fn pages(args: &Args) -> Vec<(String, String)> {
         return args
             .pages
             .iter()
-            .map(|p| (short_name(p), p.clone()))
+            .map(|p| (page_name(p), p.clone()))
             .collect();
     }
     let mut out = Vec::new();
@@ -125,11 +125,6 @@ fn pages(args: &Args) -> Vec<(String, String)> {
         out.push((name.to_string(), path.to_string_lossy().into_owned()));
     }
     out
-}
-
-fn short_name(p: &str) -> String {
-    let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or(p);
-    last.trim_end_matches(".html").to_string()
 }
 
 async fn run(args: Args) -> Result<(), String> {
