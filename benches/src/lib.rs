@@ -218,14 +218,15 @@ pub fn small_fixture_pages() -> Vec<String> {
         .collect()
 }
 
-/// A page's name in a bench's table: the last part of its path or URL, without `.html`.
+/// A page's name in a bench's table: the last part of its path or URL, without `.html`; for an
+/// `index.html`, the folder's name (a site's pages are often each a folder's index).
 pub fn page_name(path_or_url: &str) -> String {
-    let last = path_or_url
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or(path_or_url);
-    last.trim_end_matches(".html").to_string()
+    let mut parts = path_or_url.trim_end_matches('/').rsplit('/');
+    let last = parts.next().unwrap_or(path_or_url);
+    match (last, parts.next()) {
+        ("index.html", Some(folder)) if !folder.is_empty() => folder.to_string(),
+        _ => last.trim_end_matches(".html").to_string(),
+    }
 }
 
 /// Turns a local path into a `file://` URL; URLs (anything with `://`) pass through.
@@ -373,4 +374,24 @@ pub async fn with_browser<T>(
     let value = result?;
     closed.map_err(|e| format!("closing Chromium: {e}"))?;
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_name;
+
+    #[test]
+    fn a_page_is_named_by_its_file_or_its_folder() {
+        assert_eq!(page_name("fixtures/pages/forms.html"), "forms");
+        assert_eq!(
+            page_name("file:///srv/site/examples/sign-in/index.html"),
+            "sign-in"
+        );
+        assert_eq!(
+            page_name("http://localhost:8000/library/stdtypes.html"),
+            "stdtypes"
+        );
+        assert_eq!(page_name("http://localhost:8000/docs/"), "docs");
+        assert_eq!(page_name("index.html"), "index");
+    }
 }

@@ -37,7 +37,13 @@
 //! Also the typed parse of the raw `captureSnapshot` and `getFullAXTree` replies Chromium sent
 //! in the floor runs (MB/s on the browser's own bytes): the snapshot by the engine's own reader
 //! (`DomSnapshot::from_reply`, as the capture reads it), the AX tree by the engine's own reader
-//! too (`FullAxTree::from_reply`, as the capture reads it). Medians of the runs are printed.
+//! too (`FullAxTree::from_reply`, as the capture reads it); the whole offline pipeline on a
+//! capture file made of the `floor all` replies, rendered right after the calls (as a
+//! snapshot's offline work runs, its caches cold from the browser's work) and again at once
+//! (warm, as a loop of renders such as the criterion benches measures it); and the floor's own
+//! CPU (its calls sent through the engine's connection) against the browser's over the same
+//! calls: the least the engine's share can be with that connection (`bare_floor` measures the
+//! least any client spends). Medians of the runs are printed.
 //!
 //! ```text
 //! cargo run --release -p pagesight-benches --bin live -- [--runs 7] [--stdtypes PATH]
@@ -166,8 +172,16 @@ struct PageFigures {
     parse_snapshot_mbps: f64,
     parse_ax_mbps: f64,
     /// The whole offline pipeline (`snapshot::render_capture`, a11y, `--expand all`) on a
-    /// capture file made of the `floor all` replies: Chromium's own bytes to the text.
+    /// capture file made of the `floor all` replies: Chromium's own bytes to the text. Its
+    /// first render right after the calls, as a snapshot's offline work runs (the caches hold
+    /// what the browser last touched), and the same file rendered again at once (warm, as a
+    /// loop of renders such as the criterion benches measures it).
     offline_whole: Duration,
+    offline_again: Duration,
+    /// The floor's own CPU as a share of the browser's over the same calls: what the engine's
+    /// connection costs to write the calls and read their replies, the least the engine's share
+    /// can be with it.
+    floor_share: Option<f64>,
     /// `DOMSnapshot.captureSnapshot` and `Accessibility.getFullAXTree` each sent alone.
     snapshot_alone: Duration,
     /// The same without `includeDOMRects`.
@@ -285,6 +299,8 @@ async fn measure_page(
     let mut snapshot_bare = Vec::new();
     let mut ax_alone = Vec::new();
     let mut offline_whole = Vec::new();
+    let mut offline_again = Vec::new();
+    let mut floor_shares = Vec::new();
     let whole_options = SnapshotOptions {
         expand: Expand::All,
         ..SnapshotOptions::default()
@@ -313,11 +329,17 @@ async fn measure_page(
     }
     for run in 0..runs {
         // (a) the floor
+        // As a snapshot is timed: the browser's CPU read outside this process's.
+        let b0 = browser_cpu();
         let u0 = usage();
         let t0 = Instant::now();
         let replies = floor(page, &plan, false).await?;
         floor_t.push(t0.elapsed());
-        floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
+        let cpu = usage().cpu.saturating_sub(u0.cpu);
+        floor_cpu.push(cpu);
+        if let (Some(b0), Some(b1)) = (b0, browser_cpu()) {
+            floor_shares.push(cpu.as_secs_f64() / b1.saturating_sub(b0).as_secs_f64().max(1e-9));
+        }
         reply_bytes = replies.bytes;
         drop(replies);
         let t0 = Instant::now();
@@ -347,6 +369,12 @@ async fn measure_page(
         let text = render_capture(&file, &whole_options)
             .map_err(|e| format!("{name}: the floor's replies do not render: {e}"))?;
         offline_whole.push(t.elapsed());
+        // Again at once: the same work with the caches warm from the first.
+        let t = Instant::now();
+        let again = render_capture(&file, &whole_options)
+            .map_err(|e| format!("{name}: the floor's replies do not render: {e}"))?;
+        offline_again.push(t.elapsed());
+        drop(again);
         std::hint::black_box(text.len());
 
         // the two heavy calls, each alone
@@ -439,6 +467,11 @@ async fn measure_page(
         parse_snapshot_mbps: mbps(snapshot_len, median(&parse_snapshot)),
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
         offline_whole: median(&offline_whole),
+        offline_again: median(&offline_again),
+        floor_share: (floor_shares.len() == runs).then(|| {
+            floor_shares.sort_by(f64::total_cmp);
+            floor_shares[runs / 2]
+        }),
         snapshot_alone: median(&snapshot_alone),
         snapshot_bare: median(&snapshot_bare),
         ax_alone: median(&ax_alone),
@@ -690,16 +723,31 @@ fn print_table(figures: &[PageFigures], runs: usize) {
     println!("The engine's offline work on a whole capture against the time Chromium took to");
     println!("produce it, same runs: floor all = captureSnapshot + getFullAXTree (+ the rects);");
     println!("offline = parse + merge + analysis + uids + render (a11y, --expand all) of a");
-    println!("capture file made of exactly those replies (`snapshot::render_capture`); medians:");
-    println!("| page | floor all ms | offline ms | offline / floor all |");
+    println!("capture file made of exactly those replies (`snapshot::render_capture`), first");
+    println!("right after the calls, then again at once (warm caches); medians:");
+    println!("| page | floor all ms | offline ms (first / again) | offline / floor all (first / again) |");
     println!("|---|---:|---:|---:|");
     for f in figures {
         println!(
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} / {} | {} / {} |",
             f.name,
             ms(f.floor_all),
-            ms(f.offline_whole),
-            ratio(f.offline_whole, f.floor_all)
+            ms_fine(f.offline_whole),
+            ms_fine(f.offline_again),
+            ratio(f.offline_whole, f.floor_all),
+            ratio(f.offline_again, f.floor_all)
+        );
+    }
+    println!();
+    println!("The floor's own CPU against the browser's over the same calls (medians): what the");
+    println!("engine's connection costs to write the calls and read their replies, the least its");
+    println!("`CPU / browser CPU` can be with that connection (`--bin bare_floor`: any client):");
+    for f in figures {
+        println!(
+            "{}: {}",
+            f.name,
+            f.floor_share
+                .map_or("-".to_string(), |share| format!("{:.1}%", 100.0 * share))
         );
     }
 }
