@@ -300,7 +300,7 @@ async fn measure_page(
     let mut ax_alone = Vec::new();
     let mut offline_whole = Vec::new();
     let mut offline_again = Vec::new();
-    let mut floor_shares = Vec::new();
+    let mut floor_browser_cpu = Vec::new();
     let whole_options = SnapshotOptions {
         expand: Expand::All,
         ..SnapshotOptions::default()
@@ -335,10 +335,9 @@ async fn measure_page(
         let t0 = Instant::now();
         let replies = floor(page, &plan, false).await?;
         floor_t.push(t0.elapsed());
-        let cpu = usage().cpu.saturating_sub(u0.cpu);
-        floor_cpu.push(cpu);
+        floor_cpu.push(usage().cpu.saturating_sub(u0.cpu));
         if let (Some(b0), Some(b1)) = (b0, browser_cpu()) {
-            floor_shares.push(cpu.as_secs_f64() / b1.saturating_sub(b0).as_secs_f64().max(1e-9));
+            floor_browser_cpu.push(b1.saturating_sub(b0));
         }
         reply_bytes = replies.bytes;
         drop(replies);
@@ -468,9 +467,9 @@ async fn measure_page(
         parse_ax_mbps: mbps(ax_len, median(&parse_ax)),
         offline_whole: median(&offline_whole),
         offline_again: median(&offline_again),
-        floor_share: (floor_shares.len() == runs).then(|| {
-            floor_shares.sort_by(f64::total_cmp);
-            floor_shares[runs / 2]
+        // As the snapshots' `CPU / browser CPU`: the one median over the other.
+        floor_share: (floor_browser_cpu.len() == runs).then(|| {
+            median(&floor_cpu).as_secs_f64() / median(&floor_browser_cpu).as_secs_f64().max(1e-9)
         }),
         snapshot_alone: median(&snapshot_alone),
         snapshot_bare: median(&snapshot_bare),
