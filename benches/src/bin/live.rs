@@ -64,8 +64,8 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, mib, ms, ms_fine, page_name, page_url, positive_count,
-    process_tree_cpu, usage, with_browser,
+    dom_node_count, median, mib, ms, ms_fine, page_name, page_url, positive_count,
+    process_tree_cpu, small_fixture_pages, usage, with_browser,
 };
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
@@ -126,10 +126,11 @@ fn pages(args: &Args) -> Vec<(String, String)> {
             args.stdtypes
         );
     }
-    for name in ["forms", "long-page"] {
-        let path = fixtures_dir().join("pages").join(format!("{name}.html"));
-        out.push((name.to_string(), path.to_string_lossy().into_owned()));
-    }
+    out.extend(
+        small_fixture_pages()
+            .into_iter()
+            .map(|p| (page_name(&p), p)),
+    );
     out
 }
 
