@@ -1,5 +1,5 @@
 //! What the C ABI costs on top of the engine: one `snapshot` of the same page through
-//! `pagesight_page_snapshot` and through `Session::snapshot_text` in Rust (run as a task of its
+//! `pagesight_page_snapshot` and through `Session::snapshot` in Rust (run as a task of its
 //! runtime, as the command line runs it), alternating, each in a browser of its own; and the offline
 //! render through `pagesight_render_capture` against `render_capture`. Prints medians of wall
 //! time, and per live snapshot the means of this process's CPU time (all its threads: the
@@ -122,7 +122,10 @@ fn main() {
         let cpu = process_cpu();
         let start = Instant::now();
         let snapshot = runtime.spawn(async move {
-            let text = session.snapshot_text(&SnapshotOptions::default()).await;
+            let text = session
+                .snapshot(&SnapshotOptions::default())
+                .await
+                .map(|s| s.text);
             (session, text)
         });
         let text;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use engine::browser::Browser;
 use engine::session::{normalize_url, response_line, Session, SessionOptions};
 use engine::transport::Connection;
+use engine::Command;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::{json, Value};
@@ -259,7 +260,7 @@ pub unsafe extern "C" fn pagesight_page_snapshot(
         let expand = unsafe { optional_str(expand, "expand") }?;
         let options = snapshot_options(mode, format, expand)?;
         let text = page.with_session(move |session| {
-            async move { session.snapshot_text(&options).await }.boxed()
+            async move { Ok(session.snapshot(&options).await?.text) }.boxed()
         })?;
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
         unsafe { write_string(out, text) };
@@ -302,13 +303,9 @@ pub unsafe extern "C" fn pagesight_page_call(
         }
         // SAFETY: the caller guarantees NULL or a NUL-terminated string for the call.
         let command = unsafe { required_str(command_json, "command_json") }?;
-        let command: Value = serde_json::from_str(command).map_err(|e| {
-            Failure::invalid_argument(format!(
-                "a command is one JSON object, like {{\"cmd\":\"snapshot\"}}: {e}"
-            ))
-        })?;
+        let command = Command::from_line(command)?;
         let result = page
-            .with_session(move |session| async move { session.execute(&command).await }.boxed())?;
+            .with_session(move |session| async move { session.execute(command).await }.boxed())?;
         // SAFETY: `out_response_json` is not NULL and the caller guarantees it is writable.
         unsafe { write_string(out_response_json, response_line(Ok(result))) };
         Ok(())
@@ -341,7 +338,7 @@ fn close_session(page: &pagesight_page) -> Result<(), Failure> {
     let closed = run_task(runtime, async move {
         tokio::time::timeout(CLOSE_TIMEOUT, async move {
             let closed = match session.current_page() {
-                Some(_) => session.execute(&json!({ "cmd": "close" })).await.map(drop),
+                Some(_) => session.close().await.map(drop),
                 None => Ok(()),
             };
             let _ = session.shutdown().await;

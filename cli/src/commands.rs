@@ -17,14 +17,15 @@ pub struct BrowserArgs {
     #[arg(long = "browser", value_name = "ENDPOINT")]
     pub browser: Option<String>,
     /// Attach to this existing page target instead of opening a new page.
-    #[arg(long = "target", value_name = "TARGET_ID")]
+    #[arg(long = "target", value_name = "TARGET_ID", requires = "browser")]
     pub target: Option<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
-    /// URL or file path of the page (not needed with --from-capture).
-    #[arg(required_unless_present = "from_capture")]
+    /// URL or file path of the page (not needed with --from-capture, nor with --target: the
+    /// attached page is snapshotted as it is).
+    #[arg(required_unless_present_any = ["from_capture", "target"])]
     page: Option<String>,
     /// a11y (the accessibility view) or dom (the indexed interactive list).
     #[arg(long, default_value = "a11y", value_parser = ["a11y", "dom"])]
@@ -107,8 +108,8 @@ async fn open_in(session: &mut Session, page: Option<&str>, attached: bool) -> R
         }
         return Err(Error::invalid_argument("give a URL or a file path to load"));
     };
-    let loaded = session.open(page).await?;
-    if let Some(warning) = loaded.get("warning").and_then(|w| w.as_str()) {
+    let opened = session.open(page).await?;
+    if let Some(warning) = opened.warning {
         eprintln!("pagesight: {warning}");
     }
     Ok(())
@@ -135,7 +136,7 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
             args.browser.target.is_some(),
         )
         .await?;
-        session.snapshot_text(&options).await
+        Ok(session.snapshot(&options).await?.text)
     }
     .await;
     let closed = session.shutdown().await;

@@ -1,116 +1,778 @@
-//! The fields of one session command (`{"cmd": …, …}`), read with errors that name the command
-//! and the field. One reader for every command — the session's own and the actions' — so they
-//! all answer bad input the same way.
+//! The commands of a [`Session`](crate::Session), as typed values: what every front end (the
+//! JSON-lines `run`, the C ABI, MCP) parses its input into before the engine sees it.
+//!
+//! The wire form of a command is one JSON object with a `cmd` field naming it
+//! (`{"cmd":"click","uid":"1_4"}`); [`Command`] is that object as a Rust enum, so a Rust caller
+//! builds the same commands without JSON, and `docs/protocol.schema.json` is generated from
+//! these types. [`Command::from_json`] is the one parser of the wire form: it answers bad input
+//! with a message that names the command and the field and shows an example, which serde's own
+//! messages do not.
+//!
+//! Fields that are absent or `null` take their defaults; fields a command does not know are
+//! ignored (clients may send more than an older engine reads).
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::analysis::Expand;
 use crate::error::{Error, Result};
+use crate::render::{Format, Mode};
 use crate::snapshot::SnapshotOptions;
 
-/// Typed access to the fields of one command object.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CommandFields<'a> {
-    cmd: &'a str,
-    map: &'a Map<String, Value>,
+/// One command of the session protocol (`docs/protocol.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Command {
+    /// Navigate the current page (opening one if there is none) and wait for its `load`.
+    Open(Open),
+    /// Take a snapshot of the current page.
+    Snapshot(SnapshotOptions),
+    /// Take a snapshot and print what changed since the previous one.
+    Diff(Diff),
+    /// Go back one entry in the page's history.
+    Back(Back),
+    /// Go forward one entry in the page's history.
+    Forward(Forward),
+    /// Reload the page.
+    Reload(Reload),
+    /// List the browser's pages.
+    Pages(Pages),
+    /// Make another page of the browser the current one.
+    SelectPage(SelectPage),
+    /// Close the current page.
+    Close(Close),
+    /// Click an element.
+    Click(Click),
+    /// Move the mouse over an element.
+    Hover(Hover),
+    /// Type into a field, tick a checkbox or radio, or choose an option.
+    Fill(Fill),
+    /// Choose options of a `<select>`, a listbox or a custom drop-down.
+    Select(Select),
+    /// Press a key or chord, on an element or on whatever has the focus.
+    Press(Press),
+    /// Scroll the page or an element's scroll container.
+    Scroll(Scroll),
+    /// Set the files of a file input.
+    Upload(Upload),
+    /// Accept or dismiss the open JavaScript dialog.
+    Dialog(AnswerDialog),
 }
 
-impl<'a> CommandFields<'a> {
-    /// The fields of a command object; it must be an object with a string `cmd`.
-    pub(crate) fn parse(command: &'a Value) -> Result<Self> {
-        let map = command.as_object().ok_or_else(|| {
+/// `open`: navigate to a URL or a local file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Open {
+    /// A URL (`https://…`, `file://…`, `data:…`) or the path of a local file.
+    pub url: String,
+}
+
+macro_rules! no_fields {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+        pub struct $name {}
+    )*};
+}
+
+no_fields! {
+    /// `diff`: no fields; it compares in the mode of the last `snapshot`.
+    Diff;
+    /// `back`: no fields.
+    Back;
+    /// `forward`: no fields.
+    Forward;
+    /// `reload`: no fields.
+    Reload;
+    /// `pages`: no fields.
+    Pages;
+    /// `close`: no fields; it closes the current page.
+    Close;
+}
+
+/// `select_page`: which page (an index of `pages`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SelectPage {
+    /// The page's `index` in the `pages` list.
+    pub index: usize,
+}
+
+/// What every action may ask for after it is done: a snapshot of the page, taken as `snapshot`
+/// would with these options.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct AfterAction {
+    /// Take a snapshot after the action and return it in the result's `snapshot`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub snapshot: bool,
+    /// How to take that snapshot.
+    #[serde(flatten)]
+    pub options: SnapshotOptions,
+}
+
+/// `click`: a trusted mouse click at a visible, uncovered point of the element.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Click {
+    /// The element's uid from the latest snapshot.
+    pub uid: String,
+    /// The mouse button (default left).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub button: MouseButton,
+    /// 1 (click, the default), 2 (double click) or 3.
+    #[serde(default = "one", deserialize_with = "click_count")]
+    #[schemars(range(min = 1, max = 3))]
+    pub count: u8,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// `hover`: move the mouse over the element.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Hover {
+    /// The element's uid from the latest snapshot.
+    pub uid: String,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `fill`: set a field's value by typing, tick or untick a checkbox or radio (`"true"` /
+/// `"false"`), or choose the option of a select with this text or value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Fill {
+    /// The element's uid from the latest snapshot.
+    pub uid: String,
+    /// The text (a number or `true`/`false` is taken as its text).
+    #[serde(deserialize_with = "text_like")]
+    #[schemars(schema_with = "text_like_schema")]
+    pub text: String,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `select`: choose options by their text or value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Select {
+    /// The element's uid from the latest snapshot.
+    pub uid: String,
+    /// One option, or several for a multiple select.
+    #[serde(deserialize_with = "one_or_many")]
+    #[schemars(schema_with = "one_or_many_schema")]
+    pub option: Vec<String>,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `press`: a key or chord (`Enter`, `Tab`, `Control+A`, `Shift+ArrowDown`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Press {
+    /// The key or chord.
+    pub key: String,
+    /// Focus this element first; without it the key goes to whatever has the focus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `scroll`: scroll the page, or the scroll container of an element, with the mouse wheel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Scroll {
+    /// Scroll this element's nearest scroll container instead of the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Which way (default down).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub direction: ScrollDirection,
+    /// How far in CSS px (default: most of the view).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "positive_pixels"
+    )]
+    #[schemars(range(min = 0))]
+    pub pixels: Option<f64>,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `upload`: set the files of a file input (or of the input a button opens).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Upload {
+    /// The element's uid from the latest snapshot.
+    pub uid: String,
+    /// One path or several.
+    #[serde(deserialize_with = "one_or_many")]
+    #[schemars(schema_with = "one_or_many_schema")]
+    pub files: Vec<String>,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `dialog`: answer the open `alert`, `confirm`, `prompt` or `beforeunload` dialog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerDialog {
+    /// `true` presses OK, `false` Cancel.
+    pub accept: bool,
+    /// The text typed into a prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    #[default]
+    Left,
+    Right,
+    Middle,
+}
+
+impl MouseButton {
+    /// The wire name (`left`, `right`, `middle`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Right => "right",
+            MouseButton::Middle => "middle",
+        }
+    }
+}
+
+/// Which way to scroll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScrollDirection {
+    #[default]
+    Down,
+    Up,
+    Left,
+    Right,
+}
+
+impl ScrollDirection {
+    /// The wire name (`down`, `up`, `left`, `right`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScrollDirection::Down => "down",
+            ScrollDirection::Up => "up",
+            ScrollDirection::Left => "left",
+            ScrollDirection::Right => "right",
+        }
+    }
+}
+
+/// Reads a name case-insensitively, ignoring surrounding spaces, as people type them.
+fn lenient_name<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    String::deserialize(d).map(|s| s.trim().to_ascii_lowercase())
+}
+
+impl<'de> Deserialize<'de> for MouseButton {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match lenient_name(d)?.as_str() {
+            "left" => Ok(MouseButton::Left),
+            "right" => Ok(MouseButton::Right),
+            "middle" => Ok(MouseButton::Middle),
+            other => Err(de::Error::custom(format!(
+                "\"button\" must be \"left\", \"right\" or \"middle\", not {other:?}"
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ScrollDirection {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match lenient_name(d)?.as_str() {
+            "down" => Ok(ScrollDirection::Down),
+            "up" => Ok(ScrollDirection::Up),
+            "left" => Ok(ScrollDirection::Left),
+            "right" => Ok(ScrollDirection::Right),
+            other => Err(de::Error::custom(format!(
+                "\"direction\" must be \"down\", \"up\", \"left\" or \"right\", not {other:?}"
+            ))),
+        }
+    }
+}
+
+// The snapshot options' wire forms. `Mode`, `Format` and `Expand` belong to the render and the
+// analysis, which know nothing of the protocol; how they are spelt on the wire is said here.
+
+impl Serialize for Mode {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Mode::A11y => "a11y",
+            Mode::Dom => "dom",
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Mode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        SnapshotOptions::parse_mode(&text).map_err(|e| de::Error::custom(e.message()))
+    }
+}
+
+impl JsonSchema for Mode {
+    fn schema_name() -> Cow<'static, str> {
+        "Mode".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "a11y: the accessibility view; dom: the indexed list of interactive elements",
+            "type": "string",
+            "enum": ["a11y", "dom"]
+        })
+    }
+}
+
+impl Serialize for Format {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Format::Text => "text",
+            Format::Json => "json",
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Format {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        SnapshotOptions::parse_format(&text).map_err(|e| de::Error::custom(e.message()))
+    }
+}
+
+impl JsonSchema for Format {
+    fn schema_name() -> Cow<'static, str> {
+        "Format".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "enum": ["text", "json"] })
+    }
+}
+
+impl Serialize for Expand {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match *self {
+            Expand::Viewport => s.serialize_f64(0.0),
+            Expand::Pixels(px) => s.serialize_f64(px),
+            Expand::All => s.serialize_str("all"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Expand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = match Value::deserialize(d)? {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            _ => {
+                return Err(de::Error::custom(
+                    "\"expand\" must be a number of pixels or \"all\"",
+                ))
+            }
+        };
+        SnapshotOptions::parse_expand(&text).map_err(|e| de::Error::custom(e.message()))
+    }
+}
+
+impl JsonSchema for Expand {
+    fn schema_name() -> Cow<'static, str> {
+        "Expand".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "How far beyond the viewport elements are shown: CSS px (0: the viewport only), or \"all\" for the whole page",
+            "anyOf": [
+                { "type": "number", "minimum": 0 },
+                { "type": "string", "enum": ["all"] }
+            ]
+        })
+    }
+}
+
+/// A field whose `null` means "not given".
+pub(crate) fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
+}
+
+/// `count`: 1, 2 or 3 (`2.0` is 2).
+fn click_count<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u8, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        None => Ok(1),
+        Some(n) if n == 1.0 || n == 2.0 || n == 3.0 => Ok(n as u8),
+        Some(n) => Err(de::Error::custom(format!(
+            "\"count\" must be 1 (click), 2 (double click) or 3, not {n}"
+        ))),
+    }
+}
+
+/// `pixels`: a positive, finite number.
+fn positive_pixels<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<f64>, D::Error> {
+    let pixels = Option::<f64>::deserialize(d)?;
+    match pixels {
+        Some(p) if !(p.is_finite() && p > 0.0) => Err(de::Error::custom(
+            "\"pixels\" must be a positive number (use \"direction\" to go up or left)",
+        )),
+        _ => Ok(pixels),
+    }
+}
+
+/// A string, or a number or boolean taken as its text (`fill`'s `"true"` for a checkbox).
+fn text_like<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(s) => Ok(s),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Number(n) => Ok(n.to_string()),
+        _ => Err(de::Error::custom(
+            "must be a string (\"true\"/\"false\" for checkboxes)",
+        )),
+    }
+}
+
+fn text_like_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": ["string", "number", "boolean"] })
+}
+
+/// A string, or a list of strings.
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    match OneOrMany::deserialize(d) {
+        Ok(OneOrMany::One(s)) => Ok(vec![s]),
+        Ok(OneOrMany::Many(v)) => Ok(v),
+        Err(_) => Err(de::Error::custom("must be a string or a list of strings")),
+    }
+}
+
+fn one_or_many_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            { "type": "string" },
+            { "type": "array", "items": { "type": "string" } }
+        ]
+    })
+}
+
+/// The name and an example line of every command, in the order `docs/protocol.md` lists them.
+const COMMANDS: &[(&str, &str)] = &[
+    ("open", r#"{"cmd":"open","url":"https://example.com"}"#),
+    ("snapshot", r#"{"cmd":"snapshot","mode":"a11y"}"#),
+    ("diff", r#"{"cmd":"diff"}"#),
+    ("back", r#"{"cmd":"back"}"#),
+    ("forward", r#"{"cmd":"forward"}"#),
+    ("reload", r#"{"cmd":"reload"}"#),
+    ("pages", r#"{"cmd":"pages"}"#),
+    ("select_page", r#"{"cmd":"select_page","index":1}"#),
+    ("close", r#"{"cmd":"close"}"#),
+    ("click", r#"{"cmd":"click","uid":"1_4"}"#),
+    ("hover", r#"{"cmd":"hover","uid":"1_4"}"#),
+    ("fill", r#"{"cmd":"fill","uid":"1_5","text":"Ada"}"#),
+    (
+        "select",
+        r#"{"cmd":"select","uid":"1_7","option":"Portugal"}"#,
+    ),
+    ("press", r#"{"cmd":"press","key":"Control+A"}"#),
+    ("scroll", r#"{"cmd":"scroll","direction":"down"}"#),
+    (
+        "upload",
+        r#"{"cmd":"upload","uid":"1_9","files":["cv.pdf"]}"#,
+    ),
+    ("dialog", r#"{"cmd":"dialog","accept":true}"#),
+];
+
+impl Command {
+    /// The names of all commands (`open`, `snapshot`, …).
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        COMMANDS.iter().map(|(name, _)| *name)
+    }
+
+    /// An example line of the command `name`, if there is such a command.
+    pub fn example(name: &str) -> Option<&'static str> {
+        COMMANDS.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+    }
+
+    /// This command's name on the wire (`cmd`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Open(_) => "open",
+            Command::Snapshot(_) => "snapshot",
+            Command::Diff(_) => "diff",
+            Command::Back(_) => "back",
+            Command::Forward(_) => "forward",
+            Command::Reload(_) => "reload",
+            Command::Pages(_) => "pages",
+            Command::SelectPage(_) => "select_page",
+            Command::Close(_) => "close",
+            Command::Click(_) => "click",
+            Command::Hover(_) => "hover",
+            Command::Fill(_) => "fill",
+            Command::Select(_) => "select",
+            Command::Press(_) => "press",
+            Command::Scroll(_) => "scroll",
+            Command::Upload(_) => "upload",
+            Command::Dialog(_) => "dialog",
+        }
+    }
+
+    /// Parses one command line of the `run` protocol.
+    pub fn from_line(line: &str) -> Result<Command> {
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            Error::invalid_argument(format!(
+                "a command is one JSON object per line, like {{\"cmd\":\"snapshot\"}}: {e}"
+            ))
+        })?;
+        Command::from_json(&value)
+    }
+
+    /// Reads a command object (`{"cmd": …, …}`), with errors that name the command and the
+    /// field and show an example.
+    pub fn from_json(value: &Value) -> Result<Command> {
+        let map = value.as_object().ok_or_else(|| {
             Error::invalid_argument("a command is a JSON object like {\"cmd\":\"snapshot\"}")
         })?;
         let cmd = map.get("cmd").and_then(Value::as_str).ok_or_else(|| {
             Error::invalid_argument("the command has no \"cmd\" field (a string)")
         })?;
-        Ok(CommandFields { cmd, map })
-    }
-
-    /// The command's name (`cmd`).
-    pub(crate) fn cmd(&self) -> &'a str {
-        self.cmd
-    }
-
-    /// The raw value of a field, for fields that take several JSON types.
-    pub(crate) fn get(&self, name: &str) -> Option<&'a Value> {
-        self.map.get(name)
-    }
-
-    /// A number 0 or more that must be present (e.g. a page index).
-    pub(crate) fn required_index(&self, name: &str) -> Result<usize> {
-        self.map
-            .get(name)
-            .and_then(Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "{:?} needs a {name:?} field (a number, 0 or more)",
-                    self.cmd
-                ))
-            })
-    }
-
-    pub(crate) fn str(&self, name: &str) -> Result<Option<&'a str>> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be a string",
-                self.cmd
-            ))),
+        let Some(example) = Command::example(cmd) else {
+            return Err(Error::invalid_argument(format!(
+                "unknown command {cmd:?}; commands are {}",
+                Command::names().collect::<Vec<_>>().join(", ")
+            )));
+        };
+        // Each command's fields are read on their own, so a failure knows its field's path
+        // (through an internally tagged enum serde loses it).
+        fn fields<T: serde::de::DeserializeOwned>(
+            value: &Value,
+            cmd: &str,
+            example: &str,
+        ) -> Result<T> {
+            serde_path_to_error::deserialize(value).map_err(|e| field_error(e, cmd, example))
         }
-    }
-
-    pub(crate) fn required_str(&self, name: &str, example: &str) -> Result<&'a str> {
-        self.str(name)?.ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "{:?} needs a {name:?} field (a string), e.g. {example}",
-                self.cmd
-            ))
+        let e = example;
+        Ok(match cmd {
+            "open" => Command::Open(fields(value, cmd, e)?),
+            "snapshot" => Command::Snapshot(fields(value, cmd, e)?),
+            "diff" => Command::Diff(fields(value, cmd, e)?),
+            "back" => Command::Back(fields(value, cmd, e)?),
+            "forward" => Command::Forward(fields(value, cmd, e)?),
+            "reload" => Command::Reload(fields(value, cmd, e)?),
+            "pages" => Command::Pages(fields(value, cmd, e)?),
+            "select_page" => Command::SelectPage(fields(value, cmd, e)?),
+            "close" => Command::Close(fields(value, cmd, e)?),
+            "click" => Command::Click(fields(value, cmd, e)?),
+            "hover" => Command::Hover(fields(value, cmd, e)?),
+            "fill" => Command::Fill(fields(value, cmd, e)?),
+            "select" => Command::Select(fields(value, cmd, e)?),
+            "press" => Command::Press(fields(value, cmd, e)?),
+            "scroll" => Command::Scroll(fields(value, cmd, e)?),
+            "upload" => Command::Upload(fields(value, cmd, e)?),
+            "dialog" => Command::Dialog(fields(value, cmd, e)?),
+            other => {
+                return Err(Error::invalid_argument(format!(
+                    "the command {other:?} is listed but not read; this is a bug"
+                )))
+            }
         })
     }
 
-    pub(crate) fn bool(&self, name: &str) -> Result<Option<bool>> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be true or false",
-                self.cmd
-            ))),
+    /// The JSON Schema of every command (`docs/protocol.schema.json`).
+    pub fn json_schema() -> Schema {
+        schemars::schema_for!(Command)
+    }
+}
+
+/// The message of a field that could not be read: which field of which command, what it must
+/// be, and an example.
+fn field_error(
+    e: serde_path_to_error::Error<serde_json::Error>,
+    cmd: &str,
+    example: &str,
+) -> Error {
+    let path = e.path().to_string();
+    let inner = e.into_inner().to_string();
+    if let Some(missing) = inner
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        return Error::invalid_argument(format!(
+            "{cmd:?} needs a {missing:?} field, e.g. {example}"
+        ));
+    }
+    let field = path.split('.').next().unwrap_or("").to_string();
+    if let Some(expected) = inner.split(", expected ").nth(1) {
+        // serde's "invalid type: integer `5`, expected a string"
+        return Error::invalid_argument(format!(
+            "the {field:?} field of {cmd:?} must be {expected}, e.g. {example}"
+        ));
+    }
+    if inner.starts_with('"') {
+        // One of the messages above, which names its field already.
+        return Error::invalid_argument(inner);
+    }
+    if field.is_empty() || field == "?" {
+        return Error::invalid_argument(format!("{cmd:?}: {inner}, e.g. {example}"));
+    }
+    Error::invalid_argument(format!(
+        "the {field:?} field of {cmd:?} {inner}, e.g. {example}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<Command> {
+        Command::from_json(&v)
+    }
+
+    fn message(v: Value) -> String {
+        match parse(v) {
+            Ok(c) => panic!("expected an error, got {c:?}"),
+            Err(e) => e.message().to_string(),
         }
     }
 
-    pub(crate) fn number(&self, name: &str) -> Result<Option<f64>> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => Ok(n.as_f64()),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field of {:?} must be a number",
-                self.cmd
-            ))),
+    #[test]
+    fn every_example_parses_to_its_command_both_ways() {
+        for (name, example) in COMMANDS {
+            let from_line = Command::from_line(example).expect(name);
+            assert_eq!(from_line.name(), *name);
+            // The derived form of the enum reads the same line to the same command.
+            let derived: Command = serde_json::from_str(example).expect(name);
+            assert_eq!(derived, from_line, "{name}");
+            // And writes it back to a line that reads the same.
+            let written = serde_json::to_string(&from_line).expect("serialise");
+            assert_eq!(Command::from_line(&written).expect(name), from_line);
         }
     }
 
-    /// A string, or a list of strings.
-    pub(crate) fn strings(&self, name: &str, example: &str) -> Result<Vec<String>> {
-        let bad = || {
-            Error::invalid_argument(format!(
-                "{:?} needs a {name:?} field: a string or a list of strings, e.g. {example}",
-                self.cmd
-            ))
+    #[test]
+    fn fields_take_their_defaults_when_absent_or_null() {
+        let Command::Click(c) =
+            parse(json!({"cmd":"click","uid":"1_2","button":null,"count":null})).expect("click")
+        else {
+            panic!("not a click")
         };
-        match self.map.get(name) {
-            Some(Value::String(s)) => Ok(vec![s.clone()]),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
-                .collect(),
-            _ => Err(bad()),
-        }
+        assert_eq!(c.button, MouseButton::Left);
+        assert_eq!(c.count, 1);
+        assert!(!c.then.snapshot);
+        let Command::Snapshot(s) =
+            parse(json!({"cmd":"snapshot","mode":"dom","expand":"ALL","verbose":null}))
+                .expect("snapshot")
+        else {
+            panic!("not a snapshot")
+        };
+        assert_eq!(s.mode, Mode::Dom);
+        assert_eq!(s.expand, Expand::All);
+        assert!(!s.verbose);
     }
 
-    pub(crate) fn snapshot_options(&self) -> Result<SnapshotOptions> {
-        SnapshotOptions::from_command(self.map)
+    #[test]
+    fn lenient_values_read_as_before() {
+        let Command::Fill(f) = parse(json!({"cmd":"fill","uid":"1","text":true})).expect("fill")
+        else {
+            panic!()
+        };
+        assert_eq!(f.text, "true");
+        let Command::Fill(f) = parse(json!({"cmd":"fill","uid":"1","text":42})).expect("fill")
+        else {
+            panic!()
+        };
+        assert_eq!(f.text, "42");
+        let Command::Select(s) =
+            parse(json!({"cmd":"select","uid":"1","option":"A"})).expect("select")
+        else {
+            panic!()
+        };
+        assert_eq!(s.option, vec!["A".to_string()]);
+        let Command::Click(c) =
+            parse(json!({"cmd":"click","uid":"1","count":2.0,"button":" Right "})).expect("click")
+        else {
+            panic!()
+        };
+        assert_eq!((c.count, c.button), (2, MouseButton::Right));
+        let Command::Snapshot(s) = parse(json!({"cmd":"snapshot","expand":300})).expect("expand")
+        else {
+            panic!()
+        };
+        assert_eq!(s.expand, Expand::Pixels(300.0));
+        let Command::Click(c) =
+            parse(json!({"cmd":"click","uid":"1","snapshot":true,"mode":"dom"})).expect("click")
+        else {
+            panic!()
+        };
+        assert!(c.then.snapshot);
+        assert_eq!(c.then.options.mode, Mode::Dom);
+    }
+
+    #[test]
+    fn bad_input_names_the_command_and_the_field() {
+        let m = message(json!({"cmd":"open"}));
+        assert!(m.contains("\"open\" needs a \"url\" field"), "{m}");
+        assert!(m.contains("https://example.com"), "{m}");
+        let m = message(json!({"cmd":"open","url":5}));
+        assert!(
+            m.contains("the \"url\" field of \"open\" must be a string"),
+            "{m}"
+        );
+        let m = message(json!({"cmd":"click"}));
+        assert!(m.contains("\"click\" needs a \"uid\" field"), "{m}");
+        let m = message(json!({"cmd":"click","uid":"1","count":4}));
+        assert!(m.contains("\"count\" must be 1"), "{m}");
+        let m = message(json!({"cmd":"click","uid":"1","button":"up"}));
+        assert!(m.contains("\"button\" must be \"left\""), "{m}");
+        let m = message(json!({"cmd":"scroll","pixels":-3}));
+        assert!(m.contains("\"pixels\" must be a positive number"), "{m}");
+        let m = message(json!({"cmd":"snapshot","mode":"pixels"}));
+        assert!(m.contains("mode must be"), "{m}");
+        let m = message(json!({"cmd":"snapshot","expand":[1]}));
+        assert!(m.contains("\"expand\" must be a number of pixels"), "{m}");
+        let m = message(json!({"cmd":"select","uid":"1","option":[1]}));
+        assert!(m.contains("\"option\""), "{m}");
+        assert!(m.contains("a string or a list of strings"), "{m}");
+        let m = message(json!({"cmd":"fly"}));
+        assert!(
+            m.contains("unknown command \"fly\"; commands are open, snapshot"),
+            "{m}"
+        );
+        let m = message(json!(["cmd"]));
+        assert!(m.contains("a command is a JSON object"), "{m}");
+        let m = message(json!({"url":"x"}));
+        assert!(m.contains("no \"cmd\" field"), "{m}");
+        let m = message(json!({"cmd":"dialog"}));
+        assert!(m.contains("\"dialog\" needs a \"accept\" field"), "{m}");
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        assert!(parse(json!({"cmd":"diff","extra":1})).is_ok());
+        assert!(parse(json!({"cmd":"open","url":"x","whatever":[1,2]})).is_ok());
+    }
+
+    #[test]
+    fn the_schema_lists_every_command() {
+        let schema = serde_json::to_string(&Command::json_schema()).expect("schema");
+        for name in Command::names() {
+            assert!(schema.contains(&format!("\"const\":\"{name}\"")), "{name}");
+        }
     }
 }

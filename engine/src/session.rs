@@ -9,16 +9,20 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::act::{interrupted_navigation, ActState, ActTarget, Navigated};
+use crate::act::{ActState, ActTarget, ActionRequest, Navigated, DIALOG_WHILE_LOADING};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
 use crate::capture::{capture_page_for, confirm_hits, AxScope, Captured};
 use crate::cdp::page as cdp_page;
-use crate::command::CommandFields;
+use crate::command::{self, AnswerDialog, Command};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
-use crate::render::{Format, Mode};
+use crate::render::Mode;
+use crate::response::{
+    typed_result, Clicked, Closed, Dialog, DialogAnswered, Filled, Hovered, Navigation, Opened,
+    PageInfo, PageSelected, Pressed, Response, Scrolled, Selected, SnapshotOutput, Uploaded,
+};
 use crate::snapshot::{analyze_capture, render_snapshot, Snapshot, SnapshotOptions};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
@@ -37,6 +41,16 @@ struct PageState {
 }
 
 impl PageState {
+    /// What an action needs of this page.
+    fn act_target(&mut self) -> ActTarget<'_> {
+        ActTarget {
+            page: &self.page,
+            uids: &mut self.uids,
+            last: &mut self.last,
+            state: &mut self.act,
+        }
+    }
+
     fn new(page: Page) -> Self {
         PageState {
             act: ActState::new(&page),
@@ -119,62 +133,98 @@ impl Session {
     /// Executes one command line of the `run` protocol and returns its response line
     /// (`{"ok":true,"result":…}` or `{"ok":false,"error":{…}}`), never failing.
     pub async fn execute_line(&mut self, line: &str) -> String {
-        let response = match serde_json::from_str::<Value>(line) {
-            Ok(command) => self.execute(&command).await,
-            Err(e) => Err(Error::invalid_argument(format!(
-                "a command is one JSON object per line, like {{\"cmd\":\"snapshot\"}}: {e}"
-            ))),
+        let outcome = match Command::from_line(line) {
+            Ok(command) => self.execute(command).await,
+            Err(e) => Err(e),
         };
-        response_line(response)
+        response_line(outcome)
     }
 
-    /// Executes one command (a JSON object with a `cmd` field).
-    pub async fn execute(&mut self, command: &Value) -> Result<Value> {
-        let args = CommandFields::parse(command)?;
-        match args.cmd() {
-            "open" => {
-                let url = args.required_str("url", r#"{"cmd":"open","url":"https://example.com"}"#)?;
-                self.open(url).await
-            }
-            "snapshot" => {
-                let options = args.snapshot_options()?;
-                self.snapshot(&options).await
-            }
-            "back" => self.history(-1).await,
-            "forward" => self.history(1).await,
-            "reload" => self.reload().await,
-            "pages" => self.list_pages().await,
-            "select_page" => {
-                let index = args.required_index("index")?;
-                self.select_page(index).await
-            }
-            "close" => self.close_page().await,
-            "click" | "hover" | "fill" | "select" | "press" | "scroll" | "upload" | "dialog" => {
-                self.act(command).await
-            }
-            "diff" => self.diff().await.map(Value::String),
-            other => Err(Error::invalid_argument(format!(
-                "unknown command {other:?}; commands are open, snapshot, diff, back, forward, reload, \
-                 pages, select_page, close, click, hover, fill, select, press, scroll, upload, \
-                 dialog"
-            ))),
-        }
+    /// Executes one command given as JSON (`{"cmd": …, …}`) and returns its result as JSON:
+    /// what a front end that speaks JSON calls.
+    pub async fn execute_json(&mut self, command: &Value) -> Result<Value> {
+        let command = Command::from_json(command)?;
+        Ok(self.execute(command).await?.to_json())
     }
 
-    /// Runs an action command on the current page (see [`crate::act`]).
-    async fn act(&mut self, command: &Value) -> Result<Value> {
+    /// Executes one command.
+    pub async fn execute(&mut self, command: Command) -> Result<Response> {
+        Ok(match command {
+            Command::Open(c) => Response::Opened(self.open(&c.url).await?),
+            Command::Snapshot(options) => Response::Snapshot(self.snapshot(&options).await?),
+            Command::Diff(_) => Response::Diff(self.diff().await?),
+            Command::Back(_) => Response::Navigation(self.back().await?),
+            Command::Forward(_) => Response::Navigation(self.forward().await?),
+            Command::Reload(_) => Response::Navigation(self.reload().await?),
+            Command::Pages(_) => Response::Pages(self.pages().await?),
+            Command::SelectPage(c) => Response::PageSelected(self.select_page(c.index).await?),
+            Command::Close(_) => Response::Closed(self.close().await?),
+            Command::Click(c) => Response::Clicked(self.click(&c).await?),
+            Command::Hover(c) => Response::Hovered(self.hover(&c).await?),
+            Command::Fill(c) => Response::Filled(self.fill(&c).await?),
+            Command::Select(c) => Response::Selected(self.select(&c).await?),
+            Command::Press(c) => Response::Pressed(self.press(&c).await?),
+            Command::Scroll(c) => Response::Scrolled(self.scroll(&c).await?),
+            Command::Upload(c) => Response::Uploaded(self.upload(&c).await?),
+            Command::Dialog(c) => Response::DialogAnswered(self.answer_dialog(&c).await?),
+        })
+    }
+
+    /// Clicks an element.
+    pub async fn click(&mut self, command: &command::Click) -> Result<Clicked> {
+        self.act(ActionRequest::click(command)).await
+    }
+
+    /// Moves the mouse over an element.
+    pub async fn hover(&mut self, command: &command::Hover) -> Result<Hovered> {
+        self.act(ActionRequest::hover(command)).await
+    }
+
+    /// Types into a field, ticks a checkbox or radio, or chooses an option.
+    pub async fn fill(&mut self, command: &command::Fill) -> Result<Filled> {
+        self.act(ActionRequest::fill(command)).await
+    }
+
+    /// Chooses options of a select, a listbox or a custom drop-down.
+    pub async fn select(&mut self, command: &command::Select) -> Result<Selected> {
+        self.act(ActionRequest::select(command)).await
+    }
+
+    /// Presses a key or chord.
+    pub async fn press(&mut self, command: &command::Press) -> Result<Pressed> {
+        self.act(ActionRequest::press(command)?).await
+    }
+
+    /// Scrolls the page or an element's scroll container.
+    pub async fn scroll(&mut self, command: &command::Scroll) -> Result<Scrolled> {
+        self.act(ActionRequest::scroll(command)).await
+    }
+
+    /// Sets the files of a file input.
+    pub async fn upload(&mut self, command: &command::Upload) -> Result<Uploaded> {
+        self.act(ActionRequest::upload(command)).await
+    }
+
+    /// Accepts or dismisses the open JavaScript dialog.
+    pub async fn answer_dialog(&mut self, command: &AnswerDialog) -> Result<DialogAnswered> {
         let state = self.current_page_mut()?;
-        let target = ActTarget {
-            page: &state.page,
-            uids: &mut state.uids,
-            last: &mut state.last,
-            state: &mut state.act,
-        };
-        crate::act::execute(target, command).await
+        let fields = crate::act::answer(state.act_target(), command).await?;
+        typed_result(fields)
     }
 
-    /// Navigates the current page (opening one if there is none) and waits for it to load.
-    pub async fn open(&mut self, url: &str) -> Result<Value> {
+    /// Runs an action on the current page (see [`crate::act`]).
+    async fn act<T>(&mut self, request: ActionRequest<'_>) -> Result<T>
+    where
+        T: serde::de::DeserializeOwned + serde::Serialize,
+    {
+        let state = self.current_page_mut()?;
+        let fields = crate::act::execute(state.act_target(), request).await?;
+        typed_result(fields)
+    }
+
+    /// Navigates the current page (opening one if there is none) to a URL or a local file, and
+    /// waits for it to load.
+    pub async fn open(&mut self, url: &str) -> Result<Opened> {
         let url = normalize_url(url)?;
         let index = match self.current {
             Some(i) => i,
@@ -192,29 +242,33 @@ impl Session {
             .navigation(state.page.navigate(&url, self.load_timeout))
             .await?;
         Ok(match navigated {
-            Navigated::Done(outcome) => load_result(&url, &outcome, self.load_timeout),
-            Navigated::Dialog(d) => interrupted_navigation(Some(&url), d),
+            Navigated::Done(outcome) => Opened {
+                url,
+                loaded: !outcome.timed_out,
+                warning: load_warning(&outcome, self.load_timeout),
+                dialog: None,
+                note: None,
+            },
+            Navigated::Dialog(d) => Opened {
+                url,
+                loaded: false,
+                warning: None,
+                dialog: Some(d),
+                note: Some(DIALOG_WHILE_LOADING.into()),
+            },
         })
     }
 
     /// Takes a snapshot of the current page.
-    pub async fn snapshot(&mut self, options: &SnapshotOptions) -> Result<Value> {
-        let output = self.snapshot_text(options).await?;
-        match options.format {
-            Format::Text => Ok(Value::String(output)),
-            Format::Json => serde_json::from_str(&output).map_err(|e| {
-                Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
-            }),
-        }
-    }
-
-    /// Takes a snapshot and returns the rendered text (or JSON text) as is.
-    pub async fn snapshot_text(&mut self, options: &SnapshotOptions) -> Result<String> {
+    pub async fn snapshot(&mut self, options: &SnapshotOptions) -> Result<SnapshotOutput> {
         let state = self.current_page_mut()?;
         let taken = take_snapshot_after(&state.page, &mut state.uids, options, &mut state.last);
-        let output = state.act.unless_dialog(taken).await?.output.clone();
+        let text = state.act.unless_dialog(taken).await?.output.clone();
         state.last_mode = options.mode;
-        Ok(output)
+        Ok(SnapshotOutput {
+            format: options.format,
+            text,
+        })
     }
 
     /// Takes a new snapshot and returns what changed since the previous one of this page, in the
@@ -251,7 +305,17 @@ impl Session {
         Ok(crate::render::diff::diff(&before, &after))
     }
 
-    async fn history(&mut self, delta: i64) -> Result<Value> {
+    /// Goes back one entry in the page's history and waits for the document.
+    pub async fn back(&mut self) -> Result<Navigation> {
+        self.history(-1).await
+    }
+
+    /// Goes forward one entry in the page's history and waits for the document.
+    pub async fn forward(&mut self) -> Result<Navigation> {
+        self.history(1).await
+    }
+
+    async fn history(&mut self, delta: i64) -> Result<Navigation> {
         let timeout = self.load_timeout;
         let state = self.current_page_mut()?;
         let navigated = state
@@ -260,25 +324,36 @@ impl Session {
             .await?;
         Ok(match navigated {
             Navigated::Done(v) => v,
-            Navigated::Dialog(d) => interrupted_navigation(None, d),
+            Navigated::Dialog(d) => interrupted_navigation(d),
         })
     }
 
-    async fn reload(&mut self) -> Result<Value> {
+    /// Reloads the page and waits for the new document.
+    pub async fn reload(&mut self) -> Result<Navigation> {
         let timeout = self.load_timeout;
         let state = self.current_page_mut()?;
-        match state.act.navigation(reload(&state.page, timeout)).await? {
+        let reloaded = async {
+            let loaded = state.page.reload(timeout).await?;
+            Ok(Navigation {
+                url: None,
+                loaded,
+                dialog: None,
+                note: None,
+            })
+        };
+        match state.act.navigation(reloaded).await? {
             Navigated::Done(v) => Ok(v),
-            Navigated::Dialog(d) => Ok(interrupted_navigation(None, d)),
+            Navigated::Dialog(d) => Ok(interrupted_navigation(d)),
         }
     }
 
-    async fn list_pages(&mut self) -> Result<Value> {
+    /// The browser's pages, with the one commands act on marked `current`.
+    pub async fn pages(&mut self) -> Result<Vec<PageInfo>> {
         let targets = self.browser.pages().await?;
         let current = self
             .current
             .map(|i| self.pages[i].page.target_id().to_string());
-        let dialogs: Vec<(String, Value)> = self
+        let dialogs: Vec<(String, Dialog)> = self
             .pages
             .iter_mut()
             .filter_map(|p| {
@@ -286,24 +361,26 @@ impl Session {
                 Some((p.page.target_id().to_string(), d))
             })
             .collect();
-        let list: Vec<Value> = targets
-            .iter()
+        Ok(targets
+            .into_iter()
             .enumerate()
-            .map(|(i, p)| {
-                json!({
-                    "index": i,
-                    "targetId": p.target_id,
-                    "url": p.url,
-                    "title": p.title,
-                    "current": current.as_deref() == Some(p.target_id.as_str()),
-                    "dialog": dialogs.iter().find(|(t, _)| *t == p.target_id).map(|(_, d)| d),
-                })
+            .map(|(index, p)| PageInfo {
+                index,
+                current: current.as_deref() == Some(p.target_id.as_str()),
+                dialog: dialogs
+                    .iter()
+                    .find(|(t, _)| *t == p.target_id)
+                    .map(|(_, d)| d.clone()),
+                target_id: p.target_id,
+                url: p.url,
+                title: p.title,
             })
-            .collect();
-        Ok(Value::Array(list))
+            .collect())
     }
 
-    async fn select_page(&mut self, index: usize) -> Result<Value> {
+    /// Makes the page at `index` of [`Session::pages`] the current one, attaching to it if
+    /// the session did not open it.
+    pub async fn select_page(&mut self, index: usize) -> Result<PageSelected> {
         let targets = self.browser.pages().await?;
         let Some(info) = targets.get(index) else {
             return Err(Error::invalid_argument(format!(
@@ -324,10 +401,15 @@ impl Session {
             }
         };
         self.current = Some(i);
-        Ok(json!({ "index": index, "targetId": info.target_id, "url": info.url }))
+        Ok(PageSelected {
+            index,
+            target_id: info.target_id.clone(),
+            url: info.url.clone(),
+        })
     }
 
-    async fn close_page(&mut self) -> Result<Value> {
+    /// Closes the current page; the last page of the session becomes the current one.
+    pub async fn close(&mut self) -> Result<Closed> {
         let Some(i) = self.current else {
             return Err(Error::invalid_argument(
                 "no page is open; open one with {\"cmd\":\"open\",\"url\":…}",
@@ -341,7 +423,7 @@ impl Session {
         } else {
             Some(self.pages.len() - 1)
         };
-        Ok(json!({ "closed": target }))
+        Ok(Closed { closed: target })
     }
 
     /// The page commands act on, if one is open.
@@ -361,7 +443,7 @@ impl Session {
 }
 
 /// Moves `delta` entries in the page's history and waits for the load.
-async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Value> {
+async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Navigation> {
     let history = page.send(&cdp_page::GetNavigationHistoryParams {}).await?;
     let target = history.current_index + delta;
     let Some(entry) = usize::try_from(target)
@@ -375,13 +457,22 @@ async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Val
     };
     let url = entry.url.clone();
     let loaded = page.go_to_history_entry(entry.id, timeout).await?;
-    Ok(json!({ "url": url, "loaded": loaded }))
+    Ok(Navigation {
+        url: Some(url),
+        loaded,
+        dialog: None,
+        note: None,
+    })
 }
 
-/// Reloads the page and waits for the load.
-async fn reload(page: &Page, timeout: Duration) -> Result<Value> {
-    let loaded = page.reload(timeout).await?;
-    Ok(json!({ "loaded": loaded }))
+/// The result of a history move or reload the loaded document interrupted with a dialog.
+fn interrupted_navigation(dialog: Dialog) -> Navigation {
+    Navigation {
+        url: None,
+        loaded: false,
+        dialog: Some(dialog),
+        note: Some(DIALOG_WHILE_LOADING.into()),
+    }
 }
 
 /// One live snapshot of `page`: capture, analysis, Chromium's word on the unsure hit tests, render.
@@ -447,9 +538,9 @@ async fn snapshot_of(
 }
 
 /// The JSON response line for a command's outcome.
-pub fn response_line(outcome: Result<Value>) -> String {
+pub fn response_line(outcome: Result<Response>) -> String {
     let value = match outcome {
-        Ok(result) => json!({ "ok": true, "result": result }),
+        Ok(result) => json!({ "ok": true, "result": result.to_json() }),
         Err(e) => json!({
             "ok": false,
             "error": {
@@ -462,30 +553,22 @@ pub fn response_line(outcome: Result<Value>) -> String {
     value.to_string()
 }
 
-fn load_result(url: &str, outcome: &LoadOutcome, timeout: Duration) -> Value {
-    let mut out = Map::new();
-    out.insert("url".into(), Value::String(url.to_string()));
-    out.insert("loaded".into(), Value::Bool(!outcome.timed_out));
+/// Why a page may not be as expected after its load, if it may not.
+fn load_warning(outcome: &LoadOutcome, timeout: Duration) -> Option<String> {
     if outcome.kept_navigating {
-        out.insert(
-            "warning".into(),
-            Value::String(
-                "the page kept navigating itself from one document to the next and none \
-                 finished loading; a snapshot shows it as it is now, and may find it \
-                 navigating again"
-                    .into(),
-            ),
-        );
+        Some(
+            "the page kept navigating itself from one document to the next and none finished \
+             loading; a snapshot shows it as it is now, and may find it navigating again"
+                .into(),
+        )
     } else if outcome.timed_out {
-        out.insert(
-            "warning".into(),
-            Value::String(format!(
-                "the page did not finish loading within {} s; a snapshot shows it as it is now",
-                timeout.as_secs()
-            )),
-        );
+        Some(format!(
+            "the page did not finish loading within {} s; a snapshot shows it as it is now",
+            timeout.as_secs()
+        ))
+    } else {
+        None
     }
-    Value::Object(out)
 }
 
 /// A URL as given, or a local file path turned into a `file://` URL (it must exist).
@@ -511,21 +594,7 @@ pub fn normalize_url(input: &str) -> Result<String> {
     if !absolute.is_file() {
         return Err(Error::invalid_argument(format!("{s} is not a file")));
     }
-    Ok(format!(
-        "file://{}",
-        percent_encode_path(&absolute.to_string_lossy())
-    ))
-}
-
-fn percent_encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    url::Url::from_file_path(&absolute)
+        .map(String::from)
+        .map_err(|()| Error::invalid_argument(format!("{s} cannot be written as a file:// URL")))
 }

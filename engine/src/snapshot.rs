@@ -11,13 +11,31 @@ use crate::identity::{assign_uids, TableMark, UidAssignment, UidTable};
 use crate::model::Model;
 use crate::render::{render, Format, Mode, RenderOptions};
 
-/// What one snapshot should show and how.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// What one snapshot should show and how: the fields of the `snapshot` command (absent or
+/// `null` fields take their defaults).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(default)]
 pub struct SnapshotOptions {
+    /// `a11y` (default) or `dom`.
+    #[serde(deserialize_with = "crate::command::null_as_default")]
     pub mode: Mode,
+    /// `text` (default) or `json`.
+    #[serde(deserialize_with = "crate::command::null_as_default")]
     pub format: Format,
+    /// How far beyond the viewport to show elements (default: the viewport).
+    #[serde(deserialize_with = "crate::command::null_as_default")]
     pub expand: Expand,
     /// a11y mode: the full AX tree instead of the interesting nodes.
+    #[serde(deserialize_with = "crate::command::null_as_default")]
     pub verbose: bool,
 }
 
@@ -39,44 +57,6 @@ impl SnapshotOptions {
                 "expand must be a number of pixels (0 or more) or \"all\", not {text:?}"
             ))),
         }
-    }
-
-    /// Reads `mode`, `format`, `expand` and `verbose` from a session command (`snapshot`, or an
-    /// action with `"snapshot": true`); absent fields keep their defaults.
-    pub fn from_command(fields: &serde_json::Map<String, serde_json::Value>) -> Result<Self> {
-        use serde_json::Value;
-        let mut options = SnapshotOptions::default();
-        let text = |name: &str| match fields.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(_) => Err(Error::invalid_argument(format!(
-                "the {name:?} field must be a string"
-            ))),
-        };
-        if let Some(mode) = text("mode")? {
-            options.mode = SnapshotOptions::parse_mode(mode)?;
-        }
-        if let Some(format) = text("format")? {
-            options.format = SnapshotOptions::parse_format(format)?;
-        }
-        match fields.get("expand") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => options.expand = SnapshotOptions::parse_expand(s)?,
-            Some(Value::Number(n)) => {
-                options.expand = SnapshotOptions::parse_expand(&n.to_string())?
-            }
-            Some(_) => {
-                return Err(Error::invalid_argument(
-                    "\"expand\" must be a number of pixels or \"all\"",
-                ))
-            }
-        }
-        match fields.get("verbose") {
-            None | Some(Value::Null) => {}
-            Some(Value::Bool(b)) => options.verbose = *b,
-            Some(_) => return Err(Error::invalid_argument("\"verbose\" must be true or false")),
-        }
-        Ok(options)
     }
 
     /// Parses a mode name (`a11y` or `dom`).

@@ -129,7 +129,7 @@ impl T {
         let mut s = Session::start(options)
             .await
             .expect("connect to the shared browser");
-        let r = s.execute(&json!({"cmd": "open", "url": url})).await;
+        let r = s.execute_json(&json!({"cmd": "open", "url": url})).await;
         assert!(r.is_ok(), "open {url}: {r:?}");
         T {
             s,
@@ -139,7 +139,7 @@ impl T {
 
     async fn run(&mut self, cmd: Value) -> Result<Value, (String, String)> {
         self.s
-            .execute(&cmd)
+            .execute_json(&cmd)
             .await
             .map_err(|e| (e.code().as_str().to_string(), e.message().to_string()))
     }
@@ -264,7 +264,7 @@ impl T {
     }
 
     async fn close(mut self) {
-        let _ = self.s.execute(&json!({"cmd": "close"})).await;
+        let _ = self.s.execute_json(&json!({"cmd": "close"})).await;
         let _ = self.s.shutdown().await;
     }
 }

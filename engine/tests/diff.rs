@@ -48,7 +48,7 @@ async fn diff_shows_what_an_action_changed() {
         .await
         .expect("open");
     let e = session
-        .execute(&json!({"cmd": "diff"}))
+        .execute_json(&json!({"cmd": "diff"}))
         .await
         .expect_err("diff before any snapshot");
     assert_eq!(e.code(), ErrorCode::NoSnapshot);
@@ -70,25 +70,25 @@ async fn diff_shows_what_an_action_changed() {
             .expect("open");
         let before = text_of(
             session
-                .execute(&json!({"cmd": "snapshot", "mode": mode}))
+                .execute_json(&json!({"cmd": "snapshot", "mode": mode}))
                 .await
                 .expect("snapshot"),
         );
         let uid = uid_on_line(&before, target);
         session
-            .execute(&json!({"cmd": "click", "uid": uid}))
+            .execute_json(&json!({"cmd": "click", "uid": uid}))
             .await
             .expect("click");
         let diff = text_of(
             session
-                .execute(&json!({"cmd": "diff"}))
+                .execute_json(&json!({"cmd": "diff"}))
                 .await
                 .expect("diff"),
         );
         // Nothing happened since: an empty diff.
         let again = text_of(
             session
-                .execute(&json!({"cmd": "diff"}))
+                .execute_json(&json!({"cmd": "diff"}))
                 .await
                 .expect("diff"),
         );

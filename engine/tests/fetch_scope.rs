@@ -220,9 +220,9 @@ async fn check_page(session: &mut Session, name: &str, url: &str, tally: &mut Ta
         }
         // A page that opens a dialog as it loads (a test page of the actions) has nothing to
         // compare until it is answered, and would block every page after it: answer and skip.
-        Ok(opened) if !opened["dialog"].is_null() => {
+        Ok(opened) if opened.dialog.is_some() => {
             let answered = session
-                .execute(&serde_json::json!({"cmd": "dialog", "accept": true}))
+                .execute_json(&serde_json::json!({"cmd": "dialog", "accept": true}))
                 .await;
             if let Err(e) = answered {
                 tally

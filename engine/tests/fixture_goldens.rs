@@ -51,9 +51,10 @@ async fn fixture_pages_render_as_their_goldens() {
                 ..SnapshotOptions::default()
             };
             let text = session
-                .snapshot_text(&options)
+                .snapshot(&options)
                 .await
                 .expect("snapshot")
+                .text
                 .replace(&url_prefix, "file:///fixtures/pages/");
             let path = golden_dir.join(format!("{page}.{ext}.txt"));
             if bless {

@@ -359,17 +359,17 @@ async fn scroll_containers_report_hidden_content() {
     assert!(above > 0.0 && below_panel > 0.0, "{above} {below_panel}");
     let panel = scroll_attribute(above, below_panel, client);
     let a11y_text = session
-        .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
+        .execute_json(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
         .await
         .expect("a11y");
     let a11y_text = a11y_text.as_str().expect("text");
     let dom_text = session
-        .execute(&serde_json::json!({"cmd": "snapshot", "mode": "dom"}))
+        .execute_json(&serde_json::json!({"cmd": "snapshot", "mode": "dom"}))
         .await
         .expect("dom");
     let dom_text = dom_text.as_str().expect("text");
     let json = session
-        .execute(&serde_json::json!({"cmd": "snapshot", "format": "json"}))
+        .execute_json(&serde_json::json!({"cmd": "snapshot", "format": "json"}))
         .await
         .expect("json");
 
@@ -485,7 +485,7 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
     let (mut session, page, path) = open_scroll_panel().await;
     let panel_line = async |session: &mut Session| {
         let text = session
-            .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
+            .execute_json(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
             .await
             .expect("a11y");
         let text = text.as_str().expect("text").to_string();
@@ -518,7 +518,7 @@ async fn kept_box_handles_read_the_page_as_it_is_now() {
     panel_line(&mut session).await;
     // A new document: the kept handles died with the old one.
     session
-        .execute(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
+        .execute_json(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
         .await
         .expect("reopen");
     panel_line(&mut session).await;
@@ -655,7 +655,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         let mut texts = Vec::new();
         for _ in 0..3 {
             let text = session
-                .execute(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
+                .execute_json(&serde_json::json!({"cmd": "snapshot", "mode": "a11y"}))
                 .await
                 .expect("a11y");
             texts.push(text.as_str().expect("text").to_string());
@@ -734,7 +734,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
             if let Some(expand) = expand {
                 cmd["expand"] = serde_json::json!(expand);
             }
-            let text = session.execute(&cmd).await.expect("snapshot");
+            let text = session.execute_json(&cmd).await.expect("snapshot");
             rounds.push(text.as_str().expect("text").to_string());
         }
     }
@@ -752,7 +752,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
 
     // A new document: the same markup, new nodes.
     session
-        .execute(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
+        .execute_json(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
         .await
         .expect("reopen");
     let page = session.current_page().expect("a page").clone();

@@ -91,7 +91,7 @@ async fn uids_survive_changes_and_not_reloads() {
 
     // Reload: a new document, new uids; the old ones are stale.
     session
-        .execute(&serde_json::json!({"cmd": "reload"}))
+        .execute_json(&serde_json::json!({"cmd": "reload"}))
         .await
         .expect("reload");
     let reloaded = snap(&session, &mut table).await;

@@ -190,11 +190,11 @@ async fn run(a: Args) -> Result<(), String> {
                 let t = Instant::now();
                 match tokio::time::timeout(
                     Duration::from_secs_f64(a.call_timeout),
-                    session.snapshot_text(&snapshot),
+                    session.snapshot(&snapshot),
                 )
                 .await
                 {
-                    Ok(Ok(out)) => text = out,
+                    Ok(Ok(out)) => text = out.text,
                     Ok(Err(e)) => {
                         error = Some(e.to_string());
                         break;

@@ -12,12 +12,13 @@
 
 use std::future::Future;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::browser::Page;
 use crate::cdp::page::{JavascriptDialogClosedEvent, JavascriptDialogOpeningEvent};
 use crate::cdp::Event;
 use crate::error::{Error, ErrorCode};
+use crate::response::Dialog;
 use crate::transport::EventStream;
 
 /// An open dialog.
@@ -33,16 +34,20 @@ pub struct DialogInfo {
 }
 
 impl DialogInfo {
+    /// The dialog as results report it: its type and message (plus the default text of a
+    /// prompt).
+    pub fn to_dialog(&self) -> Dialog {
+        Dialog {
+            kind: self.kind.clone(),
+            message: self.message.clone(),
+            default_prompt: (self.kind == "prompt")
+                .then(|| self.default_prompt.clone().unwrap_or_default()),
+        }
+    }
+
     /// `{"type","message"}` (plus `defaultPrompt` for prompts).
     pub fn to_json(&self) -> Value {
-        let mut v = json!({ "type": self.kind, "message": self.message });
-        if self.kind == "prompt" {
-            if let Some(map) = v.as_object_mut() {
-                let d = self.default_prompt.clone().unwrap_or_default();
-                map.insert("defaultPrompt".into(), Value::String(d));
-            }
-        }
-        v
+        serde_json::to_value(self.to_dialog()).unwrap_or(Value::Null)
     }
 }
 

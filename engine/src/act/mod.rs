@@ -95,20 +95,16 @@ use crate::browser::Page;
 use crate::cdp::emulation::SetFocusEmulationEnabledParams;
 use crate::cdp::page::HandleJavaScriptDialogParams;
 use crate::cdp::runtime::EvaluateParams;
-use crate::command::CommandFields;
+use crate::command::{self, AfterAction};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::render::Format;
+use crate::response::Dialog;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use dialog::Raced;
 use live::{Frames, LiveNode};
 use scope::{Scope, Worlds};
 use settle::{Settle, Settled};
-
-/// The commands this module handles.
-pub const COMMANDS: &[&str] = &[
-    "click", "hover", "fill", "select", "press", "scroll", "upload", "dialog",
-];
 
 /// What a page keeps for acting on it between commands.
 #[derive(Debug)]
@@ -132,9 +128,9 @@ impl ActState {
         }
     }
 
-    /// The dialog open on the page now, as `{"type","message"}`, if any (for `pages`).
-    pub fn open_dialog(&mut self) -> Option<Value> {
-        self.dialogs.current().map(DialogInfo::to_json)
+    /// The dialog open on the page now, if any (for `pages`).
+    pub fn open_dialog(&mut self) -> Option<Dialog> {
+        self.dialogs.current().map(DialogInfo::to_dialog)
     }
 
     /// Runs a page command (`snapshot`, `diff`) unless a dialog blocks the page: with one open,
@@ -167,7 +163,7 @@ impl ActState {
         match self.dialogs.race(work).await {
             Raced::Done(r) => r.map(Navigated::Done),
             Raced::Dialog(d) if d.kind == "beforeunload" => Err(dialog::blocked(&d)),
-            Raced::Dialog(d) => Ok(Navigated::Dialog(d.to_json())),
+            Raced::Dialog(d) => Ok(Navigated::Dialog(d.to_dialog())),
         }
     }
 }
@@ -178,29 +174,13 @@ pub enum Navigated<T> {
     /// It finished.
     Done(T),
     /// The loaded document opened this dialog before its `load` event.
-    Dialog(Value),
+    Dialog(Dialog),
 }
 
-/// The result of a navigation the loaded document interrupted with a dialog: `url` (when
-/// known), `"loaded": false`, the dialog, and what to do.
-pub(crate) fn interrupted_navigation(url: Option<&str>, dialog: Value) -> Value {
-    let mut out = Map::new();
-    if let Some(u) = url {
-        out.insert("url".into(), Value::String(u.to_string()));
-    }
-    out.insert("loaded".into(), Value::Bool(false));
-    out.insert("dialog".into(), dialog);
-    out.insert(
-        "note".into(),
-        Value::String(
-            "the page opened a dialog while loading and waits for it; answer it with \
-             {\"cmd\":\"dialog\",\"accept\":true|false} (loading then goes on), not by \
-             repeating this command"
-                .into(),
-        ),
-    );
-    Value::Object(out)
-}
+/// What to do about a dialog the loading document opened, for the result of the navigation.
+pub(crate) const DIALOG_WHILE_LOADING: &str = "the page opened a dialog while loading and waits \
+     for it; answer it with {\"cmd\":\"dialog\",\"accept\":true|false} (loading then goes on), \
+     not by repeating this command";
 
 /// Everything an action needs of one page.
 pub struct ActTarget<'a> {
@@ -258,8 +238,8 @@ impl Cx<'_> {
     }
 }
 
-/// A parsed action.
-enum Action {
+/// An action, read from its command.
+pub(crate) enum Action {
     Click {
         button: pointer::Button,
         count: i64,
@@ -297,112 +277,94 @@ impl Action {
             Action::Upload { .. } => "uploaded",
         }
     }
+}
 
-    fn parse(f: &CommandFields<'_>) -> Result<Action> {
-        Ok(match f.cmd() {
-            "click" => {
-                let button = match f.str("button")? {
-                    Some(b) => pointer::Button::parse(b)?,
-                    None => pointer::Button::Left,
-                };
-                let count = match f.number("count")? {
-                    None => 1,
-                    Some(n) if n == 1.0 || n == 2.0 || n == 3.0 => n as i64,
-                    Some(n) => {
-                        return Err(Error::invalid_argument(format!(
-                            "\"count\" must be 1 (click), 2 (double click) or 3, not {n}"
-                        )))
-                    }
-                };
-                Action::Click { button, count }
-            }
-            "hover" => Action::Hover,
-            "fill" => {
-                let text =
-                    match f.get("text") {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(Value::Bool(b)) => b.to_string(),
-                        Some(Value::Number(n)) => n.to_string(),
-                        _ => return Err(Error::invalid_argument(
-                            "\"fill\" needs a \"text\" field (a string; \"true\"/\"false\" for \
-                             checkboxes), e.g. {\"cmd\":\"fill\",\"uid\":\"1_5\",\"text\":\"Ada\"}",
-                        )),
-                    };
-                Action::Fill { text }
-            }
-            "select" => Action::Select {
-                options: f.strings(
-                    "option",
-                    "{\"cmd\":\"select\",\"uid\":\"1_7\",\"option\":\"Portugal\"}",
-                )?,
-            },
-            "press" => {
-                let spec = f.required_str("key", "\"Enter\", \"Tab\" or \"Control+A\"")?;
-                Action::Press {
-                    chord: keyboard::parse_chord(spec)?,
-                    spec: spec.to_string(),
-                }
-            }
-            "scroll" => {
-                let direction = match f.str("direction")? {
-                    Some(d) => scroll::Direction::parse(d)?,
-                    None => scroll::Direction::Down,
-                };
-                let pixels = f.number("pixels")?;
-                if let Some(p) = pixels {
-                    if !(p.is_finite() && p > 0.0) {
-                        return Err(Error::invalid_argument(
-                            "\"pixels\" must be a positive number (use \"direction\" to go up or left)",
-                        ));
-                    }
-                }
-                Action::Scroll { direction, pixels }
-            }
-            "upload" => Action::Upload {
-                files: f.strings(
-                    "files",
-                    "{\"cmd\":\"upload\",\"uid\":\"1_9\",\"files\":[\"cv.pdf\"]}",
-                )?,
-            },
-            other => {
-                return Err(Error::invalid_argument(format!(
-                    "{other:?} is not an action; actions are {}",
-                    COMMANDS.join(", ")
-                )))
-            }
+/// One action command: what to do, to which element, and what to take afterwards.
+pub(crate) struct ActionRequest<'c> {
+    action: Action,
+    uid: Option<&'c str>,
+    then: &'c AfterAction,
+}
+
+impl<'c> ActionRequest<'c> {
+    pub(crate) fn click(c: &'c command::Click) -> Self {
+        let action = Action::Click {
+            button: c.button,
+            count: i64::from(c.count),
+        };
+        Self::on(action, &c.uid, &c.then)
+    }
+
+    pub(crate) fn hover(c: &'c command::Hover) -> Self {
+        Self::on(Action::Hover, &c.uid, &c.then)
+    }
+
+    pub(crate) fn fill(c: &'c command::Fill) -> Self {
+        let action = Action::Fill {
+            text: c.text.clone(),
+        };
+        Self::on(action, &c.uid, &c.then)
+    }
+
+    pub(crate) fn select(c: &'c command::Select) -> Self {
+        let action = Action::Select {
+            options: c.option.clone(),
+        };
+        Self::on(action, &c.uid, &c.then)
+    }
+
+    pub(crate) fn press(c: &'c command::Press) -> Result<Self> {
+        let action = Action::Press {
+            chord: keyboard::parse_chord(&c.key)?,
+            spec: c.key.clone(),
+        };
+        Ok(ActionRequest {
+            action,
+            uid: c.uid.as_deref(),
+            then: &c.then,
         })
     }
 
-    fn needs_uid(&self) -> bool {
-        !matches!(self, Action::Press { .. } | Action::Scroll { .. })
+    pub(crate) fn scroll(c: &'c command::Scroll) -> Self {
+        let action = Action::Scroll {
+            direction: c.direction,
+            pixels: c.pixels,
+        };
+        ActionRequest {
+            action,
+            uid: c.uid.as_deref(),
+            then: &c.then,
+        }
+    }
+
+    pub(crate) fn upload(c: &'c command::Upload) -> Self {
+        let action = Action::Upload {
+            files: c.files.clone(),
+        };
+        Self::on(action, &c.uid, &c.then)
+    }
+
+    fn on(action: Action, uid: &'c str, then: &'c AfterAction) -> Self {
+        ActionRequest {
+            action,
+            uid: Some(uid),
+            then,
+        }
     }
 }
 
-/// Executes one action command (`click`, `hover`, `fill`, `select`, `press`, `scroll`, `upload`,
-/// `dialog`) on a page. See the module docs for the results.
-pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
-    let fields = CommandFields::parse(command)?;
-    let cmd = fields.cmd();
-    let want_snapshot = fields.bool("snapshot")?.unwrap_or(false);
-    let snapshot_options = fields.snapshot_options()?;
+/// Executes one action on a page; the result's fields are listed in `docs/protocol.md`.
+pub(crate) async fn execute(
+    target: ActTarget<'_>,
+    request: ActionRequest<'_>,
+) -> Result<Map<String, Value>> {
+    let ActionRequest { action, uid, then } = request;
     let ActTarget {
         page,
         uids,
         last,
         state,
     } = target;
-    if cmd == "dialog" {
-        let mut out = answer_dialog(page, state, &fields).await?;
-        // Another dialog right after this one is reported as the next one.
-        let end = End {
-            dialog_key: "next",
-            want_snapshot,
-            options: &snapshot_options,
-        };
-        finish(page, uids, last, state, &mut out, &end).await;
-        return Ok(Value::Object(out));
-    }
-    let action = Action::parse(&fields)?;
     if let Some(d) = state.dialogs.current() {
         return Err(dialog::blocked(d));
     }
@@ -418,16 +380,6 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         }
         state.focus_emulated = true;
     }
-    let uid = match fields.str("uid")? {
-        Some(u) => Some(u),
-        None if action.needs_uid() => {
-            return Err(Error::invalid_argument(format!(
-                "{cmd:?} needs a \"uid\" field: the uid of an element from the latest snapshot, \
-                 e.g. {{\"cmd\":{cmd:?},\"uid\":\"1_4\"}}"
-            )))
-        }
-        None => None,
-    };
     // Every step that talks to the page is raced against dialogs: a page blocked by one
     // cannot answer.
     let worlds = &state.worlds;
@@ -517,11 +469,31 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     }
     let end = End {
         dialog_key: "dialog",
-        want_snapshot,
-        options: &snapshot_options,
+        then,
     };
     finish(page, uids, last, state, &mut out, &end).await;
-    Ok(Value::Object(out))
+    Ok(out)
+}
+
+/// `dialog`: accepts or dismisses the open dialog, then ends like an action.
+pub(crate) async fn answer(
+    target: ActTarget<'_>,
+    command: &command::AnswerDialog,
+) -> Result<Map<String, Value>> {
+    let ActTarget {
+        page,
+        uids,
+        last,
+        state,
+    } = target;
+    let mut out = answer_dialog(page, state, command).await?;
+    // Another dialog right after this one is reported as the next one.
+    let end = End {
+        dialog_key: "next",
+        then: &command.then,
+    };
+    finish(page, uids, last, state, &mut out, &end).await;
+    Ok(out)
 }
 
 /// The error an action on a node ends with, and whether the uid's node is gone. A node that
@@ -566,8 +538,8 @@ fn forget_uid(uids: &mut UidTable, uid: &str) {
 struct End<'a> {
     /// The result key an open dialog is reported under.
     dialog_key: &'static str,
-    want_snapshot: bool,
-    options: &'a SnapshotOptions,
+    /// Whether to take a snapshot, and how.
+    then: &'a AfterAction,
 }
 
 /// The shared end of every command: report an open dialog, release objects, take the snapshot.
@@ -585,7 +557,7 @@ async fn finish(
         out.insert(end.dialog_key.into(), d);
     }
     if blocked {
-        if end.want_snapshot {
+        if end.then.snapshot {
             out.insert("snapshot".into(), Value::Null);
             out.insert(
                 "note".into(),
@@ -602,10 +574,10 @@ async fn finish(
         out.insert(end.dialog_key.into(), d.to_json());
         return;
     }
-    if end.want_snapshot {
+    if end.then.snapshot {
         let taken = state
             .dialogs
-            .race(take_snapshot(page, uids, last, end.options))
+            .race(take_snapshot(page, uids, last, &end.then.options))
             .await;
         match taken {
             Raced::Done(Ok(v)) => {
@@ -777,14 +749,10 @@ async fn focused(cx: &Cx<'_>) -> Value {
 async fn answer_dialog(
     page: &Page,
     state: &mut ActState,
-    fields: &CommandFields<'_>,
+    command: &command::AnswerDialog,
 ) -> Result<Map<String, Value>> {
-    let accept = fields.bool("accept")?.ok_or_else(|| {
-        Error::invalid_argument(
-            "\"dialog\" needs \"accept\": true (OK) or false (Cancel), and \"text\" for a prompt",
-        )
-    })?;
-    let text = fields.str("text")?.map(str::to_string);
+    let accept = command.accept;
+    let text = command.text.clone();
     let open = state.dialogs.current().cloned();
     // Nothing else may be sent before the answer: the page cannot reply while the dialog is
     // open. Subscribe first, learn the main frame after.

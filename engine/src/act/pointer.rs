@@ -59,26 +59,10 @@ fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-/// A mouse button of the `click` command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Button {
-    Left,
-    Right,
-    Middle,
-}
+/// The mouse button of the `click` command.
+pub(crate) use crate::command::MouseButton as Button;
 
 impl Button {
-    pub(crate) fn parse(s: &str) -> Result<Button> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "left" => Ok(Button::Left),
-            "right" => Ok(Button::Right),
-            "middle" => Ok(Button::Middle),
-            other => Err(Error::invalid_argument(format!(
-                "\"button\" must be \"left\", \"right\" or \"middle\", not {other:?}"
-            ))),
-        }
-    }
-
     fn cdp(self) -> MouseButton {
         match self {
             Button::Left => MouseButton::Left,
@@ -93,14 +77,6 @@ impl Button {
             Button::Left => 1,
             Button::Right => 2,
             Button::Middle => 4,
-        }
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Button::Left => "left",
-            Button::Right => "right",
-            Button::Middle => "middle",
         }
     }
 }

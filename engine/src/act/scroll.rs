@@ -20,36 +20,9 @@ use super::Cx;
 use crate::error::{Error, Result};
 
 /// A scroll direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    Down,
-    Up,
-    Left,
-    Right,
-}
+pub(crate) use crate::command::ScrollDirection as Direction;
 
 impl Direction {
-    pub(crate) fn parse(s: &str) -> Result<Direction> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "down" => Ok(Direction::Down),
-            "up" => Ok(Direction::Up),
-            "left" => Ok(Direction::Left),
-            "right" => Ok(Direction::Right),
-            other => Err(Error::invalid_argument(format!(
-                "\"direction\" must be \"down\", \"up\", \"left\" or \"right\", not {other:?}"
-            ))),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Direction::Down => "down",
-            Direction::Up => "up",
-            Direction::Left => "left",
-            Direction::Right => "right",
-        }
-    }
-
     fn vertical(self) -> bool {
         matches!(self, Direction::Down | Direction::Up)
     }

@@ -1,0 +1,486 @@
+//! What each [`Command`](crate::Command) answers, as typed values: the `result` of a `run`
+//! response line (`{"ok":true,"result":…}`), and what the typed methods of
+//! [`Session`](crate::Session) return.
+//!
+//! Field names are the wire's (camelCase where the protocol has it); a field that does not
+//! apply is absent rather than `null`, except where the protocol says `null` means something
+//! (`"snapshot": null` when none could be taken, `"focus": null` for the body). The meaning of
+//! every field is in `docs/protocol.md`.
+
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::command::{MouseButton, ScrollDirection};
+use crate::error::{Error, Result};
+use crate::render::Format;
+
+/// The result of any command, as [`Session::execute`](crate::Session::execute) returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum Response {
+    /// `open`.
+    Opened(Opened),
+    /// `snapshot`.
+    Snapshot(SnapshotOutput),
+    /// `diff`: the changed lines.
+    Diff(String),
+    /// `back`, `forward`, `reload`.
+    Navigation(Navigation),
+    /// `pages`.
+    Pages(Vec<PageInfo>),
+    /// `select_page`.
+    PageSelected(PageSelected),
+    /// `close`.
+    Closed(Closed),
+    /// `click`.
+    Clicked(Clicked),
+    /// `hover`.
+    Hovered(Hovered),
+    /// `fill`.
+    Filled(Filled),
+    /// `select`.
+    Selected(Selected),
+    /// `press`.
+    Pressed(Pressed),
+    /// `scroll`.
+    Scrolled(Scrolled),
+    /// `upload`.
+    Uploaded(Uploaded),
+    /// `dialog`.
+    DialogAnswered(DialogAnswered),
+}
+
+impl Response {
+    /// The result as a JSON value, as the `run` protocol writes it.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_else(|e| {
+            Value::String(format!("the result could not be written as JSON: {e}"))
+        })
+    }
+
+    /// The JSON Schema of every result.
+    pub fn json_schema() -> Schema {
+        schemars::schema_for!(Response)
+    }
+}
+
+/// A snapshot as rendered: text, or the JSON document (`"format":"json"`) as its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotOutput {
+    /// What was rendered.
+    pub format: Format,
+    /// The text, or the JSON document.
+    pub text: String,
+}
+
+impl SnapshotOutput {
+    /// The rendered output as a JSON value: the text as a string, or the parsed document.
+    pub fn to_json(&self) -> Result<Value> {
+        match self.format {
+            Format::Text => Ok(Value::String(self.text.clone())),
+            Format::Json => serde_json::from_str(&self.text).map_err(|e| {
+                Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
+            }),
+        }
+    }
+}
+
+impl Serialize for SnapshotOutput {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.format {
+            Format::Text => s.serialize_str(&self.text),
+            Format::Json => {
+                let raw = serde_json::value::RawValue::from_string(self.text.clone())
+                    .map_err(serde::ser::Error::custom)?;
+                raw.serialize(s)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SnapshotOutput {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(text) => SnapshotOutput {
+                format: Format::Text,
+                text,
+            },
+            other => SnapshotOutput {
+                format: Format::Json,
+                text: other.to_string(),
+            },
+        })
+    }
+}
+
+impl JsonSchema for SnapshotOutput {
+    fn schema_name() -> Cow<'static, str> {
+        "SnapshotOutput".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "The snapshot text, or for \"format\":\"json\" the snapshot document (docs/protocol.md, \"Snapshot JSON\")",
+            "anyOf": [{ "type": "string" }, { "type": "object" }]
+        })
+    }
+}
+
+/// A point in the viewport, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A JavaScript dialog waiting for an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    /// A prompt's default text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_prompt: Option<String>,
+}
+
+/// A failure inside an otherwise successful command (the snapshot after an action).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+}
+
+/// `open`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Opened {
+    /// The URL navigated to (a file path becomes its `file://` URL).
+    pub url: String,
+    /// Whether the page's `load` came before the timeout.
+    pub loaded: bool,
+    /// Why the page may not be as expected (it kept navigating, or did not load in time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// A dialog the loading document opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    /// What to do about that dialog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// `back`, `forward` and `reload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Navigation {
+    /// The history entry's URL (`back`, `forward`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Whether the document came (and loaded) before the timeout.
+    pub loaded: bool,
+    /// A dialog the loading document opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    /// What to do about that dialog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One page of `pages`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageInfo {
+    pub index: usize,
+    pub target_id: String,
+    pub url: String,
+    pub title: String,
+    /// Whether commands act on this page.
+    pub current: bool,
+    /// The dialog open on the page, or `null`.
+    pub dialog: Option<Dialog>,
+}
+
+/// `select_page`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageSelected {
+    pub index: usize,
+    pub target_id: String,
+    pub url: String,
+}
+
+/// `close`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Closed {
+    /// The closed page's target id.
+    pub closed: String,
+}
+
+/// What followed an action, common to every action's result.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Aftermath {
+    /// The action started a navigation of the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigated: Option<bool>,
+    /// Where that navigation went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Whether that navigation's document loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded: Option<bool>,
+    /// `false` when the DOM was still changing when the wait for it to settle ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
+    /// With `"snapshot": true`: the snapshot after the action, or `null` when none could be
+    /// taken (a dialog blocks the page; `snapshotError` or `note` says why).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub snapshot: Option<Option<SnapshotOutput>>,
+    /// Why the snapshot after the action failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_error: Option<ErrorBody>,
+    /// What to do next, when something blocks the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A field whose presence matters even when it is `null`.
+fn present<'de, D, T>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// `click`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Clicked {
+    /// The uid clicked.
+    pub clicked: String,
+    /// Where (viewport CSS px).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Point>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u8>,
+    /// A click on an `<option>` of a drop-down chose it: its text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+    /// The select's value afterwards (for a chosen option).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// The options selected afterwards (for a chosen option of a native select).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<SelectOption>>,
+    /// Whether `change` fired (for a chosen option of a native select).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// `hover`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Hovered {
+    pub hovered: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Point>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// An option of a native `<select>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SelectOption {
+    pub text: String,
+    pub value: String,
+}
+
+/// `fill`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Filled {
+    pub filled: String,
+    /// The value the field holds now (a password reads `********`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// For a checkbox or radio: whether it is checked now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
+    /// The value read back differs from what was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// For a select: the options selected now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<SelectOption>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// For a custom drop-down: the option chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// `select`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Selected {
+    pub selected: String,
+    /// The select's value now (native), or what a custom widget shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// Native: the options selected now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<SelectOption>>,
+    /// Native: whether `change` fired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// Custom lists: the option chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// The element that has the keyboard focus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Focused {
+    pub tag: Option<String>,
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+}
+
+/// `press`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Pressed {
+    /// The key or chord pressed.
+    pub pressed: String,
+    /// The element focused first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// What has the keyboard focus afterwards (`null`: the body).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub focus: Option<Option<Focused>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// `scroll`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scrolled {
+    /// The uid the command named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// What moved: `"page"`, a uid, or a short description of a container with no uid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrolled: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<ScrollDirection>,
+    /// How far was asked (CSS px).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<f64>,
+    /// How far it really moved in `direction` (CSS px).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Point>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Point>,
+    /// Whether it can go no further that way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_end: Option<bool>,
+    /// `wheel` or `script`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Where the wheel turned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Point>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub then: Aftermath,
+}
+
+/// `upload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Uploaded {
+    pub uploaded: String,
+    /// The names of the files the input holds now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<String>>,
+    /// The file input that took the files, when the uid was another element (a button, a
+    /// label): its uid, or `null` when it has none.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub input: Option<Option<String>>,
+    /// The input's `accept`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// `dialog`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogAnswered {
+    /// The dialog answered (`null` if it had closed meanwhile).
+    pub dialog: Option<Dialog>,
+    pub accepted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+    /// Another dialog that opened right after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<Dialog>,
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// An action's result, written field by field by the steps of the action, read into its typed
+/// form. In debug builds the typed form is checked to write back exactly what was written, so
+/// a field a step adds and the type lacks fails the tests instead of going missing.
+pub(crate) fn typed_result<T>(fields: Map<String, Value>) -> Result<T>
+where
+    T: serde::de::DeserializeOwned + Serialize,
+{
+    let written = Value::Object(fields);
+    let typed: T = serde_json::from_value(written.clone())
+        .map_err(|e| Error::protocol(format!("an action's result is not in its shape: {e}")))?;
+    debug_assert_eq!(
+        serde_json::to_value(&typed).ok().as_ref(),
+        Some(&written),
+        "the typed result drops or changes a field"
+    );
+    Ok(typed)
+}
