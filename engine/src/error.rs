@@ -1,11 +1,11 @@
-//! The one error type of the engine, with the stable codes of the contract in DESIGN.md.
+//! The one error type of the engine, with the stable codes of the contract in docs/protocol.md.
 //!
 //! Every failure a user can cause or meet is an [`Error`] with an [`ErrorCode`] that front ends
 //! print verbatim (`{"code": "STALE_UID", ...}`) and a message that says what to do next.
 
 use std::fmt;
 
-/// Stable error codes (DESIGN.md, "Session commands").
+/// Stable error codes (docs/protocol.md, "Errors").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     NoSnapshot,

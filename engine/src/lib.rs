@@ -1,6 +1,6 @@
 //! pagesight: eyes and hands for LLM browser agents on a live Chromium page, over raw CDP.
 //!
-//! The modules follow the data flow of DESIGN.md, one job each:
+//! The modules follow the data flow of docs/architecture.md, one job each:
 //! `transport` (the only I/O) -> `capture` -> `model` -> `analysis` -> `identity` -> `render`,
 //! with `browser` launching or connecting to Chromium and managing pages.
 
