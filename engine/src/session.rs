@@ -1,6 +1,6 @@
 //! The command API every front end calls: a [`Session`] owns a browser, its pages, and per page
 //! the uid table and the previous snapshot; [`Session::execute`] takes one JSON command (the
-//! `run` protocol of DESIGN.md) and answers with its JSON result or a typed [`Error`].
+//! `run` protocol of docs/protocol.md) and answers with its JSON result or a typed [`Error`].
 //!
 //! Why JSON in and out at this level: the command line's `run`, the C ABI's generic call and
 //! (later) MCP all speak the same commands, so they share one parser and one set of error

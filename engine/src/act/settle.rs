@@ -15,7 +15,7 @@
 //! chosen over CDP's own DOM events (`DOM.childNodeInserted`/`Removed`, `attributeModified`,
 //! `characterDataModified`) because those only report mutations under nodes the client has
 //! been sent: to see every mutation the whole tree must be requested first (`DOM.getDocument`
-//! with depth -1, ~0.3 s and ~5 MB on a large page, see FACTS.md) and every later mutation is then
+//! depth -1: ~0.3 s, ~5 MB on a long page; docs/chromium-facts.md) and every later mutation is then
 //! streamed over the connection, so a page that mutates forever floods it. The observer costs
 //! a few small round trips per action (install, one read per [`POLL`], remove) whatever the
 //! page's size, and a timestamp update per mutation batch inside the page. A frame whose

@@ -1,7 +1,7 @@
 //! Geometry: from the snapshot's document coordinates to top-level viewport CSS px, and the clip
 //! rectangle every box is painted (and hit) through.
 //!
-//! Why (FACTS items 1, 3 and 5):
+//! Why (docs/chromium-facts.md, items 1, 3 and 5):
 //! - `layout.bounds` and `textBoxes` are CSS px in the coordinates of the node's *own* document:
 //!   viewport position plus that document's integer `scrollOffsetX/Y`. They do not change with the
 //!   device pixel ratio, so no division is needed; the ratio is only reported.

@@ -6,7 +6,7 @@
 //! walks both cells' lists as one). Only what can be hit is indexed: items outside the viewport are dropped at
 //! build time, which keeps a 36k-node page down to a few hundred items.
 //!
-//! The rules, following FACTS ("Hit-testing from the snapshot alone"), which agreed with
+//! The rules, following docs/chromium-facts.md (hit-testing from the snapshot), which agreed with
 //! `DOM.getNodeForLocation` on 99.99% of grid points:
 //! 1. Coordinates: bounds are in the node's own document coordinates; see [`super::geometry`].
 //! 2. The point `(x, y)` is the 1×1 square `[x, x+1) × [y, y+1)`: a box is hit when it overlaps the

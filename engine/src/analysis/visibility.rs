@@ -1,7 +1,7 @@
 //! Visibility: can a person see the node (or something inside it), and is it in the viewport?
 //!
 //! This answers "visible to a person", which is *not* "receives the click" (see [`super::hit_test`]):
-//! an `opacity:0` overlay is invisible yet intercepts clicks (FACTS item 4). The rules:
+//! an `opacity:0` overlay is unseen yet takes clicks (docs/chromium-facts.md, item 4). The rules:
 //! - no layout box (`display:none`, `<head>`, inside a skipped `content-visibility` subtree): the
 //!   node's own box is not visible;
 //! - `visibility: hidden | collapse`: the box is not visible, but the property is inherited and a

@@ -39,7 +39,7 @@ pub struct Viewport {
 }
 
 impl Default for Viewport {
-    /// 1280x800 at device pixel ratio 1 (DESIGN.md).
+    /// 1280x800 at device pixel ratio 1 (docs/protocol.md).
     fn default() -> Self {
         Viewport {
             width: 1280,

@@ -442,7 +442,7 @@ pub struct LayoutBox {
     pub node: NodeId,
     /// Border box, document coordinates of the node's own document, CSS px.
     pub bounds: Rect,
-    /// `paintOrders`: the number of the paint layer the box paints in (see FACTS item 7).
+    /// `paintOrders`: the number of the box's paint layer (see docs/chromium-facts.md, item 7).
     pub paint_order: i64,
     /// `stackingContexts`: the box's layer is a stacking context.
     pub stacking_context: bool,

@@ -1,4 +1,4 @@
-//! The JSON snapshot of DESIGN.md ("Snapshot JSON"), for programs rather than models.
+//! The JSON snapshot of docs/protocol.md ("Snapshot JSON"), for programs rather than models.
 //!
 //! Why it follows the text modes' selection: a program that switches between text (for the
 //! model) and JSON (for itself) must see the same nodes with the same uids. So the tree holds

@@ -12,7 +12,7 @@
 //! - **dom text** ([`dom`]): the indexed interactive list of browser-use / Nanobrowser
 //!   (`[3_12]<button type=submit>Pay />`, `*[…]` for new elements, free text on its own lines,
 //!   a scroll line, `[Start of page]` / `[End of page]`), for agents built on that format.
-//! - **JSON** ([`json`]): the schema of DESIGN.md for programs; its tree holds exactly the nodes
+//! - **JSON** ([`json`]): docs/protocol.md's schema, for programs; its tree holds exactly the nodes
 //!   the chosen text mode prints.
 //!
 //! Every piece of page text goes through [`escape`], so no page can forge a line or break out of
