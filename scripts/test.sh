@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+# The C library's crate is also named `pagesight` (for libpagesight.so): its docs are built on
+# their own, or the two would be written to the same folder.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p pagesight-capi
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --exclude pagesight-capi
 cargo check -p pagesight-cdp --all-features
 cargo test --workspace

@@ -306,7 +306,7 @@ pagesight_result pagesight_page_open(pagesight_browser *browser,
  * - `out`: on `PAGESIGHT_OK`, receives the snapshot (UTF-8), freed by the caller with
  *   `pagesight_string_free`.
  *
- * The uids in it stay valid for actions (`pagesight_page_call`) until the next snapshot.
+ * The uids in it stay valid for actions (`pagesight_page_call`) while their elements exist.
  *
  * # Safety
  * `page` is NULL or a live handle; string arguments are NULL or NUL-terminated; `out` is NULL

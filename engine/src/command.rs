@@ -125,6 +125,7 @@ pub struct Click {
     #[serde(default = "one", deserialize_with = "click_count")]
     #[schemars(range(min = 1, max = 3))]
     pub count: u8,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -138,6 +139,7 @@ fn one() -> u8 {
 pub struct Hover {
     /// The element's uid from the latest snapshot.
     pub uid: String,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -152,6 +154,7 @@ pub struct Fill {
     #[serde(deserialize_with = "text_like")]
     #[schemars(schema_with = "text_like_schema")]
     pub text: String,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -165,6 +168,7 @@ pub struct Select {
     #[serde(deserialize_with = "one_or_many")]
     #[schemars(schema_with = "one_or_many_schema")]
     pub option: Vec<String>,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -177,6 +181,7 @@ pub struct Press {
     /// Focus this element first; without it the key goes to whatever has the focus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -198,6 +203,7 @@ pub struct Scroll {
     )]
     #[schemars(range(min = 0))]
     pub pixels: Option<f64>,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -211,6 +217,7 @@ pub struct Upload {
     #[serde(deserialize_with = "one_or_many")]
     #[schemars(schema_with = "one_or_many_schema")]
     pub files: Vec<String>,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -223,6 +230,7 @@ pub struct AnswerDialog {
     /// The text typed into a prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
 }
@@ -231,9 +239,12 @@ pub struct AnswerDialog {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MouseButton {
+    /// The main button.
     #[default]
     Left,
+    /// The secondary button (a context menu).
     Right,
+    /// The wheel button.
     Middle,
 }
 
@@ -252,10 +263,14 @@ impl MouseButton {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ScrollDirection {
+    /// Towards the end of the page.
     #[default]
     Down,
+    /// Towards the top.
     Up,
+    /// Towards the start of a line.
     Left,
+    /// Towards the end of a line.
     Right,
 }
 

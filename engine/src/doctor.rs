@@ -134,7 +134,9 @@ pub struct DoctorReport {
     pub endpoint: Option<String>,
     /// E.g. `Chrome/156.0.8078.108` (`Browser.getVersion`).
     pub product: String,
+    /// The browser's user agent.
     pub user_agent: String,
+    /// The V8 version.
     pub js_version: String,
     /// The protocol version the browser reports.
     pub browser_protocol_version: String,
@@ -144,9 +146,11 @@ pub struct DoctorReport {
     pub missing_domains: Vec<String>,
     /// Commands the engine uses that the browser does not describe.
     pub missing_commands: Vec<String>,
+    /// Where the browser's list of commands came from.
     pub commands_checked_against: CommandSource,
     /// How many domains and commands were checked.
     pub domains_checked: usize,
+    /// How many commands were checked.
     pub commands_checked: usize,
 }
 

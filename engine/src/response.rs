@@ -132,7 +132,9 @@ impl JsonSchema for SnapshotOutput {
 /// A point in the viewport, CSS px.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Point {
+    /// From the viewport's left edge.
     pub x: f64,
+    /// From the viewport's top edge.
     pub y: f64,
 }
 
@@ -143,6 +145,7 @@ pub struct Dialog {
     /// `alert`, `confirm`, `prompt` or `beforeunload`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The text the page shows in it.
     pub message: String,
     /// A prompt's default text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,7 +155,9 @@ pub struct Dialog {
 /// A failure inside an otherwise successful command (the snapshot after an action).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorBody {
+    /// The error code (`STALE_UID`, …).
     pub code: String,
+    /// What happened and what to do.
     pub message: String,
 }
 
@@ -194,9 +199,13 @@ pub struct Navigation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageInfo {
+    /// What `select_page` takes.
     pub index: usize,
+    /// Chromium's id of the page (`--target` attaches to it).
     pub target_id: String,
+    /// The page's URL.
     pub url: String,
+    /// The page's title.
     pub title: String,
     /// Whether commands act on this page.
     pub current: bool,
@@ -208,8 +217,11 @@ pub struct PageInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageSelected {
+    /// The index given.
     pub index: usize,
+    /// Chromium's id of the page.
     pub target_id: String,
+    /// The page's URL.
     pub url: String,
 }
 
@@ -269,8 +281,10 @@ pub struct Clicked {
     /// Where (viewport CSS px).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Point>,
+    /// The button pressed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub button: Option<MouseButton>,
+    /// How many clicks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u8>,
     /// A click on an `<option>` of a drop-down chose it: its text.
@@ -288,6 +302,7 @@ pub struct Clicked {
     /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }
@@ -295,11 +310,15 @@ pub struct Clicked {
 /// `hover`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Hovered {
+    /// The uid hovered.
     pub hovered: String,
+    /// Where the mouse is now (viewport CSS px).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Point>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }
@@ -307,13 +326,16 @@ pub struct Hovered {
 /// An option of a native `<select>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SelectOption {
+    /// The option's text.
     pub text: String,
+    /// The option's value.
     pub value: String,
 }
 
 /// `fill`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Filled {
+    /// The uid filled.
     pub filled: String,
     /// The value the field holds now (a password reads `********`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -327,13 +349,16 @@ pub struct Filled {
     /// For a select: the options selected now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<SelectOption>>,
+    /// For a native select: whether `change` fired.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<bool>,
     /// For a custom drop-down: the option chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option: Option<String>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }
@@ -341,6 +366,7 @@ pub struct Filled {
 /// `select`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Selected {
+    /// The uid of the select or list.
     pub selected: String,
     /// The select's value now (native), or what a custom widget shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -354,8 +380,10 @@ pub struct Selected {
     /// Custom lists: the option chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option: Option<String>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }
@@ -363,8 +391,11 @@ pub struct Selected {
 /// The element that has the keyboard focus.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Focused {
+    /// Its tag name.
     pub tag: Option<String>,
+    /// Its `id` attribute (empty when it has none).
     pub id: Option<String>,
+    /// Its uid, when the last snapshot gave it one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
@@ -384,8 +415,10 @@ pub struct Pressed {
         deserialize_with = "present"
     )]
     pub focus: Option<Option<Focused>>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }
@@ -400,6 +433,7 @@ pub struct Scrolled {
     /// What moved: `"page"`, a uid, or a short description of a container with no uid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scrolled: Option<String>,
+    /// Which way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<ScrollDirection>,
     /// How far was asked (CSS px).
@@ -408,8 +442,10 @@ pub struct Scrolled {
     /// How far it really moved in `direction` (CSS px).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved: Option<f64>,
+    /// The scroll position before (CSS px).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<Point>,
+    /// The scroll position after (CSS px).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<Point>,
     /// Whether it can go no further that way.
@@ -421,8 +457,10 @@ pub struct Scrolled {
     /// Where the wheel turned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Point>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub then: Aftermath,
 }
@@ -430,6 +468,7 @@ pub struct Scrolled {
 /// `upload`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Uploaded {
+    /// The uid given.
     pub uploaded: String,
     /// The names of the files the input holds now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -445,8 +484,10 @@ pub struct Uploaded {
     /// The input's `accept`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accept: Option<String>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }
@@ -457,12 +498,15 @@ pub struct Uploaded {
 pub struct DialogAnswered {
     /// The dialog answered (`null` if it had closed meanwhile).
     pub dialog: Option<Dialog>,
+    /// Whether it was accepted (OK) or dismissed (Cancel).
     pub accepted: bool,
+    /// The text typed into a prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_text: Option<String>,
     /// Another dialog that opened right after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Dialog>,
+    /// What followed the action.
     #[serde(flatten)]
     pub after: Aftermath,
 }

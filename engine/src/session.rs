@@ -416,13 +416,10 @@ impl Session {
             ));
         };
         let state = self.pages.remove(i);
+        // The page is the session's no more, whether or not Chromium manages to close it.
+        self.current = self.pages.len().checked_sub(1);
         let target = state.page.target_id().to_string();
         state.page.close().await?;
-        self.current = if self.pages.is_empty() {
-            None
-        } else {
-            Some(self.pages.len() - 1)
-        };
         Ok(Closed { closed: target })
     }
 
