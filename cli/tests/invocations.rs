@@ -280,20 +280,37 @@ fn url_of(path: &Path) -> String {
     format!("file://{}", absolute.display())
 }
 
-/// A plain HTTP GET on loopback; the body, or "" when it fails.
+/// A plain HTTP GET on loopback; the body, or "" when it fails. The body is read up to its
+/// `Content-Length`: Chromium's debugging server keeps the connection open.
 fn http_get(port: u16, path: &str) -> String {
     let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
         return String::new();
     };
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
     if stream.write_all(request.as_bytes()).is_err() {
         return String::new();
     }
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    response
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_string())
-        .unwrap_or_default()
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let text = String::from_utf8_lossy(&response).to_string();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    let (name, value) = l.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                })
+                .unwrap_or(0);
+            if body.len() >= length {
+                return body.to_string();
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return String::new(),
+            Ok(n) => response.extend_from_slice(&chunk[..n]),
+        }
+    }
 }
