@@ -173,8 +173,9 @@ const K_WIDGET: u8 = 10;
 const K_DOCUMENT: u8 = 11;
 
 /// Attribute names and AX roles classified once per distinct string: the snapshot deduplicates
-/// strings, so a page with 20k elements has a few dozen attribute names, and comparing each
-/// element's attributes with a dozen names ASCII-case-insensitively was most of [`reasons`].
+/// strings, so a page with many elements has few distinct attribute names, and a name is
+/// compared with the dozen that [`reasons`] reads (ASCII-case-insensitively) once, not once per
+/// element that carries it.
 struct Kinds {
     /// By string id: as an attribute name, as an AX role (apart, so one string can be both).
     attr: Vec<u8>,
