@@ -9,7 +9,8 @@
 //!   `content-visibility`, and whether it is in the (expanded) viewport.
 //! - [`hit_test`]: "what receives a click at (x, y)" — the [`HitTester`], built once per model.
 //!   Opacity 0 *is* hit; `visibility:hidden` and `pointer-events:none` are not.
-//! - [`interactivity`]: which elements are worth offering to an agent, and which are disabled.
+//! - [`interactivity`]: which elements are worth offering to an agent, and which are disabled;
+//!   [`inert`] content is not offered.
 //! - here: click points and occlusion (hit-testing sample points inside each interactive
 //!   element's visible box), scroll containers, and [`analyze`] tying it all together.
 //!
@@ -18,6 +19,7 @@
 
 pub mod geometry;
 pub mod hit_test;
+pub mod inert;
 pub mod interactivity;
 pub mod shape;
 pub mod visibility;
