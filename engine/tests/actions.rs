@@ -98,30 +98,31 @@ fn own_site() -> Option<&'static str> {
     .as_deref()
 }
 
-/// A session on its own page of the shared browser, with `page` loaded.
-struct T {
+/// One test's tab: a session on its own page of the shared browser, with `page` loaded, and the
+/// uids its last snapshot gave the page's elements.
+struct Tab {
     s: Session,
     uids: HashMap<String, String>,
 }
 
-impl T {
-    async fn open(page: &str) -> T {
+impl Tab {
+    async fn open(page: &str) -> Tab {
         let path = page_path(page);
-        T::open_url(&path.to_string_lossy()).await
+        Tab::open_url(&path.to_string_lossy()).await
     }
 
     /// Opens `name` of `fixtures/pages/actions/` from the first loopback origin.
-    async fn open_served(name: &str) -> T {
-        T::open_url(&format!("{}/{name}", origins().a)).await
+    async fn open_served(name: &str) -> Tab {
+        Tab::open_url(&format!("{}/{name}", origins().a)).await
     }
 
     /// Opens `name` of `fixtures/pages/actions/` from [`own_site`] (or the first origin).
-    async fn open_own_site(name: &str) -> T {
+    async fn open_own_site(name: &str) -> Tab {
         let origin = own_site().unwrap_or(&origins().a);
-        T::open_url(&format!("{origin}/{name}")).await
+        Tab::open_url(&format!("{origin}/{name}")).await
     }
 
-    async fn open_url(url: &str) -> T {
+    async fn open_url(url: &str) -> Tab {
         let options = SessionOptions {
             browser: Some(browser_url()),
             ..SessionOptions::default()
@@ -131,7 +132,7 @@ impl T {
             .expect("connect to the shared browser");
         let r = s.execute_json(&json!({"cmd": "open", "url": url})).await;
         assert!(r.is_ok(), "open {url}: {r:?}");
-        T {
+        Tab {
             s,
             uids: HashMap::new(),
         }
@@ -234,7 +235,7 @@ impl T {
     }
 
     /// The uid of the element a JS expression names (e.g. `document.getElementById('inc')`),
-    /// from the last [`T::snapshot`].
+    /// from the last [`Tab::snapshot`].
     async fn uid_js(&mut self, js: &str) -> String {
         let b = self.backend_id(js).await.to_string();
         match self.uids.get(&b) {
@@ -249,7 +250,7 @@ impl T {
     }
 
     /// The uid of the first element with this role and accessible name in any frame, from the
-    /// last [`T::snapshot`].
+    /// last [`Tab::snapshot`].
     fn uid_named(&self, role: &str, name: &str) -> String {
         match self.uids.get(&format!("{role}:{name}")) {
             Some(u) => u.clone(),
@@ -281,7 +282,7 @@ macro_rules! assert_code {
 
 #[tokio::test]
 async fn click_increments_a_counter() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let inc = t.uid("inc").await;
     let r = t.ok(json!({"cmd":"click","uid":inc})).await;
@@ -294,7 +295,7 @@ async fn click_increments_a_counter() {
 
 #[tokio::test]
 async fn double_right_and_middle_click() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let dbl = t.uid("dbl").await;
     t.ok(json!({"cmd":"click","uid":dbl,"count":2})).await;
@@ -313,7 +314,7 @@ async fn double_right_and_middle_click() {
 
 #[tokio::test]
 async fn click_scrolls_a_far_element_into_view() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let far = t.uid("far").await;
     t.ok(json!({"cmd":"click","uid":far})).await;
@@ -323,7 +324,7 @@ async fn click_scrolls_a_far_element_into_view() {
 
 #[tokio::test]
 async fn click_inside_a_shadow_root() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let btn = t
         .uid_js("document.getElementById('shadow-host').shadowRoot.getElementById('shadow-btn')")
@@ -335,7 +336,7 @@ async fn click_inside_a_shadow_root() {
 
 #[tokio::test]
 async fn click_through_a_pseudo_element_and_a_dropdown_option() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let icon = t.uid("icon-btn").await;
     t.ok(json!({"cmd":"click","uid":icon})).await;
@@ -352,7 +353,7 @@ async fn click_through_a_pseudo_element_and_a_dropdown_option() {
 
 #[tokio::test]
 async fn click_that_navigates_waits_for_the_load() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let link = t.uid("nav-link").await;
     let r = t.ok(json!({"cmd":"click","uid":link})).await;
@@ -369,7 +370,7 @@ async fn click_that_navigates_waits_for_the_load() {
 
 #[tokio::test]
 async fn back_and_forward_return_to_each_page_and_wait_for_it() {
-    let mut t = T::open_served("clicks.html").await;
+    let mut t = Tab::open_served("clicks.html").await;
     let second = format!("{}/hover-menu.html", origins().a);
     t.ok(json!({"cmd":"open","url": second})).await;
     for (cmd, page) in [
@@ -398,7 +399,7 @@ async fn back_and_forward_return_to_each_page_and_wait_for_it() {
 
 #[tokio::test]
 async fn click_inside_a_same_process_iframe() {
-    let mut t = T::open("iframe-srcdoc.html").await;
+    let mut t = Tab::open("iframe-srcdoc.html").await;
     t.eval(
         "document.getElementById('frame').contentDocument.getElementById('frame-button')\
          .addEventListener('click',()=>{document.title='clicked in frame'})",
@@ -415,7 +416,7 @@ async fn click_inside_a_same_process_iframe() {
 
 #[tokio::test]
 async fn click_on_occluded_button_names_the_backdrop() {
-    let mut t = T::open("overlay-modal.html").await;
+    let mut t = Tab::open("overlay-modal.html").await;
     t.snapshot().await;
     let save = t.uid("btn-page-save").await;
     let msg = assert_code!(t.err(json!({"cmd":"click","uid":save})).await, "OCCLUDED");
@@ -428,7 +429,7 @@ async fn click_on_occluded_button_names_the_backdrop() {
 
 #[tokio::test]
 async fn click_waits_for_a_short_lived_overlay() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let inc = t.uid("inc").await;
     t.eval(
@@ -444,7 +445,7 @@ async fn click_waits_for_a_short_lived_overlay() {
 
 #[tokio::test]
 async fn disabled_hidden_and_zero_size_are_not_interactable() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     for (id, why) in [
         ("disabled-btn", "disabled"),
@@ -467,7 +468,7 @@ async fn disabled_hidden_and_zero_size_are_not_interactable() {
 
 #[tokio::test]
 async fn removed_element_is_stale() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let removable = t.uid("removable").await;
     let remover = t.uid("remove-it").await;
@@ -487,7 +488,7 @@ async fn removed_element_is_stale() {
 
 #[tokio::test]
 async fn uid_after_reload_is_stale() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let inc = t.uid("inc").await;
     t.ok(json!({"cmd":"reload"})).await;
@@ -497,7 +498,7 @@ async fn uid_after_reload_is_stale() {
 
 #[tokio::test]
 async fn unknown_uid_and_no_snapshot() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     assert_code!(
         t.err(json!({"cmd":"click","uid":"1_3"})).await,
         "NO_SNAPSHOT"
@@ -519,7 +520,7 @@ async fn unknown_uid_and_no_snapshot() {
 
 #[tokio::test]
 async fn hover_opens_menus() {
-    let mut t = T::open("actions/hover-menu.html").await;
+    let mut t = Tab::open("actions/hover-menu.html").await;
     t.snapshot().await;
     let css = t.uid("css-trigger").await;
     let r = t.ok(json!({"cmd":"hover","uid":css})).await;
@@ -547,7 +548,7 @@ async fn hover_opens_menus() {
 
 #[tokio::test]
 async fn fill_text_fields_replacing_their_value() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let name = t.uid("name").await;
     let r = t
@@ -577,7 +578,7 @@ async fn fill_text_fields_replacing_their_value() {
 
 #[tokio::test]
 async fn fill_a_controlled_input() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let c = t.uid("controlled").await;
     let r = t.ok(json!({"cmd":"fill","uid":c,"text":"hello"})).await;
@@ -591,7 +592,7 @@ async fn fill_a_controlled_input() {
 
 #[tokio::test]
 async fn fill_number_date_and_read_only() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let age = t.uid("age").await;
     assert_eq!(
@@ -625,7 +626,7 @@ async fn fill_number_date_and_read_only() {
 
 #[tokio::test]
 async fn fill_checkboxes() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let agree = t.uid("agree").await;
     let r = t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
@@ -658,7 +659,7 @@ async fn fill_checkboxes() {
 
 #[tokio::test]
 async fn select_native_by_text_and_value() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let color = t.uid("color").await;
     let r = t
@@ -685,7 +686,7 @@ async fn select_native_by_text_and_value() {
 
 #[tokio::test]
 async fn select_in_a_custom_listbox() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let fruit = t.uid("fruit").await;
     let r = t
@@ -706,7 +707,7 @@ async fn select_in_a_custom_listbox() {
 
 #[tokio::test]
 async fn press_enter_submits_a_form() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let q = t.uid("q").await;
     t.ok(json!({"cmd":"fill","uid":q,"text":"rust"})).await;
@@ -718,7 +719,7 @@ async fn press_enter_submits_a_form() {
 
 #[tokio::test]
 async fn press_tab_moves_focus_and_shift_tab_back() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let first = t.uid("first").await;
     let second = t.uid("second").await;
@@ -733,7 +734,7 @@ async fn press_tab_moves_focus_and_shift_tab_back() {
 
 #[tokio::test]
 async fn press_control_a_selects_and_keys_type() {
-    let mut t = T::open("actions/forms.html").await;
+    let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let name = t.uid("name").await;
     t.ok(json!({"cmd":"press","key":"Control+A","uid":name}))
@@ -766,7 +767,7 @@ async fn press_control_a_selects_and_keys_type() {
 
 #[tokio::test]
 async fn scroll_the_page_and_a_container() {
-    let mut t = T::open("actions/scroll.html").await;
+    let mut t = Tab::open("actions/scroll.html").await;
     let r = t
         .ok(json!({"cmd":"scroll","direction":"down","pixels":500}))
         .await;
@@ -809,7 +810,7 @@ async fn scroll_the_page_and_a_container() {
 
 #[tokio::test]
 async fn upload_through_a_hidden_file_input() {
-    let mut t = T::open("actions/upload.html").await;
+    let mut t = Tab::open("actions/upload.html").await;
     t.snapshot().await;
     let dir = tempfile::tempdir().expect("temp dir");
     let a = dir.path().join("notes.txt");
@@ -840,7 +841,7 @@ async fn upload_through_a_hidden_file_input() {
 
 #[tokio::test]
 async fn alert_confirm_and_prompt_never_hang() {
-    let mut t = T::open("actions/dialogs.html").await;
+    let mut t = Tab::open("actions/dialogs.html").await;
     t.snapshot().await;
     let alert = t.uid("alert").await;
     let r = t
@@ -894,7 +895,7 @@ async fn alert_confirm_and_prompt_never_hang() {
 
 #[tokio::test]
 async fn action_returns_a_fresh_snapshot() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let inc = t.uid("inc").await;
     let r = t.ok(json!({"cmd":"click","uid":inc,"snapshot":true})).await;
@@ -912,7 +913,7 @@ async fn action_returns_a_fresh_snapshot() {
 
 // ----- out-of-process (cross-site) iframes -----
 
-impl T {
+impl Tab {
     /// Waits until the frame has posted a message matching `pred`: up to 20 s, by the clock
     /// (each look at the log is itself slow on a loaded machine), so a message that never
     /// comes still fails the test.
@@ -936,7 +937,7 @@ impl T {
 
 #[tokio::test]
 async fn click_fill_select_and_press_inside_a_cross_site_frame() {
-    let mut t = T::open_served("oopif.html").await;
+    let mut t = Tab::open_served("oopif.html").await;
     let targets =
         t.s.current_page()
             .map(|p| p.frame_targets())
@@ -1002,7 +1003,7 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
 
 #[tokio::test]
 async fn cross_site_frame_covered_by_the_page_is_occluded() {
-    let mut t = T::open_served("oopif.html").await;
+    let mut t = Tab::open_served("oopif.html").await;
     t.snapshot().await;
     let covered = t.uid_named("button", "Covered");
     let msg = assert_code!(
@@ -1022,7 +1023,7 @@ async fn cross_site_frame_covered_by_the_page_is_occluded() {
 
 #[tokio::test]
 async fn dialog_from_a_cross_site_frame_is_reported_and_answered() {
-    let mut t = T::open_served("oopif.html").await;
+    let mut t = Tab::open_served("oopif.html").await;
     t.snapshot().await;
     let alert = t.uid_named("button", "Alert");
     let r = t.ok(json!({"cmd":"click","uid":alert})).await;
@@ -1042,7 +1043,7 @@ async fn dialog_from_a_cross_site_frame_is_reported_and_answered() {
 
 #[tokio::test]
 async fn page_commands_answer_at_once_while_a_dialog_is_open() {
-    let mut t = T::open("actions/dialogs.html").await;
+    let mut t = Tab::open("actions/dialogs.html").await;
     t.snapshot().await;
     let alert = t.uid("alert").await;
     let r = t.ok(json!({"cmd":"click","uid":alert})).await;
@@ -1082,7 +1083,7 @@ async fn page_commands_answer_at_once_while_a_dialog_is_open() {
 
 #[tokio::test]
 async fn a_dialog_opening_during_a_reload_answers_promptly() {
-    let mut t = T::open("actions/beforeunload.html").await;
+    let mut t = Tab::open("actions/beforeunload.html").await;
     t.snapshot().await;
     let guard = t.uid("guard").await;
     t.ok(json!({"cmd":"click","uid":guard})).await;
@@ -1106,7 +1107,7 @@ async fn a_dialog_opening_during_a_reload_answers_promptly() {
 
 #[tokio::test]
 async fn an_action_waits_for_a_late_dom_change() {
-    let mut t = T::open("actions/settle.html").await;
+    let mut t = Tab::open("actions/settle.html").await;
     t.snapshot().await;
     let later = t.uid("later").await;
     let r = t
@@ -1120,7 +1121,7 @@ async fn an_action_waits_for_a_late_dom_change() {
 
 #[tokio::test]
 async fn a_page_that_never_stops_changing_still_answers() {
-    let mut t = T::open("actions/settle.html").await;
+    let mut t = Tab::open("actions/settle.html").await;
     t.snapshot().await;
     let start = t.uid("ticker-start").await;
     let started = std::time::Instant::now();
@@ -1142,7 +1143,7 @@ async fn a_page_that_never_stops_changing_still_answers() {
 
 #[tokio::test]
 async fn a_hostile_page_cannot_tamper_with_actions() {
-    let mut t = T::open("actions/hostile.html").await;
+    let mut t = Tab::open("actions/hostile.html").await;
     t.snapshot().await;
     // Its getComputedStyle says everything is hidden, matches() says disabled, contains()
     // says no hit is inside anything: acting from its world would refuse or misreport.
@@ -1179,7 +1180,7 @@ async fn a_hostile_page_cannot_tamper_with_actions() {
 
 #[tokio::test]
 async fn a_dialog_on_mousedown_does_not_leave_the_button_down() {
-    let mut t = T::open("actions/mousedown-dialog.html").await;
+    let mut t = Tab::open("actions/mousedown-dialog.html").await;
     t.snapshot().await;
     let press = t.uid("press-alert").await;
     let r = t.ok(json!({"cmd":"click","uid":press})).await;
@@ -1195,7 +1196,7 @@ async fn a_dialog_on_mousedown_does_not_leave_the_button_down() {
 
 #[tokio::test]
 async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
-    let mut t = T::open_served("oopif.html").await;
+    let mut t = Tab::open_served("oopif.html").await;
     t.snapshot().await;
     let btn = t.uid_named("button", "Press me");
     t.ok(json!({"cmd":"hover","uid":btn})).await;
@@ -1233,7 +1234,7 @@ async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
 
 #[tokio::test]
 async fn click_inside_a_scaled_cross_site_frame() {
-    let mut t = T::open_served("oopif-scaled.html").await;
+    let mut t = Tab::open_served("oopif-scaled.html").await;
     t.snapshot().await;
     // Drawn at 75 %: a point translated without the scale would land elsewhere in the frame.
     for name in ["Low button", "Press me"] {
@@ -1253,7 +1254,7 @@ async fn click_inside_a_scaled_cross_site_frame() {
 
 #[tokio::test]
 async fn click_inside_a_frame_nested_in_a_cross_site_frame() {
-    let mut t = T::open_served("oopif-nested.html").await;
+    let mut t = Tab::open_served("oopif-nested.html").await;
     // Chromium sends the click to the frame it finds at the point in what was last drawn: a
     // frame not drawn yet would lose it to the frame around it.
     for frame in ["mid", "leaf"] {
@@ -1285,7 +1286,7 @@ async fn click_inside_a_frame_nested_in_a_cross_site_frame() {
 
 #[tokio::test]
 async fn a_click_dialog_is_answered_without_a_second_mouseup() {
-    let mut t = T::open("actions/mousedown-dialog.html").await;
+    let mut t = Tab::open("actions/mousedown-dialog.html").await;
     t.snapshot().await;
     let click = t.uid("click-alert").await;
     let r = t.ok(json!({"cmd":"click","uid":click})).await;
@@ -1302,7 +1303,7 @@ async fn a_click_dialog_is_answered_without_a_second_mouseup() {
 
 #[tokio::test]
 async fn a_dialog_opened_by_focusing_is_reported() {
-    let mut t = T::open("actions/mousedown-dialog.html").await;
+    let mut t = Tab::open("actions/mousedown-dialog.html").await;
     t.snapshot().await;
     let field = t.uid("focus-alert").await;
     for cmd in [
@@ -1327,7 +1328,7 @@ async fn a_dialog_opened_by_focusing_is_reported() {
 
 #[tokio::test]
 async fn an_element_replaced_under_the_pointer_is_stale_and_not_clicked() {
-    let mut t = T::open("actions/stale.html").await;
+    let mut t = Tab::open("actions/stale.html").await;
     t.snapshot().await;
     let swap = t.uid("swap").await;
     let msg = assert_code!(t.err(json!({"cmd":"click","uid":swap})).await, "STALE_UID");
@@ -1342,7 +1343,7 @@ async fn an_element_replaced_under_the_pointer_is_stale_and_not_clicked() {
 
 #[tokio::test]
 async fn a_field_removed_while_filling_is_stale() {
-    let mut t = T::open("actions/stale.html").await;
+    let mut t = Tab::open("actions/stale.html").await;
     t.snapshot().await;
     let field = t.uid("vanish").await;
     let msg = assert_code!(
@@ -1356,7 +1357,7 @@ async fn a_field_removed_while_filling_is_stale() {
 
 #[tokio::test]
 async fn a_page_that_blocks_its_main_thread_after_a_click_still_answers() {
-    let mut t = T::open_own_site("busy.html").await;
+    let mut t = Tab::open_own_site("busy.html").await;
     t.snapshot().await;
     let spin = t.uid("spin").await;
     let started = std::time::Instant::now();
@@ -1375,7 +1376,7 @@ async fn a_page_that_blocks_its_main_thread_after_a_click_still_answers() {
 
 #[tokio::test]
 async fn a_dialog_opening_while_the_page_settles_is_reported() {
-    let mut t = T::open("actions/mousedown-dialog.html").await;
+    let mut t = Tab::open("actions/mousedown-dialog.html").await;
     t.snapshot().await;
     let late = t.uid("late-alert").await;
     let started = std::time::Instant::now();
@@ -1396,7 +1397,7 @@ async fn a_dialog_opening_while_the_page_settles_is_reported() {
 
 #[tokio::test]
 async fn a_frame_part_off_the_page_is_not_interactable_not_covered() {
-    let mut t = T::open_served("oopif-offscreen.html").await;
+    let mut t = Tab::open_served("oopif-offscreen.html").await;
     t.snapshot().await;
     let btn = t.uid_named("button", "Press me");
     let msg = assert_code!(
@@ -1414,7 +1415,7 @@ async fn a_frame_part_off_the_page_is_not_interactable_not_covered() {
 
 #[tokio::test]
 async fn a_page_that_alerts_while_loading_opens_with_the_dialog() {
-    let mut t = T::open("actions/clicks.html").await;
+    let mut t = Tab::open("actions/clicks.html").await;
     let url = format!(
         "file://{}",
         page_path("actions/alert-on-load.html").to_string_lossy()

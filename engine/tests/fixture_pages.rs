@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use pagesight::analysis::Expand;
 use pagesight::capture::capture_page;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
+use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
 use pagesight::model::{Model, NodeId};
 use pagesight::render::{render, Format, Mode, RenderOptions};
@@ -338,4 +339,123 @@ async fn fixture_pages_match_their_expectations_and_chromium() {
         "expectation agreement {:.4} < 0.99",
         rate(&expectations)
     );
+}
+
+/// The elements of `inert-modal-and-dialogs.html` Chromium neither focuses nor clicks: an `inert`
+/// section's, those outside the modal dialog, and an `inert` box's inside it.
+const INERT: &[&str] = &[
+    "inert-btn",
+    "inert-link",
+    "outside-btn",
+    "outside-link",
+    "outside-field",
+    "modal-inert-btn",
+];
+/// Its controls that stay live: the modal dialog's own, and a non-modal dialog's inside it.
+const LIVE: &[&str] = &["modal-ok", "modal-cancel", "modal-link", "plain-btn"];
+
+/// Inert content is not offered as a control (no interactive element, no click facts, no control
+/// line in either text format), while the modal dialog's controls are, with click points
+/// Chromium's own hit test lands on; and Chromium itself focuses the live ones, not the inert
+/// ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inert_content_is_not_offered_and_the_modal_dialogs_is() {
+    let name = "inert-modal-and-dialogs.html";
+    let path = pages_dir("").join(name);
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    session
+        .open(&path.to_string_lossy())
+        .await
+        .expect("open the fixture page");
+    let page = session.current_page().expect("a page is open");
+    let mut table = UidTable::new();
+    let snap = take_snapshot(page, &mut table, &SnapshotOptions::default())
+        .await
+        .expect("snapshot");
+    let mut tally = Tally::default();
+    check_expectations(name, &snap, &mut tally);
+    check_oracle(name, page, &snap, &mut tally).await;
+    assert!(tally.checks > 20, "too few checks: {}", tally.checks);
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+
+    let model = &snap.model;
+    let by_id = |id: &str| {
+        model
+            .node_ids()
+            .find(|&n| model.attr(n, "id") == Some(id))
+            .unwrap_or_else(|| panic!("#{id} is in the snapshot"))
+    };
+    for id in INERT {
+        let node = by_id(id);
+        let f = snap.analysis.facts(node);
+        assert!(f.visible() && !f.interactive, "#{id}: {f:?}");
+        assert_eq!(snap.analysis.click(node), Default::default(), "#{id}");
+    }
+    for id in LIVE {
+        let node = by_id(id);
+        let f = snap.analysis.facts(node);
+        let c = snap.analysis.click(node);
+        assert!(f.interactive && !c.occluded, "#{id}: {f:?} {c:?}");
+        assert!(c.click_point.is_some(), "#{id}: no click point: {c:?}");
+    }
+    for mode in [Mode::A11y, Mode::Dom] {
+        let text = render(
+            model,
+            &snap.analysis,
+            &snap.uids,
+            &RenderOptions {
+                mode,
+                format: Format::Text,
+                verbose: false,
+                consistent: true,
+            },
+        );
+        // Each control is printed on one line with its label; a line with a uid and a label of
+        // the inert ones is a control offered.
+        for label in [
+            "Inert button",
+            "Inert link",
+            "Outside button",
+            "Outside link",
+        ] {
+            let offered = text
+                .lines()
+                .any(|l| l.contains(label) && (l.contains("uid=") || l.starts_with('[')));
+            assert!(!offered, "{mode:?}: {label:?} is offered:\n{text}");
+        }
+        for label in ["OK", "Cancel", "More", "Plain dialog button"] {
+            let offered = text.lines().any(|l| {
+                l.contains(&format!("\"{label}\"")) && l.contains("uid=")
+                    || l.starts_with('[') && l.contains(&format!(">{label} />"))
+            });
+            assert!(offered, "{mode:?}: {label:?} is not offered:\n{text}");
+        }
+    }
+
+    // What Chromium does with them: `focus()` moves the focus to the live controls only.
+    for (ids, live) in [(INERT, false), (LIVE, true)] {
+        for id in ids {
+            let js = format!(
+                "(() => {{ const e = document.getElementById({id:?}); e.focus(); \
+                 return document.activeElement === e; }})()"
+            );
+            let focused = page
+                .send(&EvaluateParams {
+                    return_by_value: Some(true),
+                    ..EvaluateParams::new(js)
+                })
+                .await
+                .expect("Runtime.evaluate")
+                .result
+                .value;
+            assert_eq!(
+                focused,
+                Some(serde_json::Value::Bool(live)),
+                "#{id}: focused by Chromium"
+            );
+        }
+    }
+    let _ = session.shutdown().await;
 }

@@ -45,7 +45,7 @@ pub struct Geometry {
     clip_rects: Vec<Rect>,
     /// Per node: the clip that applies to the node's own box, as an index into `clip_rects`
     /// (read with [`Geometry::clip`]). An index, not the rectangle, because most nodes share
-    /// their parent's clip, and a rectangle per node was most of this table on a long page.
+    /// their parent's clip: four bytes a node rather than a rectangle's thirty-two.
     clips: Vec<u32>,
     /// Per node, the clip of its hit tests (an index into `clip_rects`) where it differs from
     /// `clips` anywhere on the page (see the module docs); empty when it is `clips` for every
@@ -300,8 +300,8 @@ impl Geometry {
         let n = model.nodes.len();
         let mut clips = vec![0u32; n];
         // Clip for in-flow children, for absolutely positioned descendants, for fixed ones: as
-        // indices into `rects`, because most nodes pass their parent's on unchanged, and three
-        // rectangles per node were most of this stage's memory on a large page.
+        // indices into `rects`, because most nodes pass their parent's on unchanged, and an
+        // index is an eighth of a rectangle's size.
         let mut rects: Vec<Rect> = vec![Rect::infinite()];
         let mut inner = vec![0u32; n];
         let mut abs_inner = vec![0u32; n];

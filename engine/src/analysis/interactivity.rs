@@ -19,9 +19,11 @@
 //!
 //! Interactivity does not depend on visibility: a hidden control is still a control (the renderer
 //! decides what to show); whether a click can reach it is the click point's business. Disabled
-//! controls stay interactive and are flagged `disabled`.
+//! controls stay interactive and are flagged `disabled`. Inert content ([`super::inert`]: an
+//! `inert` subtree, everything outside an open modal `<dialog>`) is not interactive at all:
+//! Chromium neither focuses nor clicks it, and no click point can reach it.
 
-use super::NodeFacts;
+use super::{inert, NodeFacts};
 use crate::model::{AxProp, Cursor, Model, NodeId, StrId};
 
 /// Why an element is interactive: a set of reasons.
@@ -173,8 +175,9 @@ const K_WIDGET: u8 = 10;
 const K_DOCUMENT: u8 = 11;
 
 /// Attribute names and AX roles classified once per distinct string: the snapshot deduplicates
-/// strings, so a page with 20k elements has a few dozen attribute names, and comparing each
-/// element's attributes with a dozen names ASCII-case-insensitively was most of [`reasons`].
+/// strings, so a page with many elements has few distinct attribute names, and a name is
+/// compared with the dozen that [`reasons`] reads (ASCII-case-insensitively) once, not once per
+/// element that carries it.
 struct Kinds {
     /// By string id: as an attribute name, as an AX role (apart, so one string can be both).
     attr: Vec<u8>,
@@ -406,8 +409,15 @@ fn disabled_attr_applies(tag: &str) -> bool {
 pub fn compute(model: &Model, facts: &mut [NodeFacts]) {
     let n = model.nodes.len();
     let mut kinds = Kinds::new(model);
+    let inert = inert::compute(model);
     let all_reasons: Vec<Interaction> = (0..n)
-        .map(|i| reasons_with(model, NodeId::new(i as u32), &mut kinds))
+        .map(|i| {
+            if inert.get(i).is_some_and(|inert| *inert) {
+                Interaction::default()
+            } else {
+                reasons_with(model, NodeId::new(i as u32), &mut kinds)
+            }
+        })
         .collect();
     // Whether some proper descendant has a strong reason of its own (children follow their
     // parent in pre-order, so one backward pass propagates it up).

@@ -9,7 +9,8 @@
 //!   `content-visibility`, and whether it is in the (expanded) viewport.
 //! - [`hit_test`]: "what receives a click at (x, y)" — the [`HitTester`], built once per model.
 //!   Opacity 0 *is* hit; `visibility:hidden` and `pointer-events:none` are not.
-//! - [`interactivity`]: which elements are worth offering to an agent, and which are disabled.
+//! - [`interactivity`]: which elements are worth offering to an agent, and which are disabled;
+//!   [`inert`] content is not offered.
 //! - here: click points and occlusion (hit-testing sample points inside each interactive
 //!   element's visible box), scroll containers, and [`analyze`] tying it all together.
 //!
@@ -18,6 +19,7 @@
 
 pub mod geometry;
 pub mod hit_test;
+pub mod inert;
 pub mod interactivity;
 pub mod shape;
 pub mod visibility;
@@ -346,9 +348,8 @@ pub struct ViewFacts {
     pub nodes: Vec<NodeFacts>,
     /// The hit tester of the model these facts are of, once an analysis built it. Every copy
     /// of these facts shares it: a page whose model is kept from one snapshot to the next (see
-    /// `capture::kept_model`) builds it once, where it was a sixth of the engine's CPU time per
-    /// snapshot of a long unchanged page. It reads only the DOM part of the model, as the facts
-    /// do.
+    /// `capture::kept_model`) builds it once rather than once per snapshot. It reads only the
+    /// DOM part of the model, as the facts do.
     hit_tester: Arc<OnceLock<Arc<HitTester>>>,
 }
 

@@ -21,10 +21,15 @@
 //! node's own document (viewport position plus that document's scroll offset). The analysis turns
 //! them into top-level viewport coordinates.
 
+mod ax;
 mod backend_index;
 mod build;
 mod radius;
+mod rect;
 mod style;
+
+pub use ax::{AxNode, AxProp, AxProperty, AxValue};
+pub use rect::{Point, Rect};
 
 pub use build::ModelLimits;
 pub use style::{
@@ -124,118 +129,6 @@ arena_id! {
 impl StyleId {
     /// The style of a box the capture gave no computed styles for.
     pub const INITIAL: StyleId = StyleId::new(0);
-}
-
-/// An axis-aligned rectangle in CSS px.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Rect {
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
-}
-
-/// A point in CSS px.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Point {
-    pub x: f64,
-    pub y: f64,
-}
-
-impl Rect {
-    pub const fn new(x: f64, y: f64, width: f64, height: f64) -> Self {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
-    /// A rectangle from its edges.
-    pub fn from_edges(left: f64, top: f64, right: f64, bottom: f64) -> Self {
-        Rect::new(left, top, right - left, bottom - top)
-    }
-
-    /// The rectangle that clips nothing (a huge finite one, so edges stay finite).
-    pub const fn infinite() -> Self {
-        Rect::new(-1e12, -1e12, 2e12, 2e12)
-    }
-
-    #[inline]
-    pub fn right(&self) -> f64 {
-        self.x + self.width
-    }
-
-    #[inline]
-    pub fn bottom(&self) -> f64 {
-        self.y + self.height
-    }
-
-    /// No area (zero or negative width or height, or NaN).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        !(self.width > 0.0 && self.height > 0.0)
-    }
-
-    /// The common part, or `None` when the rectangles do not overlap with a positive area.
-    pub fn intersect(&self, other: &Rect) -> Option<Rect> {
-        let left = self.x.max(other.x);
-        let top = self.y.max(other.y);
-        let right = self.right().min(other.right());
-        let bottom = self.bottom().min(other.bottom());
-        if right > left && bottom > top {
-            Some(Rect::from_edges(left, top, right, bottom))
-        } else {
-            None
-        }
-    }
-
-    /// The common part; an empty rectangle (zero size) when they do not overlap.
-    pub fn clip_to(&self, other: &Rect) -> Rect {
-        self.intersect(other)
-            .unwrap_or(Rect::new(self.x, self.y, 0.0, 0.0))
-    }
-
-    /// The smallest rectangle holding both.
-    pub fn union(&self, other: &Rect) -> Rect {
-        Rect::from_edges(
-            self.x.min(other.x),
-            self.y.min(other.y),
-            self.right().max(other.right()),
-            self.bottom().max(other.bottom()),
-        )
-    }
-
-    /// Moved by `(dx, dy)`.
-    #[inline]
-    pub fn translate(&self, dx: f64, dy: f64) -> Rect {
-        Rect::new(self.x + dx, self.y + dy, self.width, self.height)
-    }
-
-    /// Whether the point lies inside (left/top edges inclusive, right/bottom exclusive).
-    #[inline]
-    pub fn contains(&self, p: Point) -> bool {
-        p.x >= self.x && p.x < self.right() && p.y >= self.y && p.y < self.bottom()
-    }
-
-    /// The centre point.
-    pub fn center(&self) -> Point {
-        Point {
-            x: self.x + self.width / 2.0,
-            y: self.y + self.height / 2.0,
-        }
-    }
-
-    /// Grown by `d` on every side (shrunk for negative `d`).
-    pub fn inflate(&self, d: f64) -> Rect {
-        Rect::new(
-            self.x - d,
-            self.y - d,
-            self.width + 2.0 * d,
-            self.height + 2.0 * d,
-        )
-    }
 }
 
 /// The DOM node type (`nodeType` of the snapshot).
@@ -499,113 +392,6 @@ pub struct Document {
     pub content_height: f64,
 }
 
-/// An accessibility property name (the protocol's `AXPropertyName`), as a small enum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AxProp {
-    Busy,
-    Disabled,
-    Editable,
-    Focusable,
-    Focused,
-    Hidden,
-    HiddenRoot,
-    Invalid,
-    Keyshortcuts,
-    Settable,
-    Roledescription,
-    Live,
-    Atomic,
-    Relevant,
-    Root,
-    Autocomplete,
-    HasPopup,
-    Level,
-    Multiselectable,
-    Orientation,
-    Multiline,
-    Readonly,
-    Required,
-    Valuemin,
-    Valuemax,
-    Valuetext,
-    Checked,
-    Expanded,
-    Modal,
-    Pressed,
-    Selected,
-    Activedescendant,
-    Controls,
-    Describedby,
-    Details,
-    Errormessage,
-    Flowto,
-    Labelledby,
-    Owns,
-    Url,
-    /// Any other property; its protocol name is in the string table.
-    Other(StrId),
-}
-
-/// A parsed accessibility value (the protocol's `AXValue`, reduced to what callers use).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum AxValue {
-    /// Boolean, tristate `"true"`/`"false"`, booleanOrUndefined.
-    Bool(bool),
-    /// Tristate `"mixed"` (a half-checked checkbox, a half-pressed toggle).
-    Mixed,
-    /// Integer or number.
-    Number(f64),
-    /// String, computed string, token, role, ...
-    Str(StrId),
-    /// A reference to other nodes (idref, idrefList, nodeList), or a value with no content.
-    Other,
-}
-
-impl AxValue {
-    /// `true` for `Bool(true)` and `Mixed`.
-    pub fn is_truthy(&self) -> bool {
-        matches!(self, AxValue::Bool(true) | AxValue::Mixed)
-    }
-}
-
-/// An accessibility property of an [`AxNode`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AxProperty {
-    pub name: AxProp,
-    pub value: AxValue,
-}
-
-/// One node of the accessibility tree. The protocol's own `nodeId` is not kept: it only says
-/// how the tree hangs together, which `parent` and the children already say, and every pass
-/// over a long page's accessibility nodes streams them through memory.
-#[derive(Debug, Clone)]
-pub struct AxNode {
-    /// `ignored`: not exposed to assistive technology (layout-only wrappers, hidden nodes).
-    pub ignored: bool,
-    /// `role.value` (`button`, `link`, `generic`, `StaticText`, `RootWebArea`, ...).
-    pub role: Option<StrId>,
-    /// `name.value`: the accessible name.
-    pub name: Option<StrId>,
-    /// `description.value`.
-    pub description: Option<StrId>,
-    /// `value.value` (text fields, sliders, ...).
-    pub value: Option<AxValue>,
-    /// `Model::ax_props[props_start..props_end]`.
-    pub props_start: u32,
-    pub props_end: u32,
-    /// The parent AX node.
-    pub parent: Option<AxId>,
-    /// `Model::ax_children[children_start..children_end]`.
-    pub children_start: u32,
-    pub children_end: u32,
-    /// The DOM node (`backendDOMNodeId`), when it is in the snapshot.
-    pub node: Option<NodeId>,
-    /// `backendDOMNodeId` as sent, even when the DOM node is not in the snapshot.
-    pub backend_dom_node_id: Option<i64>,
-    /// The frame whose AX tree this node came from.
-    pub frame_id: Option<StrId>,
-}
-
 /// Page-level metrics from `Page.getLayoutMetrics` (CSS px).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PageMetrics {
@@ -784,8 +570,6 @@ impl Model {
         n.is_element().then(|| self.str(n.tag))
     }
 
-    /// Whether the node is an element with this (lower-case) tag name.
-    #[inline]
     /// The ids of the strings `matches` accepts: to look for a rare tag or attribute name by
     /// id in a pass over every node, rather than comparing each node's string. Empty when the
     /// page has none, which lets that pass be skipped.
@@ -798,6 +582,8 @@ impl Model {
             .collect()
     }
 
+    /// Whether the node is an element with this (lower-case) tag name.
+    #[inline]
     pub fn is_tag(&self, id: NodeId, tag: &str) -> bool {
         let n = self.node(id);
         n.is_element() && self.str(n.tag) == tag
