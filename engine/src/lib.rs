@@ -11,6 +11,7 @@ pub mod capture;
 mod command;
 pub mod doctor;
 pub mod error;
+pub mod extract;
 pub mod identity;
 mod memory;
 pub mod model;
