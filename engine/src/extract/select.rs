@@ -31,7 +31,7 @@ const CHROME_ROLES: &[&str] = &[
 ];
 
 /// Tags that hold the page's chrome.
-const CHROME_TAGS: &[&str] = &["nav", "aside", "footer", "header"];
+const CHROME_TAGS: &[&str] = &["nav", "aside", "footer", "header", "figcaption"];
 
 /// Class or id fragments of boxes that are not the content (comments, sharing, related
 /// stories, advertising, consent banners, bylines and tag lists).
@@ -71,6 +71,8 @@ const CHROME_NAMES: &[&str] = &[
     "more-stories",
     "most-popular",
     "trending",
+    "caption",
+    "credit",
 ];
 
 /// Whole class or id words of such boxes.
@@ -115,28 +117,35 @@ fn has_word(names: &str, words: &[&str]) -> bool {
 
 /// What an element is as chrome: `Some(share)` when it is chrome while it holds at most that
 /// share of the page's text.
-fn chrome_share(model: &Model, id: NodeId) -> Option<f64> {
+fn chrome_share(model: &Model, id: NodeId) -> Option<(f64, bool)> {
     if model.node(id).kind != NodeKind::Element {
         return None;
     }
     if model.role(id).is_some_and(|r| CHROME_ROLES.contains(&r)) {
-        return Some(0.5);
+        return Some((0.5, false));
     }
     if let Some(r) = model.attr(id, "role") {
         if CHROME_ROLES.contains(&r.trim()) {
-            return Some(0.5);
+            return Some((0.5, false));
         }
     }
     if model.tag(id).is_some_and(|t| CHROME_TAGS.contains(&t)) {
-        return Some(0.4);
+        return Some((0.4, false));
     }
     if is_pinned(model, id) {
-        return Some(0.5);
+        return Some((0.5, false));
     }
     let n = names(model, id);
-    if !n.is_empty() && (CHROME_NAMES.iter().any(|c| n.contains(c)) || has_word(&n, CHROME_WORDS))
+    // A box also named as content (`id="page-content" class="with-sidebar"`) is not dropped by
+    // its name.
+    let content_named = n.split_whitespace().any(|v| {
+        ["content", "article", "body", "main", "story", "entry"]
+            .iter()
+            .any(|c| v.ends_with(c))
+    });
+    if !n.is_empty() && !content_named && (CHROME_NAMES.iter().any(|c| n.contains(c)) || has_word(&n, CHROME_WORDS))
     {
-        return Some(0.25);
+        return Some((0.25, true));
     }
     None
 }
@@ -158,22 +167,37 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
             dropped,
         };
     }
-    let total = f64::from(prep.chars[root.index()]).max(1.0);
-    for i in 0..n {
-        let node = &model.nodes[i];
-        if node.parent.is_some_and(|p| dropped[p.index()]) {
-            dropped[i] = true;
-            continue;
-        }
-        if !prep.shown[i] {
-            continue;
-        }
-        let id = NodeId::new(i as u32);
-        if let Some(share) = chrome_share(model, id) {
-            if f64::from(prep.chars[i]) <= share * total {
+    // Landmarks and pinned boxes first, then boxes named as chrome, each judged against the
+    // text left by the step before (a page whose menus hold most of its text still has its
+    // article).
+    let mut left = prep.chars[root.index()];
+    for by_name in [false, true] {
+        let total = f64::from(left).max(1.0);
+        let mut removed = 0u32;
+        for i in 0..n {
+            let node = &model.nodes[i];
+            if dropped[i] {
+                continue;
+            }
+            if node.parent.is_some_and(|p| dropped[p.index()]) {
                 dropped[i] = true;
+                continue;
+            }
+            if !prep.shown[i] {
+                continue;
+            }
+            let id = NodeId::new(i as u32);
+            if let Some((share, named)) = chrome_share(model, id) {
+                if named == by_name && f64::from(prep.chars[i]) <= share * total {
+                    dropped[i] = true;
+                    removed += prep.chars[i];
+                    if std::env::var_os("EXTRACT_DEBUG").is_some() && prep.chars[i] > 300 {
+                        eprintln!("drop {:?} {:?} class={:?} id={:?} role={:?} chars={} total={}", id, model.tag(id), model.attr(id, "class"), model.attr(id, "id"), model.role(id), prep.chars[i], total);
+                    }
+                }
             }
         }
+        left = left.saturating_sub(removed);
     }
     // The text that is left, per subtree, and per block its own (not in a nested block).
     let mut chars = vec![0u32; n];
@@ -385,6 +409,16 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
             }
         }
         None => roots.push(top),
+    }
+    if std::env::var_os("EXTRACT_DEBUG").is_some() {
+        for &r in &roots {
+            eprintln!("root {:?} {:?} class={:?} id={:?} chars={} score={:.1} final={:.1}", r, model.tag(r), model.attr(r, "class"), model.attr(r, "id"), chars[r.index()], score[r.index()], final_score(r.index()));
+        }
+        let mut c: Vec<_> = candidates.iter().map(|&c| (final_score(c.index()), c)).collect();
+        c.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (s, c) in c.iter().take(8) {
+            eprintln!("  cand {:.1} {:?} {:?} class={:?} chars={}", s, c, model.tag(*c), model.attr(*c, "class"), chars[c.index()]);
+        }
     }
     // Inside the content: blocks mostly made of links are lists of other pages.
     for &r in &roots {
