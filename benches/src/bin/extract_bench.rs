@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions};
-use pagesight::cdp::emulation::SetScriptExecutionDisabledParams;
 use pagesight::capture::{capture_page_for, AxScope, Capture};
+use pagesight::cdp::emulation::SetScriptExecutionDisabledParams;
 use pagesight::extract::{extract, extract_page_timed, ExtractOptions, SNAPSHOT_OPTIONS};
 use pagesight::identity::UidTable;
 use pagesight::snapshot::analyze_capture;
@@ -90,7 +90,10 @@ fn keys(args: &Args) -> Result<Vec<String>, String> {
         .collect();
     keys.sort();
     if keys.is_empty() {
-        return Err(format!("no pages/<key>.html.gz in {}", args.bench.display()));
+        return Err(format!(
+            "no pages/<key>.html.gz in {}",
+            args.bench.display()
+        ));
     }
     Ok(keys)
 }
@@ -226,11 +229,13 @@ fn offline(args: Args) -> Result<(), String> {
         let mut table = UidTable::new();
         let snapshot = analyze_capture(capture, &mut table, &target, &SNAPSHOT_OPTIONS)
             .map_err(|e| format!("{key}: {e}"))?;
-        let extraction = extract(&snapshot.model, &snapshot.analysis, &snapshot.uids, &options);
+        let extraction = extract(
+            &snapshot.model,
+            &snapshot.analysis,
+            &snapshot.uids,
+            &options,
+        );
         engines.push(start.elapsed());
-        if std::env::var_os("EXTRACT_DEBUG").is_some() {
-            println!("{}", extraction.markdown);
-        }
         predictions.insert(key.clone(), extraction.text);
     }
     println!(

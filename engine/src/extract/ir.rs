@@ -358,8 +358,8 @@ impl Builder<'_> {
             if !self.keep(c) {
                 continue;
             }
-            let is_item = self.model.tag(c) == Some("li")
-                || self.model.node(c).kind != NodeKind::Element;
+            let is_item =
+                self.model.tag(c) == Some("li") || self.model.node(c).kind != NodeKind::Element;
             if !is_item && depth < MAX_DEPTH && self.model.tag(c) != Some("ul") {
                 // A wrapper between the list and its items.
                 let before = items.len();
@@ -588,7 +588,6 @@ fn code_language(model: &Model, pre: NodeId) -> Option<String> {
 fn is_lang_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 24
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '#' | '.' | '_'))
 }

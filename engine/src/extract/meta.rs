@@ -70,17 +70,15 @@ pub(crate) fn read(model: &Model, prep: &Prep, roots: &[NodeId], all: bool) -> M
         .iter()
         .find(|h| roots.iter().any(|r| model.contains(*r, **h)));
     let before = roots.first().and_then(|r| {
-        h1s.iter()
-            .filter(|h| h.get() < r.get())
-            .find(|h| {
-                let t = model.text_content(**h, 400);
-                let t = t.trim().to_lowercase();
-                t.len() > 3
-                    && [&doc_title, &og_title].iter().any(|c| {
-                        c.as_ref()
-                            .is_some_and(|c| c.to_lowercase().contains(t.as_str()))
-                    })
-            })
+        h1s.iter().filter(|h| h.get() < r.get()).find(|h| {
+            let t = model.text_content(**h, 400);
+            let t = t.trim().to_lowercase();
+            t.len() > 3
+                && [&doc_title, &og_title].iter().any(|c| {
+                    c.as_ref()
+                        .is_some_and(|c| c.to_lowercase().contains(t.as_str()))
+                })
+        })
     });
     let heading = inside.or(before).copied();
     let (title, title_node) = match heading.and_then(|h| clean(&model.text_content(h, 1000))) {
@@ -97,7 +95,11 @@ pub(crate) fn read(model: &Model, prep: &Prep, roots: &[NodeId], all: bool) -> M
                         .attr(id, "class")
                         .is_some_and(|c| c.to_ascii_lowercase().contains("byline"))
             })
-            .map(|t| t.trim_start_matches("By ").trim_start_matches("by ").to_string())
+            .map(|t| {
+                t.trim_start_matches("By ")
+                    .trim_start_matches("by ")
+                    .to_string()
+            })
         });
     let published = meta_content(
         model,

@@ -13,17 +13,56 @@ use crate::model::{Display, Model, NodeId, NodeKind, Position};
 
 /// Tags whose content is never prose to read.
 const SKIPPED_TAGS: &[&str] = &[
-    "script", "style", "noscript", "template", "head", "title", "meta", "link", "button",
-    "select", "option", "optgroup", "input", "textarea", "datalist", "canvas", "audio", "video",
-    "object", "embed", "map", "svg", "math", "progress", "meter", "dialog", "label", "menu",
+    "script", "style", "noscript", "template", "head", "title", "meta", "link", "button", "select",
+    "option", "optgroup", "input", "textarea", "datalist", "canvas", "audio", "video", "object",
+    "embed", "map", "svg", "math", "progress", "meter", "dialog", "label", "menu",
 ];
 
 /// Tags that stand for a block of their own even without a box (`display: contents`).
 const BLOCK_TAGS: &[&str] = &[
-    "p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "h1", "h2",
-    "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody",
-    "tfoot", "tr", "td", "th", "caption", "pre", "blockquote", "figure", "figcaption", "hr",
-    "form", "fieldset", "details", "summary", "address", "body", "html", "iframe", "center",
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "thead",
+    "tbody",
+    "tfoot",
+    "tr",
+    "td",
+    "th",
+    "caption",
+    "pre",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "hr",
+    "form",
+    "fieldset",
+    "details",
+    "summary",
+    "address",
+    "body",
+    "html",
+    "iframe",
+    "center",
 ];
 
 /// Per-node facts of one page.
@@ -84,7 +123,11 @@ pub(crate) fn text_of(model: &Model, id: NodeId) -> &str {
     let n = model.node(id);
     n.value
         .map(|v| model.str(v))
-        .or_else(|| n.layout.and_then(|l| model.layout(l).text).map(|t| model.str(t)))
+        .or_else(|| {
+            n.layout
+                .and_then(|l| model.layout(l).text)
+                .map(|t| model.str(t))
+        })
         .unwrap_or("")
 }
 

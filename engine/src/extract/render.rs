@@ -97,7 +97,13 @@ pub(crate) fn md_block(b: &Block) -> String {
             let inner = markdown(bs);
             inner
                 .lines()
-                .map(|l| if l.is_empty() { ">".to_string() } else { format!("> {l}") })
+                .map(|l| {
+                    if l.is_empty() {
+                        ">".to_string()
+                    } else {
+                        format!("> {l}")
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         }
@@ -108,10 +114,8 @@ pub(crate) fn md_block(b: &Block) -> String {
             }
             let mut out = Vec::new();
             for (k, r) in rows.iter().enumerate() {
-                let mut cells: Vec<String> = r
-                    .iter()
-                    .map(|c| md_line(c).replace('\n', " "))
-                    .collect();
+                let mut cells: Vec<String> =
+                    r.iter().map(|c| md_line(c).replace('\n', " ")).collect();
                 cells.resize(cols, String::new());
                 out.push(format!("| {} |", cells.join(" | ")));
                 if k == 0 {

@@ -143,7 +143,9 @@ fn chrome_share(model: &Model, id: NodeId) -> Option<(f64, bool)> {
             .iter()
             .any(|c| v.ends_with(c))
     });
-    if !n.is_empty() && !content_named && (CHROME_NAMES.iter().any(|c| n.contains(c)) || has_word(&n, CHROME_WORDS))
+    if !n.is_empty()
+        && !content_named
+        && (CHROME_NAMES.iter().any(|c| n.contains(c)) || has_word(&n, CHROME_WORDS))
     {
         return Some((0.25, true));
     }
@@ -191,9 +193,6 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
                 if named == by_name && f64::from(prep.chars[i]) <= share * total {
                     dropped[i] = true;
                     removed += prep.chars[i];
-                    if std::env::var_os("EXTRACT_DEBUG").is_some() && prep.chars[i] > 300 {
-                        eprintln!("drop {:?} {:?} class={:?} id={:?} role={:?} chars={} total={}", id, model.tag(id), model.attr(id, "class"), model.attr(id, "id"), model.role(id), prep.chars[i], total);
-                    }
                 }
             }
         }
@@ -308,7 +307,10 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
         .iter()
         .filter(|&&c| c != top)
         .map(|&c| (c, final_score(c.index())))
-        .filter(|(_, s)| *s >= 0.75 * top_score)
+        .filter(|(c, s)| {
+            // Parts of one text split up (by advertising, say), not teasers of other pages.
+            *s >= 0.75 * top_score && chars[c.index()] as f64 >= 0.3 * chars[top.index()] as f64
+        })
         .collect();
     others.sort_by(|a, b| b.1.total_cmp(&a.1));
     others.truncate(5);
@@ -318,10 +320,7 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
             if Some(a) == body {
                 break;
             }
-            let inside = others
-                .iter()
-                .filter(|(o, _)| model.contains(a, *o))
-                .count();
+            let inside = others.iter().filter(|(o, _)| model.contains(a, *o)).count();
             if inside >= 3 {
                 top = a;
                 break;
@@ -400,7 +399,7 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
                 let ld = density(si);
                 let len = chars[si];
                 let text_like = own[si] == len;
-                if s_score + bonus >= threshold
+                if (s_score + bonus >= threshold && ld < 0.3)
                     || (text_like && len > 80 && ld < 0.25)
                     || (text_like && len > 0 && len <= 80 && ld == 0.0 && ends_sentence(model, s))
                 {
@@ -409,16 +408,6 @@ pub(crate) fn select(model: &Model, prep: &Prep, all: bool) -> Selection {
             }
         }
         None => roots.push(top),
-    }
-    if std::env::var_os("EXTRACT_DEBUG").is_some() {
-        for &r in &roots {
-            eprintln!("root {:?} {:?} class={:?} id={:?} chars={} score={:.1} final={:.1}", r, model.tag(r), model.attr(r, "class"), model.attr(r, "id"), chars[r.index()], score[r.index()], final_score(r.index()));
-        }
-        let mut c: Vec<_> = candidates.iter().map(|&c| (final_score(c.index()), c)).collect();
-        c.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (s, c) in c.iter().take(8) {
-            eprintln!("  cand {:.1} {:?} {:?} class={:?} chars={}", s, c, model.tag(*c), model.attr(*c, "class"), chars[c.index()]);
-        }
     }
     // Inside the content: blocks mostly made of links are lists of other pages.
     for &r in &roots {

@@ -11,7 +11,9 @@ fn t(s: &str) -> Inline {
 fn page_text_cannot_forge_markdown() {
     let blocks = vec![
         Block::Para(vec![t("# not a heading")]),
-        Block::Para(vec![t("1. not a list, [not](a link) *nor* <b>html</b> | pipe")]),
+        Block::Para(vec![t(
+            "1. not a list, [not](a link) *nor* <b>html</b> | pipe",
+        )]),
         Block::Para(vec![t("- nor an item &amp; snake_case _under_")]),
     ];
     assert_eq!(
@@ -51,7 +53,10 @@ fn nested_lists_indent_by_their_marker() {
     let inner = Block::List {
         ordered: true,
         start: 3,
-        items: vec![vec![Block::Para(vec![t("three")])], vec![Block::Para(vec![t("four")])]],
+        items: vec![
+            vec![Block::Para(vec![t("three")])],
+            vec![Block::Para(vec![t("four")])],
+        ],
     };
     let blocks = vec![Block::List {
         ordered: false,
