@@ -1,5 +1,6 @@
 //! The `pagesight` command line: one snapshot, a page's main content, a JSON-lines session, a
-//! capture to a file, or a health check. Every subcommand is a thin front end over the engine's command API.
+//! capture to a file, or a health check. Every subcommand is a thin front end over the engine's
+//! command API.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
