@@ -188,15 +188,27 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
     let extraction = result?;
     let out = match args.format.as_str() {
         "text" => extraction.text,
-        "json" => serde_json::to_string_pretty(&serde_json::json!({
-            "title": extraction.title,
-            "byline": extraction.byline,
-            "published": extraction.published,
-            "lang": extraction.lang,
-            "markdown": extraction.markdown,
-            "blocks": extraction.blocks,
-        }))
-        .map_err(|e| Error::invalid_argument(format!("cannot write JSON: {e}")))?,
+        "json" => {
+            /// The JSON output: the extraction in reading order, without the plain text.
+            #[derive(serde::Serialize)]
+            struct Json<'a> {
+                title: &'a Option<String>,
+                byline: &'a Option<String>,
+                published: &'a Option<String>,
+                lang: &'a Option<String>,
+                markdown: &'a str,
+                blocks: &'a [String],
+            }
+            serde_json::to_string_pretty(&Json {
+                title: &extraction.title,
+                byline: &extraction.byline,
+                published: &extraction.published,
+                lang: &extraction.lang,
+                markdown: &extraction.markdown,
+                blocks: &extraction.blocks,
+            })
+            .map_err(|e| Error::invalid_argument(format!("cannot write JSON: {e}")))?
+        }
         _ => extraction.markdown,
     };
     print(&out)?;
