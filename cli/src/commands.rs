@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
 use pagesight::capture::capture_page;
+use pagesight::extract::{extract_page, ExtractOptions};
+use pagesight::identity::UidTable;
 use pagesight::session::{normalize_url, Session, SessionOptions};
 use pagesight::snapshot::{render_capture, SnapshotOptions};
 use pagesight::{Error, Result};
@@ -141,6 +143,76 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
     .await;
     let closed = session.shutdown().await;
     print(&result?)?;
+    closed
+}
+
+#[derive(Args, Debug)]
+pub struct ExtractArgs {
+    /// URL or file path of the page.
+    page: Option<String>,
+    /// markdown, text (the same blocks without markup) or json (title, byline, published, lang,
+    /// markdown, blocks).
+    #[arg(long, default_value = "markdown", value_parser = ["markdown", "text", "json"])]
+    format: String,
+    /// The whole visible page instead of its main content.
+    #[arg(long)]
+    all: bool,
+    /// Viewport size as WIDTHxHEIGHT in CSS px.
+    #[arg(long, value_parser = parse_viewport, default_value = "1280x800")]
+    viewport: (u32, u32),
+    #[command(flatten)]
+    browser: BrowserArgs,
+}
+
+pub async fn extract(args: ExtractArgs) -> Result<()> {
+    exit_on_signals_with_cleanup()?;
+    if let Some(page) = &args.page {
+        normalize_url(page)?;
+    }
+    let options = ExtractOptions { all: args.all };
+    let mut session = Session::start(session_options(&args.browser, args.viewport)).await?;
+    let result = async {
+        open_in(
+            &mut session,
+            args.page.as_deref(),
+            args.browser.target.is_some(),
+        )
+        .await?;
+        let page = session
+            .current_page()
+            .ok_or_else(|| Error::invalid_argument("no page is open"))?;
+        let mut uids = UidTable::new();
+        extract_page(page, &mut uids, &options).await
+    }
+    .await;
+    let closed = session.shutdown().await;
+    let extraction = result?;
+    let out = match args.format.as_str() {
+        "text" => extraction.text,
+        "json" => {
+            /// The JSON output: the extraction in reading order, without the plain text.
+            #[derive(serde::Serialize)]
+            struct Json<'a> {
+                title: &'a Option<String>,
+                byline: &'a Option<String>,
+                published: &'a Option<String>,
+                lang: &'a Option<String>,
+                markdown: &'a str,
+                blocks: &'a [String],
+            }
+            serde_json::to_string_pretty(&Json {
+                title: &extraction.title,
+                byline: &extraction.byline,
+                published: &extraction.published,
+                lang: &extraction.lang,
+                markdown: &extraction.markdown,
+                blocks: &extraction.blocks,
+            })
+            .map_err(|e| Error::invalid_argument(format!("cannot write JSON: {e}")))?
+        }
+        _ => extraction.markdown,
+    };
+    print(&out)?;
     closed
 }
 

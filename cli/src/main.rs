@@ -1,5 +1,6 @@
-//! The `pagesight` command line: one snapshot, a JSON-lines session, a capture to a file, or a
-//! health check. Every subcommand is a thin front end over the engine's command API.
+//! The `pagesight` command line: one snapshot, a page's main content, a JSON-lines session, a
+//! capture to a file, or a health check. Every subcommand is a thin front end over the engine's
+//! command API.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ struct Cli {
 enum Cmd {
     /// Load a page (URL or file path) and print one snapshot.
     Snapshot(commands::SnapshotArgs),
+    /// Load a page (URL or file path) and print its main content as markdown, text or JSON.
+    Extract(commands::ExtractArgs),
     /// A session: JSON-lines commands on stdin (or FILE), one JSON-line response each.
     Run {
         /// Read commands from this file instead of stdin.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
     let result = pagesight::block_on_task(&runtime, async move {
         match cli.command {
             Cmd::Snapshot(args) => commands::snapshot(args).await,
+            Cmd::Extract(args) => commands::extract(args).await,
             Cmd::Run { file, browser } => commands::run(file, browser).await,
             Cmd::Capture {
                 page,

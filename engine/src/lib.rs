@@ -51,6 +51,7 @@ pub mod capture;
 pub mod command;
 pub mod doctor;
 mod error;
+pub mod extract;
 #[doc(hidden)]
 pub mod identity;
 mod memory;

@@ -1,0 +1,125 @@
+//! Extraction of the fixture pages of `fixtures/extract/`, live in headless Chromium, compared
+//! with their golden markdown (`<page>.md` beside each page). The pages are served on two
+//! loopback origins so that a frame of the second is an out-of-process iframe; the origins
+//! are written `{{A}}` and `{{B}}` in the goldens. After checking a change by eye, rewrite
+//! them with `PAGESIGHT_BLESS=1 cargo test -p pagesight --test extract`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use pagesight::extract::{extract_page, ExtractOptions};
+use pagesight::identity::UidTable;
+use pagesight::session::{Session, SessionOptions};
+
+const PAGES: &[&str] = &[
+    "tables.html",
+    "code.html",
+    "lists.html",
+    "cookie-sticky.html",
+    "hidden.html",
+    "forging.html",
+    "iframe.html",
+];
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/extract")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixture_pages_extract_as_their_goldens() {
+    let bless = std::env::var_os("PAGESIGHT_BLESS").is_some();
+    let origins = common::serve_two_origins(dir()).expect("serve the fixture pages");
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let mut mismatches = Vec::new();
+    for page in PAGES {
+        session
+            .open(&format!("{}/{page}", origins.a))
+            .await
+            .expect("open fixture page");
+        let current = session.current_page().expect("a page is open");
+        let mut uids = UidTable::new();
+        let extraction = extract_page(current, &mut uids, &ExtractOptions::default())
+            .await
+            .expect("extract");
+        assert!(
+            !extraction.markdown.contains("SECRET") && !extraction.text.contains("SECRET"),
+            "{page}: hidden text was extracted:\n{}",
+            extraction.markdown
+        );
+        assert!(!extraction.blocks.is_empty(), "{page}: no block uids");
+        let got = extraction
+            .markdown
+            .replace(&origins.a, "{{A}}")
+            .replace(&origins.b, "{{B}}");
+        let path = dir().join(format!("{page}.md"));
+        if bless {
+            std::fs::write(&path, &got).expect("write golden");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        if expected != got {
+            mismatches.push(format!(
+                "{}: differs from the golden\n--- expected\n{expected}\n--- got\n{got}",
+                path.display()
+            ));
+        }
+    }
+    session.shutdown().await.expect("close");
+    assert!(
+        mismatches.is_empty(),
+        "{}\n(rewrite with PAGESIGHT_BLESS=1 after checking the change)",
+        mismatches.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_whole_page_keeps_its_chrome_but_not_hidden_text() {
+    let origins = common::serve_two_origins(dir()).expect("serve the fixture pages");
+    let mut session = Session::start(SessionOptions::default())
+        .await
+        .expect("launch Chromium");
+    let mut all = Vec::new();
+    for page in ["cookie-sticky.html", "hidden.html"] {
+        session
+            .open(&format!("{}/{page}", origins.a))
+            .await
+            .expect("open fixture page");
+        let current = session.current_page().expect("a page is open");
+        let mut uids = UidTable::new();
+        let main = extract_page(current, &mut uids, &ExtractOptions::default())
+            .await
+            .expect("extract");
+        let whole = extract_page(current, &mut uids, &ExtractOptions { all: true })
+            .await
+            .expect("extract all");
+        all.push((page, main, whole));
+    }
+    session.shutdown().await.expect("close");
+    let (_, main, whole) = &all[0];
+    assert!(!main.markdown.contains("cookies"), "{}", main.markdown);
+    assert!(!main.markdown.contains("Most read"), "{}", main.markdown);
+    assert!(
+        whole.markdown.contains("We use cookies"),
+        "{}",
+        whole.markdown
+    );
+    assert!(whole.markdown.contains("Most read"), "{}", whole.markdown);
+    assert!(
+        whole.markdown.contains("city council voted"),
+        "{}",
+        whole.markdown
+    );
+    assert_eq!(
+        main.title.as_deref(),
+        Some("City council approves the new park")
+    );
+    let (_, _, hidden_whole) = &all[1];
+    assert!(
+        !hidden_whole.markdown.contains("SECRET"),
+        "{}",
+        hidden_whole.markdown
+    );
+}
