@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
 use pagesight::capture::capture_page;
-use pagesight::extract::{extract_page, ExtractOptions};
-use pagesight::identity::UidTable;
+use pagesight::extract::ExtractOptions;
 use pagesight::session::{normalize_url, Session, SessionOptions};
 use pagesight::snapshot::{render_capture, SnapshotOptions};
 use pagesight::{Error, Result};
@@ -148,7 +147,9 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
 
 #[derive(Args, Debug)]
 pub struct ExtractArgs {
-    /// URL or file path of the page.
+    /// URL or file path of the page (not needed with --target: the attached page is read as it
+    /// is).
+    #[arg(required_unless_present = "target")]
     page: Option<String>,
     /// markdown, text (the same blocks without markup) or json (title, byline, published, lang,
     /// markdown, blocks).
@@ -178,11 +179,7 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
             args.browser.target.is_some(),
         )
         .await?;
-        let page = session
-            .current_page()
-            .ok_or_else(|| Error::invalid_argument("no page is open"))?;
-        let mut uids = UidTable::new();
-        extract_page(page, &mut uids, &options).await
+        session.extract(&options).await
     }
     .await;
     let closed = session.shutdown().await;

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::analysis::Expand;
 use crate::error::{Error, Result};
+use crate::extract::ExtractOptions;
 use crate::render::{Format, Mode};
 use crate::snapshot::SnapshotOptions;
 
@@ -62,6 +63,8 @@ pub enum Command {
     Upload(Upload),
     /// Accept or dismiss the open JavaScript dialog.
     Dialog(AnswerDialog),
+    /// The page's main content (or with `all`, the whole visible page) as markdown and text.
+    Extract(ExtractOptions),
 }
 
 /// `open`: navigate to a URL or a local file.
@@ -511,6 +514,7 @@ const COMMANDS: &[(&str, &str)] = &[
         r#"{"cmd":"upload","uid":"1_9","files":["cv.pdf"]}"#,
     ),
     ("dialog", r#"{"cmd":"dialog","accept":true}"#),
+    ("extract", r#"{"cmd":"extract"}"#),
 ];
 
 impl Command {
@@ -544,6 +548,7 @@ impl Command {
             Command::Scroll(_) => "scroll",
             Command::Upload(_) => "upload",
             Command::Dialog(_) => "dialog",
+            Command::Extract(_) => "extract",
         }
     }
 
@@ -600,6 +605,7 @@ impl Command {
             "scroll" => Command::Scroll(fields(value, cmd, e)?),
             "upload" => Command::Upload(fields(value, cmd, e)?),
             "dialog" => Command::Dialog(fields(value, cmd, e)?),
+            "extract" => Command::Extract(fields(value, cmd, e)?),
             other => {
                 return Err(Error::invalid_argument(format!(
                     "the command {other:?} is listed but not read; this is a bug"

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::command::{MouseButton, ScrollDirection};
 use crate::error::{Error, Result};
+pub use crate::extract::Extraction;
 use crate::render::Format;
 
 /// The result of any command, as [`Session::execute`](crate::Session::execute) returns it.
@@ -52,6 +53,8 @@ pub enum Response {
     Uploaded(Uploaded),
     /// `dialog`.
     DialogAnswered(DialogAnswered),
+    /// `extract`.
+    Extracted(Extraction),
 }
 
 impl Response {

@@ -17,6 +17,7 @@ use crate::capture::{capture_page_for, confirm_hits, AxScope, Captured};
 use crate::cdp::page as cdp_page;
 use crate::command::{self, AnswerDialog, Command};
 use crate::error::{Error, ErrorCode, Result};
+use crate::extract::{ExtractOptions, Extraction};
 use crate::identity::UidTable;
 use crate::render::Mode;
 use crate::response::{
@@ -167,6 +168,7 @@ impl Session {
             Command::Scroll(c) => Response::Scrolled(self.scroll(&c).await?),
             Command::Upload(c) => Response::Uploaded(self.upload(&c).await?),
             Command::Dialog(c) => Response::DialogAnswered(self.answer_dialog(&c).await?),
+            Command::Extract(options) => Response::Extracted(self.extract(&options).await?),
         })
     }
 
@@ -269,6 +271,14 @@ impl Session {
             format: options.format,
             text,
         })
+    }
+
+    /// The page's main content (or the whole visible page) as markdown and text, with the uids
+    /// of the blocks it was taken from (the page's own uids: an agent can act on them).
+    pub async fn extract(&mut self, options: &ExtractOptions) -> Result<Extraction> {
+        let state = self.current_page_mut()?;
+        let work = crate::extract::extract_page(&state.page, &mut state.uids, options);
+        state.act.unless_dialog(work).await
     }
 
     /// Takes a new snapshot and returns what changed since the previous one of this page, in the

@@ -35,15 +35,21 @@ use crate::identity::{UidAssignment, UidTable};
 use crate::model::Model;
 use crate::snapshot::{analyze_capture, SnapshotOptions};
 
-/// What to extract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What to extract: the fields of the `extract` command.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default)]
 pub struct ExtractOptions {
     /// The whole visible page instead of its main content.
+    #[serde(deserialize_with = "crate::command::null_as_default")]
     pub all: bool,
 }
 
-/// A page's content, read for a person or a model.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+/// A page's content, read for a person or a model: the result of `extract`.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Extraction {
     /// The article's title (its main heading, else the page's title).
     pub title: Option<String>,
@@ -128,7 +134,9 @@ pub fn extract(
 /// engine's (model, analysis, uids and the extraction itself).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct ExtractTiming {
+    /// Chromium's capture of the page.
     pub capture: Duration,
+    /// The engine's model, analysis, uids and extraction.
     pub engine: Duration,
 }
 
