@@ -127,7 +127,7 @@ pub fn assign_uids(model: &Model, table: &mut UidTable, page_target: &str) -> Ui
     out
 }
 
-impl crate::render::UidSource for UidAssignment {
+impl super::UidSource for UidAssignment {
     fn dom(&self, node: NodeId) -> Option<Uid> {
         UidAssignment::dom(self, node)
     }
