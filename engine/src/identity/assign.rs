@@ -148,7 +148,7 @@ impl super::UidSource for UidAssignment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::testutil::Builder;
+    use crate::identity::testutil::Builder;
 
     #[test]
     fn a_frame_document_is_keyed_the_same_whatever_its_attach_position() {

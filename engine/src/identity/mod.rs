@@ -5,6 +5,8 @@
 //! and AX node of that snapshot — which the renderers read.
 
 mod assign;
+#[cfg(test)]
+pub(crate) mod testutil;
 mod uid_table;
 
 pub use assign::{assign_uids, UidAssignment};

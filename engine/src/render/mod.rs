@@ -296,6 +296,3 @@ pub(crate) fn push_covered_by<U: UidSource + ?Sized>(
         }
     }
 }
-
-#[cfg(test)]
-pub(crate) mod testutil;
