@@ -80,6 +80,7 @@ mod form;
 mod keyboard;
 mod live;
 mod pointer;
+mod remote;
 mod scope;
 mod scroll;
 mod settle;
@@ -101,7 +102,7 @@ use crate::identity::UidTable;
 use crate::render::Format;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use dialog::Raced;
-use live::{Frames, LiveNode};
+use remote::{Frames, LiveNode};
 use scope::{Scope, Worlds};
 use settle::{Settle, Settled};
 
@@ -697,10 +698,10 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
       const s=this.closest('select');
       return (s&&!s.multiple&&s.size<=1)?s:null;
     }"#;
-    let Some(select) = live::call_node(cx.dom(), &node.object_id, FN, &[]).await? else {
+    let Some(select) = remote::call_node(cx.dom(), &node.object_id, FN, &[]).await? else {
         return Ok(None);
     };
-    let text = live::call(
+    let text = remote::call(
         cx.dom(),
         &node.object_id,
         "function(){return this.text.replace(/\\s+/g,' ').trim()}",
@@ -737,7 +738,7 @@ async fn focused(cx: &Cx<'_>) -> Value {
     let reply = cx
         .dom()
         .send(&EvaluateParams {
-            object_group: Some(live::OBJECT_GROUP.into()),
+            object_group: Some(remote::OBJECT_GROUP.into()),
             silent: Some(true),
             context_id: cx.scope.world,
             return_by_value: Some(false),
@@ -752,10 +753,10 @@ async fn focused(cx: &Cx<'_>) -> Value {
     let Some(object_id) = reply.ok().and_then(|r| r.result.object_id) else {
         return Value::Null;
     };
-    let Ok(node) = live::node_from_object(cx.dom(), object_id).await else {
+    let Ok(node) = remote::node_from_object(cx.dom(), object_id).await else {
         return Value::Null;
     };
-    let info = live::call(
+    let info = remote::call(
         cx.dom(),
         &node.object_id,
         "function(){return {tag:this.localName,id:this.id||''}}",

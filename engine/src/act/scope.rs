@@ -233,7 +233,7 @@ impl Scope {
                     "the frame that holds this element has no usable box; take a new snapshot",
                 ));
             };
-            let vp = super::pointer::viewport(&owner.parent).await?;
+            let vp = super::remote::viewport(&owner.parent).await?;
             out.push(Level {
                 owner: owner.clone(),
                 origin: geometry.origin,
@@ -313,7 +313,7 @@ pub(crate) async fn owners_of(page: &Page, session_of_frame: &Page) -> Result<Ve
             .await;
         let Ok(owner) = owner else { break };
         // The frame (and loader) of the document that holds the `<iframe>`.
-        let frames = super::live::Frames::read(&parent).await?;
+        let frames = super::remote::Frames::read(&parent).await?;
         let parent_frame = frames
             .parent(&t.target_id)
             .unwrap_or(&frames.main_frame)
