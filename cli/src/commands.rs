@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
-use pagesight::capture::capture_page;
+use pagesight::live::capture_page;
 use pagesight::session::{normalize_url, Session, SessionOptions};
 use pagesight::snapshot::{render_capture, SnapshotOptions};
 use pagesight::{Error, Result};

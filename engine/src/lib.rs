@@ -2,7 +2,8 @@
 //!
 //! The modules follow the data flow of DESIGN.md, one job each:
 //! `transport` (the only I/O) -> `capture` -> `model` -> `analysis` -> `identity` -> `render`,
-//! with `browser` launching or connecting to Chromium and managing pages.
+//! with `browser` launching or connecting to Chromium and managing pages, and `live` choosing
+//! what a live snapshot asks Chromium for.
 
 pub mod act;
 pub mod analysis;
@@ -12,6 +13,7 @@ mod command;
 pub mod doctor;
 pub mod error;
 pub mod identity;
+pub mod live;
 mod memory;
 pub mod model;
 mod parallel;

@@ -13,11 +13,12 @@ use serde_json::{json, Map, Value};
 
 use crate::act::{interrupted_navigation, ActState, ActTarget, Navigated};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
-use crate::capture::{capture_page_for, confirm_hits, AxScope, Captured};
+use crate::capture::AxScope;
 use crate::cdp::page as cdp_page;
 use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
+use crate::live::{capture_page_for, confirm_hits, Captured};
 use crate::render::{Format, Mode};
 use crate::snapshot::{analyze_capture, render_snapshot, Snapshot, SnapshotOptions};
 

@@ -5,9 +5,10 @@
 //! exactly what runs live.
 
 use crate::analysis::{analyze_view, Analysis, AnalysisOptions, Expand};
-use crate::capture::{Capture, Captured, Inputs};
+use crate::capture::Capture;
 use crate::error::{Error, Result};
 use crate::identity::{assign_uids, TableMark, UidAssignment, UidTable};
+use crate::live::{Captured, Inputs};
 use crate::model::Model;
 use crate::render::{render, Format, Mode, RenderOptions};
 
@@ -154,7 +155,7 @@ impl Snapshot {
     /// as it is.
     ///
     /// Why: an agent often takes a snapshot of a page that has not changed. When every part of
-    /// the capture is one the page kept from an earlier snapshot (see `capture::kept_model`),
+    /// the capture is one the page kept from an earlier snapshot (see `live::kept_model`),
     /// the capture holds the same data as this snapshot's; the same options then give the
     /// same analysis and text, and a uid table left as this snapshot left it, which minted no uid
     /// for a node it can key (see [`UidTable::settled`]), gives the same uids with no new mark. Computing them again is most

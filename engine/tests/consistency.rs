@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pagesight::capture::{capture_page, mixes_states, AxNodes, Capture};
+use pagesight::capture::{AxNodes, Capture};
+use pagesight::live::{capture_page, mixes_states};
 use pagesight::model::Model;
 use pagesight::session::{Session, SessionOptions};
 use pagesight::ErrorCode;

@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
-use pagesight::capture::{capture_page, capture_page_with, AxFetch, AxScope, Captured};
+use pagesight::capture::AxScope;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_page, capture_page_with, AxFetch, Captured};
 use pagesight::render::{Format, Mode};
 use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::{process, SnapshotOptions};

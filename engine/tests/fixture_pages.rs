@@ -10,9 +10,9 @@
 use std::path::PathBuf;
 
 use pagesight::analysis::Expand;
-use pagesight::capture::capture_page;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
 use pagesight::identity::UidTable;
+use pagesight::live::capture_page;
 use pagesight::model::{Model, NodeId};
 use pagesight::render::{render, Format, Mode, RenderOptions};
 use pagesight::session::{take_snapshot, Session, SessionOptions};

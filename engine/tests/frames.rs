@@ -9,9 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pagesight::capture::{capture_page, UncapturedFrame};
+use pagesight::capture::UncapturedFrame;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
 use pagesight::identity::{Uid, UidTable};
+use pagesight::live::capture_page;
 use pagesight::model::{Model, NodeId};
 use pagesight::render::{render, Format, Mode, RenderOptions};
 use pagesight::session::{take_snapshot, take_snapshot_after, Session, SessionOptions};
@@ -643,7 +644,7 @@ async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
 }
 
 /// A page whose state has not changed since its last snapshot is not read again (its model of
-/// the DOM is kept, see `capture::kept_model`), and every change still shows: a panel scrolled
+/// the DOM is kept, see `live::kept_model`), and every change still shows: a panel scrolled
 /// (only its rectangles change), a text changed, the page scrolled, the page loaded again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use pagesight::capture::capture_page;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::{Uid, UidTable};
+use pagesight::live::capture_page;
 use pagesight::model::Model;
 use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::{analyze_capture, Snapshot, SnapshotOptions};

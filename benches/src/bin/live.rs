@@ -3,14 +3,14 @@
 //! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
 //! hits all alike):
 //! - **floor**: the CDP calls the engine's capture makes for the default view, in its order,
-//!   kept in step with `capture/live.rs` (what to ask for is taken once per page from one
+//!   kept in step with `live/capture.rs` (what to ask for is taken once per page from one
 //!   capture; the page does not change between runs): `Page.getFrameTree` and
 //!   `Page.getLayoutMetrics`, then the main frame's isolated world and
 //!   `DOMSnapshot.captureSnapshot` (the engine's styles, paint order, no DOM rects) written
-//!   together, then the client and scroll rectangles of the boxes geometry needs (`capture::box_rects`:
+//!   together, then the client and scroll rectangles of the boxes geometry needs (`live::box_rects`:
 //!   `DOM.resolveNode` per box, one `Runtime.callFunctionOn`), then at once
 //!   `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the view's fetch
-//!   set (`capture::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame when the view
+//!   set (`live::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame when the view
 //!   holds a large share of the page's nodes (`AxFetch::node_by_node`) — with
 //!   `Page.getFrameTree` again behind them; a page at most three views large is taken whole,
 //!   as below (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time
@@ -22,7 +22,7 @@
 //!   that mode (default view), and **a11y all** (`--expand all`), each mode as one agent's
 //!   session would take it (its own warm uid table and last snapshot); these find the page
 //!   unchanged since their last snapshot, as an agent that looks again without acting does
-//!   (the engine then uses the model it kept, see the engine's `capture::kept_model`, and finds
+//!   (the engine then uses the model it kept, see the engine's `live::kept_model`, and finds
 //!   that the last snapshot stands, see `Snapshot::repeats`), so **a11y changed** takes the
 //!   default view of a page changed just before (an attribute of its root element set,
 //!   untimed), as after an action, in runs of its own after the others; the offline part is
@@ -56,10 +56,11 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope, Capture, DomSnapshot, FullAxTree};
+use pagesight::capture::{AxScope, Capture, DomSnapshot, FullAxTree};
 use pagesight::cdp::page::FrameTree;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
+use pagesight::live::capture_page_for;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};

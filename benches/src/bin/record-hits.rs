@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use pagesight::browser::{Browser, LaunchOptions, Viewport};
-use pagesight::capture::capture_page;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
+use pagesight::live::capture_page;
 use pagesight_benches::{fixtures_dir, with_browser};
 
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions};
-use pagesight::capture::capture_page;
+use pagesight::live::capture_page;
 use pagesight_benches::{
     ax_node_count, dom_node_count, mib, scale, scale_capture_path, scale_dir, with_browser,
 };

@@ -30,8 +30,9 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope};
+use pagesight::capture::AxScope;
 use pagesight::identity::UidTable;
+use pagesight::live::capture_page_for;
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};

@@ -27,11 +27,11 @@ use super::scope::{Reach, Scope};
 use super::Cx;
 use crate::analysis::click::sample_points;
 use crate::browser::Page;
-use crate::capture::hit_test_at;
 use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
 use crate::cdp::input::{DispatchMouseEventParams, DispatchMouseEventType, MouseButton};
 use crate::cdp::runtime::EvaluateParams;
 use crate::error::{Error, ErrorCode, Result};
+use crate::live::hit_test_at;
 use crate::model::Rect;
 
 /// How often a covered element is looked at again, and how long to wait in between: about

@@ -252,7 +252,7 @@ impl Scope {
         let (mut x, mut y) = (x, y);
         for level in levels {
             (x, y) = level.map(x, y);
-            let hit = crate::capture::hit_test_at(
+            let hit = crate::live::hit_test_at(
                 &level.owner.parent,
                 (x + level.scroll_x).floor() as i64,
                 (y + level.scroll_y).floor() as i64,
@@ -277,9 +277,9 @@ impl Scope {
 
     /// Makes every level's hit test answer (each session needs its document requested once).
     pub(crate) async fn prepare_hit_tests(&self) -> Result<()> {
-        crate::capture::prepare_hit_test(&self.session).await?;
+        crate::live::prepare_hit_test(&self.session).await?;
         for owner in &self.owners {
-            crate::capture::prepare_hit_test(&owner.parent).await?;
+            crate::live::prepare_hit_test(&owner.parent).await?;
         }
         Ok(())
     }

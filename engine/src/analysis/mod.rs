@@ -346,7 +346,7 @@ pub struct ViewFacts {
     pub nodes: Vec<NodeFacts>,
     /// The hit tester of the model these facts are of, once an analysis built it. Every copy
     /// of these facts shares it: a page whose model is kept from one snapshot to the next (see
-    /// `capture::kept_model`) builds it once, where it was a sixth of the engine's CPU time per
+    /// `live::kept_model`) builds it once, where it was a sixth of the engine's CPU time per
     /// snapshot of a long unchanged page. It reads only the DOM part of the model, as the facts
     /// do.
     hit_tester: Arc<OnceLock<Arc<HitTester>>>,

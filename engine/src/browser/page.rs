@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::capture::box_rects::{create_world, KeptBoxes};
-use crate::capture::kept_model::KeptModel;
 use crate::cdp::{dom, emulation, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
+use crate::live::box_rects::KeptBoxes;
+use crate::live::kept_model::KeptModel;
 use crate::transport::{Connection, EventStream, RawEvent, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
@@ -496,4 +496,25 @@ impl Page {
             .await
             .map(|_| ())
     }
+}
+
+/// The isolated world the engine reads a page in (one per frame; Chromium reuses it by name):
+/// the boxes' rectangles a live snapshot measures, the frames a load waits for.
+const WORLD: &str = "pagesight-geometry";
+/// Creates (or finds: Chromium keeps one world of a name per frame and document, and answers
+/// the same context again) the isolated world the engine reads a page in ([`WORLD`]), in the frame
+/// `frame_id` of one renderer. Written now, so it can ride along with other requests; the
+/// context comes with the reply.
+pub fn create_world<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    frame_id: &str,
+    timeout: Duration,
+) -> impl Future<Output = Result<i64>> + Send + use<'a> {
+    let params = page::CreateIsolatedWorldParams {
+        world_name: Some(WORLD.to_string()),
+        ..page::CreateIsolatedWorldParams::new(frame_id.to_string())
+    };
+    let reply = conn.send_now(session, &params, timeout);
+    async move { Ok(reply.await?.execution_context_id) }
 }

@@ -54,10 +54,8 @@ use crate::error::Result;
 use crate::model::Model;
 use crate::transport::RawJson;
 
-use super::ax::AxNodes;
-use super::box_rects::RectBox;
-use super::dom::DomSnapshot;
-use super::AxTreeCapture;
+use crate::capture::box_rects::RectBox;
+use crate::capture::{AxNodes, AxTreeCapture, DomSnapshot};
 
 /// What a snapshot's DOM model is built from, besides the rectangles read afterwards.
 #[derive(Clone)]

@@ -15,7 +15,7 @@
 //! - **viewport** (the default view, `--expand PX`): the snapshot first, without DOM rects (the
 //!   few boxes geometry needs are read on their own, see [`super::box_rects`]), then
 //!   `Accessibility.getPartialAXTree` for only the DOM nodes the render can print (see
-//!   [`super::scope`]), all sent at once, rebuilt into trees by [`super::ax_partial`]. Where
+//!   [`super::scope`]), all sent at once, rebuilt into trees by [`crate::capture::ax_partial`]. Where
 //!   that costs Chromium more than the whole page would ([`AxFetch`]: a page at most three views
 //!   large, decided from `Page.getLayoutMetrics` read with the first frame tree; a view holding
 //!   a large share of the nodes), the whole page or the full trees are taken instead.
@@ -73,20 +73,22 @@ use std::time::Duration;
 use futures_util::future::{join_all, BoxFuture, FutureExt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ax::{AxKeyRef, AxNodeRef, AxNodes, FullAxTree, GetFullAxTree, GetPartialAxTree};
-use super::ax_partial;
-use super::box_rects::{
-    boxes_needing_rects, create_world, read_with_kept, resolve_boxes, write_rects, KeptBoxes,
-    KeptValues, RectBox, View, Worlds,
-};
-use super::dom::{CaptureDomSnapshot, DomSnapshot};
+use super::box_rects::{read_with_kept, resolve_boxes, KeptBoxes, KeptValues, Worlds};
+use super::captured::{Captured, DomModel, Inputs};
 use super::kept_model::{
     kept_id, Charge, KeptFindings, KeptModel, KeptPartialTrees, KeptParts, KeptState, KeptTrees,
     Seen, StateKey,
 };
-use super::scope::{fetch_set, AxFetch, AxScope};
+use super::scope::{fetch_set, AxFetch};
 use crate::analysis::{Expand, ViewFacts};
-use crate::browser::{FrameTarget, Page};
+use crate::browser::{create_world, FrameTarget, Page};
+use crate::capture::ax_partial;
+use crate::capture::box_rects::{boxes_needing_rects, write_rects, RectBox, View};
+use crate::capture::{
+    AxKeyRef, AxNodeRef, AxNodes, AxScope, AxTreeCapture, Capture, CaptureDomSnapshot, DomSnapshot,
+    FullAxTree, GetFullAxTree, GetPartialAxTree, OopifCapture, UncapturedFrame, COMPUTED_STYLES,
+    FORMAT_VERSION,
+};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
 use crate::cdp::page::{
@@ -97,11 +99,6 @@ use crate::cdp::{Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
 use crate::transport::{Connection, RawJson, SessionId};
-
-use super::{
-    AxTreeCapture, Capture, Captured, DomModel, Inputs, OopifCapture, UncapturedFrame,
-    COMPUTED_STYLES, FORMAT_VERSION,
-};
 
 /// How many times a capture is retried when the page changes documents under it.
 const MAX_ATTEMPTS: usize = 4;
