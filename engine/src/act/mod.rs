@@ -99,6 +99,7 @@ use crate::cdp::runtime::EvaluateParams;
 use crate::command::CommandFields;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
+use crate::live::Kept;
 use crate::render::Format;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use dialog::Raced;
@@ -206,6 +207,8 @@ pub(crate) fn interrupted_navigation(url: Option<&str>, dialog: Value) -> Value 
 /// Everything an action needs of one page.
 pub struct ActTarget<'a> {
     pub page: &'a Page,
+    /// What the page's snapshots keep for the next one.
+    pub kept: &'a Kept,
     pub uids: &'a mut UidTable,
     pub last: &'a mut Option<Snapshot>,
     pub state: &'a mut ActState,
@@ -388,6 +391,7 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
     let snapshot_options = fields.snapshot_options()?;
     let ActTarget {
         page,
+        kept,
         uids,
         last,
         state,
@@ -400,7 +404,7 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
             want_snapshot,
             options: &snapshot_options,
         };
-        finish(page, uids, last, state, &mut out, &end).await;
+        finish(page, kept, uids, last, state, &mut out, &end).await;
         return Ok(Value::Object(out));
     }
     let action = Action::parse(&fields)?;
@@ -521,7 +525,7 @@ pub async fn execute(target: ActTarget<'_>, command: &Value) -> Result<Value> {
         want_snapshot,
         options: &snapshot_options,
     };
-    finish(page, uids, last, state, &mut out, &end).await;
+    finish(page, kept, uids, last, state, &mut out, &end).await;
     Ok(Value::Object(out))
 }
 
@@ -574,6 +578,7 @@ struct End<'a> {
 /// The shared end of every command: report an open dialog, release objects, take the snapshot.
 async fn finish(
     page: &Page,
+    kept: &Kept,
     uids: &mut UidTable,
     last: &mut Option<Snapshot>,
     state: &mut ActState,
@@ -606,7 +611,7 @@ async fn finish(
     if end.want_snapshot {
         let taken = state
             .dialogs
-            .race(take_snapshot(page, uids, last, end.options))
+            .race(take_snapshot(page, kept, uids, last, end.options))
             .await;
         match taken {
             Raced::Done(Ok(v)) => {
@@ -629,12 +634,13 @@ async fn finish(
 
 async fn take_snapshot(
     page: &Page,
+    kept: &Kept,
     uids: &mut UidTable,
     last: &mut Option<Snapshot>,
     options: &SnapshotOptions,
 ) -> Result<Value> {
     // The same live snapshot as the `snapshot` command.
-    let snapshot = crate::session::take_snapshot_after(page, uids, options, last).await?;
+    let snapshot = crate::snapshot::take_snapshot_after(page, kept, uids, options, last).await?;
     let value = match options.format {
         Format::Text => Value::String(snapshot.output.clone()),
         Format::Json => serde_json::from_str(&snapshot.output).map_err(|e| {

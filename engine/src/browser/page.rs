@@ -11,8 +11,6 @@ use tokio::time::Instant;
 
 use crate::cdp::{dom, emulation, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
-use crate::live::box_rects::KeptBoxes;
-use crate::live::kept_model::KeptModel;
 use crate::transport::{Connection, EventStream, RawEvent, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
@@ -82,10 +80,6 @@ pub struct Page {
     target_id: String,
     /// Its out-of-process iframe targets (see [`super::frames`]).
     frames: FrameTargets,
-    /// Handles to the boxes its captures measure, kept for the next capture.
-    kept_boxes: KeptBoxes,
-    /// Its last snapshot's model of the DOM, kept for the next snapshot of the same state.
-    kept_model: KeptModel,
 }
 
 impl Page {
@@ -120,8 +114,6 @@ impl Page {
             session_id,
             target_id: target_id.to_owned(),
             frames,
-            kept_boxes: KeptBoxes::default(),
-            kept_model: KeptModel::default(),
         };
         // Pipelined: one round trip for all four. The DOM domain reports each new document
         // (`DOM.documentUpdated`, which a capture watches for) once enabled, and only then.
@@ -154,33 +146,7 @@ impl Page {
             session_id: frame.session_id.clone(),
             target_id: frame.target_id.clone(),
             frames: FrameTargets::default(),
-            kept_boxes: KeptBoxes::default(),
-            kept_model: KeptModel::default(),
         }
-    }
-
-    /// Handles to the boxes this page's captures measure (see [`crate::capture::box_rects`]).
-    pub(crate) fn kept_boxes(&self) -> KeptBoxes {
-        self.kept_boxes.clone()
-    }
-
-    /// Its last snapshot's model of the DOM (see [`crate::capture::kept_model`]).
-    pub(crate) fn kept_model(&self) -> KeptModel {
-        self.kept_model.clone()
-    }
-
-    /// How many of this page's snapshots found the page unchanged since the one before and used
-    /// the model of the DOM built then instead of reading Chromium's reply again (see
-    /// `capture/kept_model.rs`). A figure for tests and benchmarks.
-    pub fn reused_snapshots(&self) -> u64 {
-        self.kept_model.reused()
-    }
-
-    /// How many of the full accessibility trees asked for this page's snapshots came back the
-    /// same as the last one read for their frame and were copied from it instead of read again
-    /// (see `capture/kept_model.rs`). A figure for tests and benchmarks.
-    pub fn reused_trees(&self) -> u64 {
-        self.kept_model.trees().reused()
     }
 
     /// The connection the page's session runs on.

@@ -80,6 +80,7 @@ use super::kept_model::{
     Seen, StateKey,
 };
 use super::scope::{fetch_set, AxFetch};
+use super::Kept;
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{create_world, FrameTarget, Page};
 use crate::capture::ax_partial;
@@ -111,21 +112,28 @@ const PARENT_ROUNDS: usize = 3;
 
 /// Captures everything any snapshot of `page` needs: every frame's full accessibility tree
 /// and every box's DOM rectangles, JavaScript-free (what a recorded capture holds, renderable
-/// with any options).
-pub async fn capture_page(page: &Page) -> Result<Capture> {
-    let captured = capture(page, AxScope::Full, AxFetch::Auto, Rects::Every).await?;
+/// with any options). It uses nothing the page kept from its snapshots, and keeps nothing.
+pub async fn capture_everything(page: &Page) -> Result<Capture> {
+    let kept = Kept::default();
+    let captured = capture(page, &kept, AxScope::Full, AxFetch::Auto, Rects::Every).await?;
     Ok(captured.into_capture())
 }
 
 /// Captures what a snapshot viewed with `scope` needs (see [`AxScope::for_view`]), with the
-/// model of its DOM when a viewport scope built one to choose what to ask for.
-pub async fn capture_page_for(page: &Page, scope: AxScope) -> Result<Captured> {
-    capture_page_with(page, scope, AxFetch::Auto).await
+/// model of its DOM when a viewport scope built one to choose what to ask for. `kept`: what
+/// the page's last snapshots kept for this one (and what this one keeps for the next).
+pub async fn capture_for_view(page: &Page, kept: &Kept, scope: AxScope) -> Result<Captured> {
+    capture_for_view_fetching(page, kept, scope, AxFetch::Auto).await
 }
 
-/// [`capture_page_for`], choosing how a viewport scope's accessibility nodes are fetched.
-pub async fn capture_page_with(page: &Page, scope: AxScope, fetch: AxFetch) -> Result<Captured> {
-    capture(page, scope, fetch, Rects::Needed).await
+/// [`capture_for_view`], choosing how a viewport scope's accessibility nodes are fetched.
+pub async fn capture_for_view_fetching(
+    page: &Page,
+    kept: &Kept,
+    scope: AxScope,
+    fetch: AxFetch,
+) -> Result<Captured> {
+    capture(page, kept, scope, fetch, Rects::Needed).await
 }
 
 /// Which DOM rectangles a capture asks for.
@@ -138,7 +146,13 @@ enum Rects {
     Needed,
 }
 
-async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> Result<Captured> {
+async fn capture(
+    page: &Page,
+    kept: &Kept,
+    scope: AxScope,
+    fetch: AxFetch,
+    rects: Rects,
+) -> Result<Captured> {
     let mut last_change = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
@@ -147,7 +161,7 @@ async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> R
         let last = attempt + 1 == MAX_ATTEMPTS;
         // On the heap: an attempt keeps many requests in flight at once, and its state would
         // otherwise sit inside every caller's future (on the stack of a thread blocking on one).
-        let once = Box::pin(capture_once(page, last, scope, fetch, rects));
+        let once = Box::pin(capture_once(page, kept, last, scope, fetch, rects));
         match once.await {
             Ok(Attempt::Done(capture)) => return Ok(*capture),
             Ok(Attempt::Changed(what)) => last_change = what,
@@ -237,6 +251,7 @@ fn snapshot_text_now<'a>(
 
 async fn capture_once(
     page: &Page,
+    page_kept: &Kept,
     last: bool,
     scope: AxScope,
     fetch: AxFetch,
@@ -262,7 +277,7 @@ async fn capture_once(
     // accessibility nodes once the snapshot says what is in view.
     // What the page kept from its last snapshots; a capture taken to be saved neither uses nor
     // changes its model (its replies' readings are the same whatever the capture).
-    let kept_model = page.kept_model();
+    let kept_model = page_kept.model.clone();
     let before = frame_tree_now(conn, session, conn.command_timeout(), Some(&kept_model));
     let metrics =
         conn.send_now_unparsed(session, &GetLayoutMetricsParams {}, conn.command_timeout());
@@ -270,7 +285,7 @@ async fn capture_once(
     // right frame, should the frame tree say otherwise.
     let world_frame = page.target_id().to_string();
     // Not while the page keeps handles in that world (see `super::box_rects`).
-    let kept = page.kept_boxes();
+    let kept = page_kept.boxes.clone();
     let world = (!dom_rects && !kept.holds(&world_frame))
         .then(|| create_world(conn, session, &world_frame, FRAME_TIMEOUT));
     let snapshot = snapshot_text_now(conn, session, dom_rects, conn.command_timeout());
@@ -436,7 +451,7 @@ async fn capture_once(
     let (checks, late) = match scope {
         AxScope::Full => {
             // The full trees were asked for with the snapshots; the rectangles come last.
-            let checks = write_checks(page, &sessions);
+            let checks = write_checks(page, &kept_model, &sessions);
             let ax = async {
                 match ax_full {
                     Some(trees) => trees.await,
@@ -508,7 +523,7 @@ async fn capture_once(
                         full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT), None)
                     })
                     .collect();
-                let checks = write_checks(page, &sessions);
+                let checks = write_checks(page, &kept_model, &sessions);
                 let (main, others, checks) = tokio::join!(main, join_all(others), checks);
                 let main = main?;
                 capture.ax_trees = main.trees;
@@ -532,7 +547,7 @@ async fn capture_once(
                         partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT), None)
                     })
                     .collect();
-                let checks = write_checks(page, &sessions);
+                let checks = write_checks(page, &kept_model, &sessions);
                 let ((main, main_late), others, checks) =
                     tokio::join!(main, join_all(others), checks);
                 let mut late = vec![main_late];
@@ -567,7 +582,7 @@ async fn capture_once(
         }
     };
 
-    let (after, frames_after) = check_again(page, &sessions, checks, &late).await;
+    let (after, frames_after) = check_again(page, &kept_model, &sessions, checks, &late).await;
     let after = after?;
     // A change of the page's own document is retried (and finally fails); a change inside a
     // child frame only is tolerated on the last attempt, marked inconsistent.
@@ -866,15 +881,15 @@ type Checks = (Result<FrameTree>, Vec<Result<FrameTree>>);
 /// whatever was written before on each session.
 fn write_checks<'a>(
     page: &'a Page,
+    kept: &KeptModel,
     sessions: &[SessionId],
 ) -> impl Future<Output = Checks> + Send + use<'a> {
     let conn = page.connection();
-    let kept = page.kept_model();
     let main = frame_tree_now(
         conn,
         Some(page.session_id()),
         conn.command_timeout(),
-        Some(&kept),
+        Some(kept),
     );
     let frames: Vec<_> = sessions
         .iter()
@@ -906,18 +921,23 @@ fn frame_tree_now<'a>(
 
 /// `checks`, with those of the renderers asked for more after them (`late`: the page first)
 /// read again.
-async fn check_again(page: &Page, sessions: &[SessionId], checks: Checks, late: &[bool]) -> Checks {
+async fn check_again(
+    page: &Page,
+    kept: &KeptModel,
+    sessions: &[SessionId],
+    checks: Checks,
+    late: &[bool],
+) -> Checks {
     let (mut main, mut frames) = checks;
     let is_late = |k: usize| late.get(k).copied().unwrap_or(false);
     if !late.iter().any(|&l| l) {
         return (main, frames);
     }
     let conn = page.connection();
-    let kept = page.kept_model();
     let main_again = async {
         if is_late(0) {
             let timeout = conn.command_timeout();
-            Some(frame_tree_now(conn, Some(page.session_id()), timeout, Some(&kept)).await)
+            Some(frame_tree_now(conn, Some(page.session_id()), timeout, Some(kept)).await)
         } else {
             None
         }

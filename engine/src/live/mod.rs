@@ -16,9 +16,34 @@ mod confirm;
 pub(crate) mod kept_model;
 mod scope;
 
-pub use capture::{capture_page, capture_page_for, capture_page_with, mixes_states};
+pub use capture::{capture_everything, capture_for_view, capture_for_view_fetching, mixes_states};
 pub use captured::Captured;
 pub(crate) use captured::Inputs;
 pub use confirm::{confirm_hits, Confirmation};
 pub(crate) use confirm::{hit_test_at, prepare_hit_test};
 pub use scope::{ax_fetch_set, AxFetch};
+
+/// What a page's snapshots keep for the next one: handles to the boxes they measure
+/// ([`box_rects::KeptBoxes`]) and the model of the page's last state ([`kept_model`]). One per
+/// page, kept with it by whoever takes its snapshots; cheap to clone (clones share what is kept).
+#[derive(Debug, Clone, Default)]
+pub struct Kept {
+    pub(crate) boxes: box_rects::KeptBoxes,
+    pub(crate) model: kept_model::KeptModel,
+}
+
+impl Kept {
+    /// How many of the page's snapshots found the page unchanged since the one before and used
+    /// the model of the DOM built then instead of reading Chromium's reply again (see
+    /// [`kept_model`]). A figure for tests and benchmarks.
+    pub fn reused_snapshots(&self) -> u64 {
+        self.model.reused()
+    }
+
+    /// How many of the full accessibility trees asked for the page's snapshots came back the
+    /// same as the last one read for their frame and were copied from it instead of read again
+    /// (see [`kept_model`]). A figure for tests and benchmarks.
+    pub fn reused_trees(&self) -> u64 {
+        self.model.trees().reused()
+    }
+}
