@@ -1,7 +1,7 @@
 //! Which accessibility nodes a snapshot needs: all of them, or only those of what it prints.
 //!
 //! Why: on a long page the full accessibility tree is the largest and slowest thing a snapshot
-//! asks Chromium for (python's `stdtypes` page: 12 MB and over a second), yet the default
+//! asks Chromium for, yet the default
 //! snapshot prints only what intersects the (expanded) viewport. The renderers read AX data of
 //! a node only to decide whether that node, or an ancestor holding it, is printed; a node
 //! outside the view is never printed. So when the view is narrower than the page, the capture
