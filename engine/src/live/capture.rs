@@ -378,43 +378,15 @@ async fn capture_once(
     // A snapshot taken again with every rectangle is not the one the key describes.
     let state = state.filter(|_| !matches!(main_reading, Reading::Again(_)));
 
-    // The out-of-process frames, numbered in the order they are kept so owners come first.
-    let mut consistent = true;
-    let mut kept: Vec<(SessionId, OopifCapture)> = Vec::new();
-    let mut readings = Vec::new();
-    let mut uncaptured = Vec::new();
-    for (target, outcome) in targets.iter().zip(parts) {
-        let owner_target = if target.parent_session == *page.session_id() {
-            Some(0)
-        } else {
-            kept.iter()
-                .position(|(s, _)| *s == target.parent_session)
-                .map(|k| k as u32 + 1)
-        };
-        // Its owner is inside a frame that was not captured: nothing to attach it to.
-        let Some(owner_target) = owner_target else {
-            continue;
-        };
-        match outcome {
-            FrameOutcome::Gone => {}
-            FrameOutcome::Changed(why) if !last => return Ok(Attempt::Changed(why)),
-            FrameOutcome::Changed(_) => consistent = false,
-            FrameOutcome::Failed { owner, reason } => {
-                if let Some(owner) = owner {
-                    uncaptured.push(UncapturedFrame {
-                        owner_target,
-                        owner_backend_node_id: owner,
-                        reason,
-                    });
-                }
-            }
-            FrameOutcome::Captured(mut capture, reading) => {
-                capture.owner_target = owner_target;
-                kept.push((target.session_id.clone(), *capture));
-                readings.push(reading);
-            }
-        }
-    }
+    let FramesKept {
+        kept,
+        readings,
+        uncaptured,
+        mut consistent,
+    } = match frames_kept(page, &targets, parts, last) {
+        Ok(frames) => frames,
+        Err(why) => return Ok(Attempt::Changed(why)),
+    };
 
     let mut capture = Capture {
         format: FORMAT_VERSION,
@@ -667,13 +639,100 @@ async fn capture_once(
             .map(|frame_tree| Inputs { kept, frame_tree }),
         _ => None,
     };
-    match (state.filter(|_| !retaken), &dom_model) {
+    keep(
+        &kept_model,
+        state.filter(|_| !retaken),
+        dom_model.as_ref(),
+        &capture.dom_snapshot,
+        reused,
+        dom_rects,
+    );
+    Ok(Attempt::Done(Box::new(Captured::new(
+        capture, dom_model, inputs,
+    ))))
+}
+
+/// The out-of-process frames of a capture, numbered in the order they are kept so owners come
+/// first, with the readings of their boxes' rectangles, the frames that could not be captured,
+/// and whether every frame kept was taken of one state.
+struct FramesKept<'a> {
+    kept: Vec<(SessionId, OopifCapture)>,
+    readings: Vec<Reading<'a>>,
+    uncaptured: Vec<UncapturedFrame>,
+    consistent: bool,
+}
+
+/// Sorts the outcomes of the page's out-of-process frames (`targets`, in order): a frame whose
+/// document changed while it was captured ends the attempt (its change is the error), unless
+/// this is the `last` attempt, when it is marked as not taken of one state.
+fn frames_kept<'a>(
+    page: &Page,
+    targets: &[FrameTarget],
+    parts: Vec<FrameOutcome<'a>>,
+    last: bool,
+) -> std::result::Result<FramesKept<'a>, String> {
+    let mut consistent = true;
+    let mut kept: Vec<(SessionId, OopifCapture)> = Vec::new();
+    let mut readings = Vec::new();
+    let mut uncaptured = Vec::new();
+    for (target, outcome) in targets.iter().zip(parts) {
+        let owner_target = if target.parent_session == *page.session_id() {
+            Some(0)
+        } else {
+            kept.iter()
+                .position(|(s, _)| *s == target.parent_session)
+                .map(|k| k as u32 + 1)
+        };
+        // Its owner is inside a frame that was not captured: nothing to attach it to.
+        let Some(owner_target) = owner_target else {
+            continue;
+        };
+        match outcome {
+            FrameOutcome::Gone => {}
+            FrameOutcome::Changed(why) if !last => return Err(why),
+            FrameOutcome::Changed(_) => consistent = false,
+            FrameOutcome::Failed { owner, reason } => {
+                if let Some(owner) = owner {
+                    uncaptured.push(UncapturedFrame {
+                        owner_target,
+                        owner_backend_node_id: owner,
+                        reason,
+                    });
+                }
+            }
+            FrameOutcome::Captured(mut capture, reading) => {
+                capture.owner_target = owner_target;
+                kept.push((target.session_id.clone(), *capture));
+                readings.push(reading);
+            }
+        }
+    }
+    Ok(FramesKept {
+        kept,
+        readings,
+        uncaptured,
+        consistent,
+    })
+}
+
+/// What the page keeps of a capture for its next snapshot (see [`super::kept_model`]): `state`,
+/// the page's DOM state as the capture found it (`None` when it is not one to keep), `model`
+/// the model built from `snapshot`, `reused` whether that model was the kept one.
+fn keep(
+    kept_model: &KeptModel,
+    state: Option<(StateKey, Seen)>,
+    model: Option<&DomModel>,
+    snapshot: &Arc<DomSnapshot>,
+    reused: bool,
+    dom_rects: bool,
+) {
+    match (state, model) {
         (Some((key, Seen::New)), _) => kept_model.record(key, None),
         // Seen twice in a row: kept from now on, if all pages' kept states leave room for it.
         (Some((key, Seen::Again)), Some(model)) => {
             let state = Charge::for_state(&key).map(|charge| KeptState {
                 id: kept_id(),
-                snapshot: Arc::clone(&capture.dom_snapshot),
+                snapshot: Arc::clone(snapshot),
                 model: model.model().clone(),
                 facts: model.facts().cloned(),
                 found: KeptFindings::default(),
@@ -688,9 +747,6 @@ async fn capture_once(
         _ if dom_rects => {}
         _ => kept_model.forget(),
     }
-    Ok(Attempt::Done(Box::new(Captured::new(
-        capture, dom_model, inputs,
-    ))))
 }
 
 /// The model of the capture's DOM snapshots and its view's geometry and visibility (`view`:
