@@ -467,8 +467,9 @@ impl Page {
 /// The isolated world the engine reads a page in (one per frame; Chromium reuses it by name):
 /// the boxes' rectangles a live snapshot measures, the frames a load waits for.
 const WORLD: &str = "pagesight-geometry";
+
 /// Creates (or finds: Chromium keeps one world of a name per frame and document, and answers
-/// the same context again) the isolated world the engine reads a page in ([`WORLD`]), in the frame
+/// the same context again) the isolated world the engine reads a page in, in the frame
 /// `frame_id` of one renderer. Written now, so it can ride along with other requests; the
 /// context comes with the reply.
 pub fn create_world<'a>(
