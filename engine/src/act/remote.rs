@@ -1,7 +1,7 @@
-//! The remote calls every action shares: calling a helper function on a node of the page,
-//! turning the object it returns back into a node, reading a session's frame tree and the
-//! layout viewport. Nothing here knows about scopes or uids, so the modules that do (`live.rs`,
-//! `scope.rs`, `pointer.rs`) can all use it.
+//! The remote calls every action shares: calling a function on a node of the page, turning the
+//! object it returns back into a node, reading a session's frame tree and the layout viewport.
+//! Nothing here knows about scopes or uids, so the modules that do (`live.rs`, `scope.rs`,
+//! `pointer.rs`) can all use it.
 
 use serde_json::Value;
 
