@@ -2,16 +2,17 @@
 //! the raw bytes of each reply. What Chromium alone needs to produce a snapshot's inputs; every
 //! live figure of pagesight (`live`, `tabs`) is read against it.
 //!
-//! Keep it in step with the engine's capture (`engine/src/capture/live.rs`): when the capture
+//! Keep it in step with the engine's capture (`engine/src/live/capture.rs`): when the capture
 //! asks for something else, this must ask for the same. What the default view asks for after
 //! the snapshot depends on the page; [`ViewPlan`] takes it once from a capture of that page.
 
 use pagesight::analysis::Expand;
+use pagesight::browser::create_world;
 use pagesight::browser::Page;
-use pagesight::capture::box_rects::{
-    boxes_needing_rects, create_world, read_with_kept, KeptBoxes, RectBox, View, Worlds,
-};
-use pagesight::capture::{ax_fetch_set, AxFetch, Capture, COMPUTED_STYLES};
+use pagesight::capture::box_rects::{boxes_needing_rects, RectBox, View};
+use pagesight::capture::{Capture, COMPUTED_STYLES};
+use pagesight::live::box_rects::{read_with_kept, KeptBoxes, Worlds};
+use pagesight::live::{ax_fetch_set, AxFetch};
 use pagesight::transport::RawJson;
 use std::time::Duration;
 
@@ -37,11 +38,11 @@ pub fn snapshot_params(dom_rects: bool) -> serde_json::Value {
 /// What the engine asks Chromium for after the snapshot, for the default view of one page
 /// (taken once per page from a capture; the page does not change between runs).
 pub struct ViewPlan {
-    /// The boxes whose client and scroll rectangles are read (`capture::box_rects`).
+    /// The boxes whose client and scroll rectangles are read (`live::box_rects`).
     pub boxes: Vec<RectBox>,
     /// The same for the whole page.
     pub all_boxes: Vec<RectBox>,
-    /// The view's fetch set (`capture::ax_fetch_set`).
+    /// The view's fetch set (`live::ax_fetch_set`).
     pub ids: Vec<i64>,
     /// Node by node (`AxFetch::Auto`), else the full trees after the snapshot.
     pub node_by_node: bool,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
-use pagesight::capture::capture_page;
 use pagesight::extract::ExtractOptions;
+use pagesight::live::capture_everything;
 use pagesight::session::{normalize_url, Session, SessionOptions};
 use pagesight::snapshot::{render_capture, SnapshotOptions};
 use pagesight::{Error, Result};
@@ -262,7 +262,7 @@ pub async fn capture(
         let page = session
             .current_page()
             .ok_or_else(|| Error::invalid_argument("no page is open"))?;
-        let capture = capture_page(page).await?;
+        let capture = capture_everything(page).await?;
         let file = std::fs::File::create(&output).map_err(|e| {
             Error::invalid_argument(format!("cannot create {}: {e}", output.display()))
         })?;

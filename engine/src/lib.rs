@@ -34,7 +34,8 @@
 //! `docs/architecture.md`. [`render_capture`] renders a saved capture without a browser.
 //!
 //! The stages follow the data flow, one job each: the transport (the only I/O) → the browser
-//! and its pages → capture → model → analysis → identity (uids) → render, with the session and
+//! and its pages → capture → model → analysis → identity (uids) → render, with `live` (what a
+//! live snapshot asks Chromium for, given what came before) above them and the session and
 //! the actions on top. Those modules are public for the benchmarks and tools of this project
 //! but hidden from these docs: they are not a stable API.
 
@@ -54,6 +55,7 @@ mod error;
 pub mod extract;
 #[doc(hidden)]
 pub mod identity;
+pub mod live;
 mod memory;
 #[doc(hidden)]
 pub mod model;

@@ -13,18 +13,18 @@ use serde_json::{json, Value};
 
 use crate::act::{ActState, ActTarget, ActionRequest, Navigated, DIALOG_WHILE_LOADING};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
-use crate::capture::{capture_page_for, confirm_hits, AxScope, Captured};
 use crate::cdp::page as cdp_page;
 use crate::command::{self, AnswerDialog, Command};
 use crate::error::{Error, ErrorCode, Result};
 use crate::extract::{ExtractOptions, Extraction};
 use crate::identity::UidTable;
+use crate::live::Kept;
 use crate::render::Mode;
 use crate::response::{
     typed_result, Clicked, Closed, Dialog, DialogAnswered, Filled, Hovered, Navigation, Opened,
     PageInfo, PageSelected, Pressed, Response, Scrolled, Selected, SnapshotOutput, Uploaded,
 };
-use crate::snapshot::{analyze_capture, render_snapshot, Snapshot, SnapshotOptions};
+use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -33,6 +33,8 @@ pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 struct PageState {
     page: Page,
+    /// What its snapshots keep for the next one.
+    kept: Kept,
     uids: UidTable,
     last: Option<Snapshot>,
     /// The mode of the last `snapshot` command: what `diff` compares in.
@@ -46,6 +48,7 @@ impl PageState {
     fn act_target(&mut self) -> ActTarget<'_> {
         ActTarget {
             page: &self.page,
+            kept: &self.kept,
             uids: &mut self.uids,
             last: &mut self.last,
             state: &mut self.act,
@@ -56,6 +59,7 @@ impl PageState {
         PageState {
             act: ActState::new(&page),
             page,
+            kept: Kept::default(),
             uids: UidTable::new(),
             last: None,
             last_mode: Mode::default(),
@@ -264,7 +268,13 @@ impl Session {
     /// Takes a snapshot of the current page.
     pub async fn snapshot(&mut self, options: &SnapshotOptions) -> Result<SnapshotOutput> {
         let state = self.current_page_mut()?;
-        let taken = take_snapshot_after(&state.page, &mut state.uids, options, &mut state.last);
+        let taken = take_snapshot_after(
+            &state.page,
+            &state.kept,
+            &mut state.uids,
+            options,
+            &mut state.last,
+        );
         let text = state.act.unless_dialog(taken).await?.output.clone();
         state.last_mode = options.mode;
         Ok(SnapshotOutput {
@@ -277,7 +287,7 @@ impl Session {
     /// of the blocks it was taken from (the page's own uids: an agent can act on them).
     pub async fn extract(&mut self, options: &ExtractOptions) -> Result<Extraction> {
         let state = self.current_page_mut()?;
-        let work = crate::extract::extract_page(&state.page, &mut state.uids, options);
+        let work = crate::extract::extract_page(&state.page, &state.kept, &mut state.uids, options);
         state.act.unless_dialog(work).await
     }
 
@@ -310,7 +320,13 @@ impl Session {
             mode,
             ..SnapshotOptions::default()
         };
-        let taken = take_snapshot_after(&state.page, &mut state.uids, &options, &mut state.last);
+        let taken = take_snapshot_after(
+            &state.page,
+            &state.kept,
+            &mut state.uids,
+            &options,
+            &mut state.last,
+        );
         let after = text(state.act.unless_dialog(taken).await?);
         Ok(crate::render::diff::diff(&before, &after))
     }
@@ -438,6 +454,11 @@ impl Session {
         self.current.map(|i| &self.pages[i].page)
     }
 
+    /// What the current page's snapshots keep for the next one, if a page is open.
+    pub fn current_kept(&self) -> Option<&Kept> {
+        self.current.map(|i| &self.pages[i].kept)
+    }
+
     fn current_page_mut(&mut self) -> Result<&mut PageState> {
         match self.current {
             Some(i) => Ok(&mut self.pages[i]),
@@ -480,68 +501,6 @@ fn interrupted_navigation(dialog: Dialog) -> Navigation {
         dialog: Some(dialog),
         note: Some(DIALOG_WHILE_LOADING.into()),
     }
-}
-
-/// One live snapshot of `page`: capture, analysis, Chromium's word on the unsure hit tests, render.
-pub async fn take_snapshot(
-    page: &Page,
-    uids: &mut UidTable,
-    options: &SnapshotOptions,
-) -> Result<Snapshot> {
-    let scope = AxScope::for_view(options.expand, options.verbose);
-    let capture = capture_page_for(page, scope).await?;
-    snapshot_of(page, capture, uids, options).await
-}
-
-/// [`take_snapshot`] for a page whose last snapshot is `last`: the new snapshot replaces it,
-/// unless `last` [repeats](Snapshot::repeats) it (nothing it was computed from changed), when
-/// it stays as it is.
-pub async fn take_snapshot_after<'s>(
-    page: &Page,
-    uids: &mut UidTable,
-    options: &SnapshotOptions,
-    last: &'s mut Option<Snapshot>,
-) -> Result<&'s Snapshot> {
-    let scope = AxScope::for_view(options.expand, options.verbose);
-    let capture = capture_page_for(page, scope).await?;
-    let target = page.target_id();
-    let repeats = last
-        .as_ref()
-        .is_some_and(|l| l.repeats(&capture, uids, target, options));
-    if !repeats {
-        Snapshot::replace(last, snapshot_of(page, capture, uids, options).await?);
-    }
-    last.as_ref()
-        .ok_or_else(|| Error::protocol("the snapshot was not kept"))
-}
-
-/// The snapshot of a live capture: analysis, Chromium's word on the unsure hit tests, render.
-async fn snapshot_of(
-    page: &Page,
-    capture: Captured,
-    uids: &mut UidTable,
-    options: &SnapshotOptions,
-) -> Result<Snapshot> {
-    let consistent = capture.capture().consistent;
-    let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
-    confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
-    snapshot.output = if consistent {
-        render_snapshot(&snapshot, options)
-    } else {
-        // A frame kept changing while it was captured: say so in the JSON.
-        crate::render::render(
-            &snapshot.model,
-            &snapshot.analysis,
-            &snapshot.uids,
-            &crate::render::RenderOptions {
-                mode: options.mode,
-                format: options.format,
-                verbose: options.verbose,
-                consistent: false,
-            },
-        )
-    };
-    Ok(snapshot)
 }
 
 /// The JSON response line for a command's outcome.

@@ -1,13 +1,16 @@
 //! The offline pipeline of one snapshot: capture -> model -> analysis -> uids -> text.
 //!
-//! Everything here is pure (no I/O): the same function renders a live capture, a saved capture
-//! (`snapshot --from-capture`) and the benchmarks' recorded pages, so what is tested offline is
-//! exactly what runs live.
+//! Everything here but the taking of a live page's snapshot ([`take_snapshot_after`]: capture it,
+//! then ask Chromium about the hit tests the analysis is unsure of before rendering) is pure (no
+//! I/O): the same function renders a live capture, a saved capture (`snapshot --from-capture`)
+//! and the benchmarks' recorded pages, so what is tested offline is exactly what runs live.
 
 use crate::analysis::{analyze_view, Analysis, AnalysisOptions, Expand};
-use crate::capture::{Capture, Captured, Inputs};
+use crate::browser::Page;
+use crate::capture::{AxScope, Capture};
 use crate::error::{Error, Result};
 use crate::identity::{assign_uids, TableMark, UidAssignment, UidTable};
+use crate::live::{capture_for_view, confirm_hits, Captured, Inputs, Kept};
 use crate::model::Model;
 use crate::render::{render, Format, Mode, RenderOptions};
 
@@ -134,7 +137,7 @@ impl Snapshot {
     /// as it is.
     ///
     /// Why: an agent often takes a snapshot of a page that has not changed. When every part of
-    /// the capture is one the page kept from an earlier snapshot (see `capture::kept_model`),
+    /// the capture is one the page kept from an earlier snapshot (see `live::kept_model`),
     /// the capture holds the same data as this snapshot's; the same options then give the
     /// same analysis and text, and a uid table left as this snapshot left it, which minted no uid
     /// for a node it can key (see [`UidTable::settled`]), gives the same uids with no new mark. Computing them again is most
@@ -164,15 +167,92 @@ pub fn process_next<'s>(
     options: &SnapshotOptions,
     last: &'s mut Option<Snapshot>,
 ) -> Result<&'s Snapshot> {
-    let captured = capture.into();
+    if let Some(captured) = unless_repeated(last, capture.into(), table, page_target, options) {
+        Snapshot::replace(last, process(captured, table, page_target, options)?);
+    }
+    held(last)
+}
+
+/// `captured`, unless `last` [repeats](Snapshot::repeats) the snapshot it would give: what a
+/// page's next snapshot is computed from, if anything (see [`process_next`] and
+/// [`take_snapshot_after`]).
+fn unless_repeated(
+    last: &Option<Snapshot>,
+    captured: Captured,
+    table: &UidTable,
+    page_target: &str,
+    options: &SnapshotOptions,
+) -> Option<Captured> {
     let repeats = last
         .as_ref()
         .is_some_and(|l| l.repeats(&captured, table, page_target, options));
-    if !repeats {
-        Snapshot::replace(last, process(captured, table, page_target, options)?);
-    }
+    (!repeats).then_some(captured)
+}
+
+/// The snapshot a page's slot holds once its next one was taken.
+fn held(last: &Option<Snapshot>) -> Result<&Snapshot> {
     last.as_ref()
         .ok_or_else(|| Error::protocol("the snapshot was not kept"))
+}
+
+/// One live snapshot of `page`: capture, analysis, Chromium's word on the unsure hit tests,
+/// render. `kept`: what the page's snapshots keep for the next one.
+pub async fn take_snapshot(
+    page: &Page,
+    kept: &Kept,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
+    let scope = AxScope::for_view(options.expand, options.verbose);
+    let capture = capture_for_view(page, kept, scope).await?;
+    snapshot_of(page, capture, uids, options).await
+}
+
+/// [`take_snapshot`] for a page whose last snapshot is `last`: the new snapshot replaces it,
+/// unless `last` [repeats](Snapshot::repeats) it (nothing it was computed from changed), when
+/// it stays as it is.
+pub async fn take_snapshot_after<'s>(
+    page: &Page,
+    kept: &Kept,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+    last: &'s mut Option<Snapshot>,
+) -> Result<&'s Snapshot> {
+    let scope = AxScope::for_view(options.expand, options.verbose);
+    let capture = capture_for_view(page, kept, scope).await?;
+    if let Some(captured) = unless_repeated(last, capture, uids, page.target_id(), options) {
+        Snapshot::replace(last, snapshot_of(page, captured, uids, options).await?);
+    }
+    held(last)
+}
+
+/// The snapshot of a live capture: analysis, Chromium's word on the unsure hit tests, render.
+async fn snapshot_of(
+    page: &Page,
+    capture: Captured,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
+    let consistent = capture.capture().consistent;
+    let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
+    confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
+    snapshot.output = if consistent {
+        render_snapshot(&snapshot, options)
+    } else {
+        // A frame kept changing while it was captured: say so in the JSON.
+        crate::render::render(
+            &snapshot.model,
+            &snapshot.analysis,
+            &snapshot.uids,
+            &crate::render::RenderOptions {
+                mode: options.mode,
+                format: options.format,
+                verbose: options.verbose,
+                consistent: false,
+            },
+        )
+    };
+    Ok(snapshot)
 }
 
 /// Runs the offline pipeline on a capture, assigning uids from (and updating) the page's table.

@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pagesight::capture::{capture_page, mixes_states, AxNodes, Capture};
+use pagesight::capture::{AxNodes, Capture};
+use pagesight::live::{capture_everything, mixes_states};
 use pagesight::model::Model;
 use pagesight::session::{Session, SessionOptions};
 use pagesight::ErrorCode;
@@ -51,7 +52,7 @@ async fn hammer(session: &Session, iterations: usize) -> Tally {
         mixed: Vec::new(),
     };
     for _ in 0..iterations {
-        match capture_page(page).await {
+        match capture_everything(page).await {
             Ok(capture) => {
                 assert!(
                     capture.consistent,

@@ -8,8 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use pagesight::extract::{extract_page, ExtractOptions};
-use pagesight::identity::UidTable;
+use pagesight::extract::ExtractOptions;
 use pagesight::session::{Session, SessionOptions};
 
 const PAGES: &[&str] = &[
@@ -39,9 +38,7 @@ async fn fixture_pages_extract_as_their_goldens() {
             .open(&format!("{}/{page}", origins.a))
             .await
             .expect("open fixture page");
-        let current = session.current_page().expect("a page is open");
-        let mut uids = UidTable::new();
-        let extraction = extract_page(current, &mut uids, &ExtractOptions::default())
+        let extraction = session.extract(&ExtractOptions::default())
             .await
             .expect("extract");
         assert!(
@@ -87,12 +84,10 @@ async fn the_whole_page_keeps_its_chrome_but_not_hidden_text() {
             .open(&format!("{}/{page}", origins.a))
             .await
             .expect("open fixture page");
-        let current = session.current_page().expect("a page is open");
-        let mut uids = UidTable::new();
-        let main = extract_page(current, &mut uids, &ExtractOptions::default())
+        let main = session.extract(&ExtractOptions::default())
             .await
             .expect("extract");
-        let whole = extract_page(current, &mut uids, &ExtractOptions { all: true })
+        let whole = session.extract(&ExtractOptions { all: true })
             .await
             .expect("extract all");
         all.push((page, main, whole));

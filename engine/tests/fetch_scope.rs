@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::Page;
-use pagesight::capture::{capture_page, capture_page_with, AxFetch, AxScope, Captured};
+use pagesight::capture::AxScope;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_everything, capture_for_view_fetching, AxFetch, Captured, Kept};
 use pagesight::render::{Format, Mode};
 use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::{process, SnapshotOptions};
@@ -138,8 +139,8 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
     for (expand, fetch) in cases {
         let scope = AxScope::for_view(expand, false);
         let (full, scoped) = match (
-            capture_page(page).await,
-            capture_page_with(page, scope, fetch).await,
+            capture_everything(page).await,
+            capture_for_view_fetching(page, &Kept::default(), scope, fetch).await,
         ) {
             (Ok(f), Ok(s)) => (f, s),
             (Err(e), _) | (_, Err(e)) => {

@@ -10,14 +10,14 @@
 use std::path::PathBuf;
 
 use pagesight::analysis::Expand;
-use pagesight::capture::capture_page;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_everything, Kept};
 use pagesight::model::{Model, NodeId};
 use pagesight::render::{render, Format, Mode, RenderOptions};
-use pagesight::session::{take_snapshot, Session, SessionOptions};
-use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
+use pagesight::session::{Session, SessionOptions};
+use pagesight::snapshot::{process, take_snapshot, Snapshot, SnapshotOptions};
 
 mod common;
 use common::{html_in, pages_dir};
@@ -287,7 +287,7 @@ async fn fixture_pages_match_their_expectations_and_chromium() {
         };
         // The snapshot alone (offline pipeline), for the record: what the analysis gets right
         // before Chromium is asked about the points it flags as unsure.
-        if let Ok(capture) = capture_page(page).await {
+        if let Ok(capture) = capture_everything(page).await {
             let mut table = UidTable::new();
             if let Ok(offline) = process(capture, &mut table, page.target_id(), &options) {
                 check_oracle(&name, page, &offline, &mut offline_oracle).await;
@@ -295,7 +295,7 @@ async fn fixture_pages_match_their_expectations_and_chromium() {
         }
         // What users get: the live snapshot, unsure hit tests confirmed by Chromium.
         let mut table = UidTable::new();
-        let snap = match take_snapshot(page, &mut table, &options).await {
+        let snap = match take_snapshot(page, &Kept::default(), &mut table, &options).await {
             Ok(s) => s,
             Err(e) => {
                 expectations.check(false, || format!("{name}: snapshot failed: {e}"));

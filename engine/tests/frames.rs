@@ -9,13 +9,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pagesight::capture::{capture_page, UncapturedFrame};
+use pagesight::capture::UncapturedFrame;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
 use pagesight::identity::{Uid, UidTable};
+use pagesight::live::{capture_everything, Kept};
 use pagesight::model::{Model, NodeId};
 use pagesight::render::{render, Format, Mode, RenderOptions};
-use pagesight::session::{take_snapshot, take_snapshot_after, Session, SessionOptions};
-use pagesight::snapshot::{process, Snapshot, SnapshotOptions};
+use pagesight::session::{Session, SessionOptions};
+use pagesight::snapshot::{process, take_snapshot, take_snapshot_after, Snapshot, SnapshotOptions};
 
 mod common;
 use common::{serve_two_origins, Origins};
@@ -131,7 +132,7 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
     // Chromium isolates it). Attaching is asynchronous: wait until the main ones are there.
     let mut waited = 0;
     loop {
-        let capture = capture_page(&page).await.expect("capture");
+        let capture = capture_everything(&page).await.expect("capture");
         let frames: Vec<String> = capture.oopifs.iter().map(|o| o.frame_id.clone()).collect();
         let snap = process(
             capture,
@@ -174,7 +175,7 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
 
     let options = SnapshotOptions::default();
     let mut table = UidTable::new();
-    let capture = capture_page(&page).await.expect("capture");
+    let capture = capture_everything(&page).await.expect("capture");
     assert!(capture.consistent);
     let oopif_targets: Vec<Option<String>> =
         capture.oopifs.iter().map(|o| o.target_id.clone()).collect();
@@ -238,7 +239,7 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
     assert!(!text.contains("TRACKER-PIXEL"), "{text}");
 
     // The same through the session (confirmation, uids, JSON).
-    let live = take_snapshot(&page, &mut UidTable::new(), &options)
+    let live = take_snapshot(&page, &Kept::default(), &mut UidTable::new(), &options)
         .await
         .expect("live snapshot");
     for id in ["xo-btn", "leaf-btn", "scrolled-btn"] {
@@ -251,7 +252,7 @@ async fn out_of_process_frames_are_captured_and_hit_tested() {
     }
 
     // A frame whose content could not be read is said to be so, with the reason.
-    let mut capture = capture_page(&page).await.expect("capture");
+    let mut capture = capture_everything(&page).await.expect("capture");
     let model = Model::from_capture(capture.clone()).expect("model");
     let xo = node_by_id(&model, "xo").expect("#xo");
     let xo_backend = i64::from(model.node(xo).backend_node_id);
@@ -294,9 +295,14 @@ async fn shadow_trees_render_in_flat_tree_order() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pages/shadow-dom.html");
     session.open(&path.to_string_lossy()).await.expect("open");
     let page = session.current_page().expect("a page").clone();
-    let snap = take_snapshot(&page, &mut UidTable::new(), &SnapshotOptions::default())
-        .await
-        .expect("snapshot");
+    let snap = take_snapshot(
+        &page,
+        &Kept::default(),
+        &mut UidTable::new(),
+        &SnapshotOptions::default(),
+    )
+    .await
+    .expect("snapshot");
     let model = &snap.model;
     let text = a11y(&snap);
     for (id, line) in [
@@ -555,12 +561,13 @@ async fn a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_chan
 /// The body of [`a_snapshot_repeats_the_last_only_while_nothing_it_is_computed_from_changed`]
 /// on `page`, which shows a button `Row 4 button` with the id `row-btn`.
 async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
+    let kept = Kept::default();
     let mut table = UidTable::new();
     let mut last = None;
     // A snapshot's text, and whether it repeated the last one (made no pass over the table).
     let take = async |table: &mut UidTable, last: &mut Option<Snapshot>, options| {
         let passes = table.snapshots();
-        let taken = take_snapshot_after(page, table, &options, last)
+        let taken = take_snapshot_after(page, &kept, table, &options, last)
             .await
             .expect("a snapshot");
         (taken.output.clone(), table.snapshots() == passes)
@@ -643,7 +650,7 @@ async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
 }
 
 /// A page whose state has not changed since its last snapshot is not read again (its model of
-/// the DOM is kept, see `capture::kept_model`), and every change still shows: a panel scrolled
+/// the DOM is kept, see `live::kept_model`), and every change still shows: a panel scrolled
 /// (only its rectangles change), a text changed, the page scrolled, the page loaded again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
@@ -677,14 +684,15 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
     };
 
     // Of each three, exactly the third used the kept model: the first two read the reply.
-    let reused = |page: &pagesight::browser::Page, before: u64, what: &str| {
-        assert_eq!(page.reused_snapshots(), before + 1, "{what}");
+    let kept = session.current_kept().expect("a page").clone();
+    let reused = |kept: &Kept, before: u64, what: &str| {
+        assert_eq!(kept.reused_snapshots(), before + 1, "{what}");
         before + 1
     };
     let unchanged = three(&mut session).await;
-    let count = reused(&page, 0, "unchanged");
+    let count = reused(&kept, 0, "unchanged");
     // The page is small enough to be taken whole: its tree, unchanged, was copied the third time.
-    assert_eq!(page.reused_trees(), 1, "trees of the unchanged page");
+    assert_eq!(kept.reused_trees(), 1, "trees of the unchanged page");
     assert!(
         unchanged.iter().all(|t| t == &unchanged[0]),
         "{unchanged:#?}"
@@ -700,7 +708,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         assert!(line.contains(&expected), "expected {expected} in {line}");
         assert_eq!(button_uid(&text), uid, "{text}");
     }
-    let count = reused(&page, count, "panel scrolled");
+    let count = reused(&kept, count, "panel scrolled");
 
     // A text changes.
     run("document.getElementById('row-btn').textContent = 'Renamed button'").await;
@@ -709,24 +717,24 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         assert!(!text.contains("Row 4 button"), "{text}");
         assert_eq!(button_uid(&text), uid, "{text}");
     }
-    let count = reused(&page, count, "text changed");
+    let count = reused(&kept, count, "text changed");
 
     // The page scrolls the panel out of the view, then back.
     run("window.scrollTo(0, 600)").await;
     for text in three(&mut session).await {
         assert_eq!(panel_line(&text), None, "{text}");
     }
-    let count = reused(&page, count, "page scrolled away");
+    let count = reused(&kept, count, "page scrolled away");
     run("window.scrollTo(0, 0)").await;
     for text in three(&mut session).await {
         assert!(panel_line(&text).is_some(), "{text}");
     }
-    let count = reused(&page, count, "page scrolled back");
+    let count = reused(&kept, count, "page scrolled back");
 
     // Two views alternated on an unchanged page: each is kept apart, so the default view (kept
     // already) is used in every round and the whole page's from its third, and each view still
     // shows what it promises.
-    let trees = page.reused_trees();
+    let trees = kept.reused_trees();
     let mut rounds = Vec::new();
     for _ in 0..3 {
         for expand in [None, Some("all")] {
@@ -738,7 +746,7 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
             rounds.push(text.as_str().expect("text").to_string());
         }
     }
-    assert_eq!(page.reused_snapshots(), count + 4, "two views alternated");
+    assert_eq!(kept.reused_snapshots(), count + 4, "two views alternated");
     for pair in rounds.chunks(2) {
         assert_eq!(pair[0], rounds[0]);
         assert_eq!(pair[1], rounds[1]);
@@ -748,19 +756,19 @@ async fn an_unchanged_page_is_not_read_again_yet_every_change_shows() {
         "the whole page shows more than the view"
     );
     // Both views read the same full tree, unchanged all along, kept since the page scrolled back.
-    assert_eq!(page.reused_trees(), trees + 6, "trees of the two views");
+    assert_eq!(kept.reused_trees(), trees + 6, "trees of the two views");
 
     // A new document: the same markup, new nodes.
     session
         .execute_json(&serde_json::json!({"cmd": "open", "url": path.to_string_lossy()}))
         .await
         .expect("reopen");
-    let page = session.current_page().expect("a page").clone();
-    let before = page.reused_snapshots();
+    let kept = session.current_kept().expect("a page").clone();
+    let before = kept.reused_snapshots();
     for text in three(&mut session).await {
         assert!(text.contains("button \"Row 4 button\""), "{text}");
         assert_ne!(button_uid(&text), uid, "{text}");
     }
-    reused(&page, before, "a new document");
+    reused(&kept, before, "a new document");
     session.shutdown().await.expect("close");
 }

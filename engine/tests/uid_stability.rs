@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use pagesight::capture::capture_page;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::{Uid, UidTable};
+use pagesight::live::capture_everything;
 use pagesight::model::Model;
 use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::{analyze_capture, Snapshot, SnapshotOptions};
@@ -29,7 +29,7 @@ fn uid_of(snap: &Snapshot, id: &str) -> Option<Uid> {
 
 async fn snap(session: &Session, table: &mut UidTable) -> Snapshot {
     let page = session.current_page().expect("a page is open");
-    let capture = capture_page(page).await.expect("capture");
+    let capture = capture_everything(page).await.expect("capture");
     analyze_capture(
         capture,
         table,

@@ -7,7 +7,7 @@
 //! phase is divided by the snapshots, so such a change shows:
 //! - **floor**: the calls the engine's capture makes for the default view, sent through the
 //!   engine's own connection, replies left raw ([`pagesight_benches::floor`]);
-//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process_next`
+//! - **a11y** / **dom**: pagesight end to end, `capture_for_view` + `snapshot::process_next`
 //!   (default view) on one uid table and last snapshot per mode, as one agent's session takes
 //!   them: the page unchanged, each snapshot after the first repeats the last.
 //!
@@ -25,8 +25,9 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope};
+use pagesight::capture::AxScope;
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_for_view, Kept};
 use pagesight::render::Mode;
 use pagesight::snapshot::{process_next, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
@@ -108,8 +109,8 @@ impl Agent {
         }
     }
 
-    async fn snapshot(&mut self, page: &Page) -> Result<(), String> {
-        let capture = capture_page_for(page, AxScope::for_view(self.options.expand, false))
+    async fn snapshot(&mut self, page: &Page, kept: &Kept) -> Result<(), String> {
+        let capture = capture_for_view(page, kept, AxScope::for_view(self.options.expand, false))
             .await
             .map_err(|e| format!("capture failed: {e}"))?;
         let snapshot = process_next(
@@ -135,16 +136,17 @@ async fn measure(browser: &Browser, location: &str, snapshots: usize) -> Result<
     let pid = browser
         .pid()
         .ok_or("the browser's process is not known (connected, not launched)")?;
+    let kept = Kept::default();
     let mut agents = [Agent::new(Mode::A11y), Agent::new(Mode::Dom)];
     // Untimed: the plan of the floor's calls, and each agent's first snapshots (the second
     // finds the page's model kept, the third repeats).
-    let capture = capture_page_for(&page, AxScope::for_view(Expand::Viewport, false))
+    let capture = capture_for_view(&page, &kept, AxScope::for_view(Expand::Viewport, false))
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let plan = ViewPlan::of(capture.capture())?;
     for agent in &mut agents {
         for _ in 0..3 {
-            agent.snapshot(&page).await?;
+            agent.snapshot(&page, &kept).await?;
         }
     }
     // Each phase: its name, and the agent whose snapshots it takes (none: the floor's calls).
@@ -156,7 +158,7 @@ async fn measure(browser: &Browser, location: &str, snapshots: usize) -> Result<
                 None => {
                     std::hint::black_box(floor(&page, &plan, false).await?.bytes);
                 }
-                Some(k) => agents[k].snapshot(&page).await?,
+                Some(k) => agents[k].snapshot(&page, &kept).await?,
             }
         }
         let elapsed = t0.elapsed();

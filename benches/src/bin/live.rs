@@ -3,14 +3,14 @@
 //! For each page, after one untimed warm-up snapshot, `--runs` rounds of (interleaved, so drift
 //! hits all alike):
 //! - **floor**: the CDP calls the engine's capture makes for the default view, in its order,
-//!   kept in step with `capture/live.rs` (what to ask for is taken once per page from one
+//!   kept in step with `live/capture.rs` (what to ask for is taken once per page from one
 //!   capture; the page does not change between runs): `Page.getFrameTree` and
 //!   `Page.getLayoutMetrics`, then the main frame's isolated world and
 //!   `DOMSnapshot.captureSnapshot` (the engine's styles, paint order, no DOM rects) written
-//!   together, then the client and scroll rectangles of the boxes geometry needs (`capture::box_rects`:
+//!   together, then the client and scroll rectangles of the boxes geometry needs (`live::box_rects`:
 //!   `DOM.resolveNode` per box, one `Runtime.callFunctionOn`), then at once
 //!   `Accessibility.getPartialAXTree` (fetchRelatives false) for every node of the view's fetch
-//!   set (`capture::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame when the view
+//!   set (`live::ax_fetch_set`) — or `Accessibility.getFullAXTree` per frame when the view
 //!   holds a large share of the page's nodes (`AxFetch::node_by_node`) — with
 //!   `Page.getFrameTree` again behind them; a page at most three views large is taken whole,
 //!   as below (`AxFetch::whole_page`). Sent bare and waited for, the replies left raw: the time
@@ -18,11 +18,11 @@
 //! - **floor all**: the world, `captureSnapshot` and `Accessibility.getFullAXTree` per frame
 //!   written together, then the rectangles of every box geometry needs with
 //!   `Page.getFrameTree` again behind them, as `--expand all` and `verbose` ask;
-//! - **a11y** / **dom**: pagesight end to end, `capture_page_for` + `snapshot::process_next` in
+//! - **a11y** / **dom**: pagesight end to end, `capture_for_view` + `snapshot::process_next` in
 //!   that mode (default view), and **a11y all** (`--expand all`), each mode as one agent's
 //!   session would take it (its own warm uid table and last snapshot); these find the page
 //!   unchanged since their last snapshot, as an agent that looks again without acting does
-//!   (the engine then uses the model it kept, see the engine's `capture::kept_model`, and finds
+//!   (the engine then uses the model it kept, see the engine's `live::kept_model`, and finds
 //!   that the last snapshot stands, see `Snapshot::repeats`), so **a11y changed** takes the
 //!   default view of a page changed just before (an attribute of its root element set,
 //!   untimed), as after an action, in runs of its own after the others; the offline part is
@@ -56,10 +56,11 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope, Capture, DomSnapshot, FullAxTree};
+use pagesight::capture::{AxScope, Capture, DomSnapshot, FullAxTree};
 use pagesight::cdp::page::FrameTree;
 use pagesight::cdp::runtime::EvaluateParams;
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_for_view, Kept};
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
@@ -212,7 +213,7 @@ async fn measure_all(browser: &Browser, args: &Args) -> Result<(), String> {
         if outcome.timed_out {
             eprintln!("warning: {url} did not finish loading in 60 s; measuring anyway");
         }
-        let result = measure_page(&page, &name, args.runs, browser.pid()).await;
+        let result = measure_page(&page, &Kept::default(), &name, args.runs, browser.pid()).await;
         if let Err(e) = page.close().await {
             eprintln!("warning: closing the page: {e}");
         }
@@ -247,6 +248,7 @@ const MODES: [(&str, Mode, Expand, bool); 4] = [
 
 async fn measure_page(
     page: &Page,
+    kept: &Kept,
     name: &str,
     runs: usize,
     browser_pid: Option<u32>,
@@ -257,7 +259,7 @@ async fn measure_page(
     // Warm-up (untimed): Chromium builds its accessibility tree, caches warm up. The default
     // view's fetch set is taken from it for the floor.
     let view = AxScope::for_view(Expand::Viewport, false);
-    let warm = capture_page_for(page, view)
+    let warm = capture_for_view(page, kept, view)
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let dom_nodes = dom_node_count(warm.capture());
@@ -268,7 +270,7 @@ async fn measure_page(
     // Each view seen twice more, so that the unchanged modes find their model kept from the
     // first timed run on.
     for expand in [Expand::Viewport, Expand::All, Expand::Viewport, Expand::All] {
-        untimed_snapshot(page, name, &mut table, &target, expand).await?;
+        untimed_snapshot(page, kept, name, &mut table, &target, expand).await?;
     }
     floor(page, &plan, false).await?;
     floor(page, &plan, true).await?;
@@ -314,7 +316,7 @@ async fn measure_page(
     let mut agents: [Agent; MODES.len()] = Default::default();
     for (agent, (_, mode, expand, _)) in agents.iter_mut().zip(MODES) {
         for _ in 0..2 {
-            let capture = capture_page_for(page, AxScope::for_view(expand, false))
+            let capture = capture_for_view(page, kept, AxScope::for_view(expand, false))
                 .await
                 .map_err(|e| format!("{name}: capture failed: {e}"))?;
             let options = mode_options(mode, expand);
@@ -411,7 +413,16 @@ async fn measure_page(
             let k = unchanged[(run + i) % unchanged.len()];
             let (_, mode, expand, _) = MODES[k];
             let (agent, options) = (&mut agents[k], mode_options(mode, expand));
-            timed_snapshot(page, name, agent, &options, browser_pid, &mut times[k]).await?;
+            timed_snapshot(
+                page,
+                kept,
+                name,
+                agent,
+                &options,
+                browser_pid,
+                &mut times[k],
+            )
+            .await?;
         }
     }
     for _ in 0..runs {
@@ -426,7 +437,16 @@ async fn measure_page(
                 .await
                 .map_err(|e| format!("{name}: changing the page: {e}"))?;
             let (agent, options) = (&mut agents[k], mode_options(*mode, *expand));
-            timed_snapshot(page, name, agent, &options, browser_pid, &mut times[k]).await?;
+            timed_snapshot(
+                page,
+                kept,
+                name,
+                agent,
+                &options,
+                browser_pid,
+                &mut times[k],
+            )
+            .await?;
             // The page as it was, seen twice: the next run finds its model kept again.
             page.send(&EvaluateParams::new(
                 "document.documentElement.removeAttribute('data-bench')".to_string(),
@@ -434,7 +454,7 @@ async fn measure_page(
             .await
             .map_err(|e| format!("{name}: changing the page back: {e}"))?;
             for _ in 0..2 {
-                untimed_snapshot(page, name, &mut table, &target, *expand).await?;
+                untimed_snapshot(page, kept, name, &mut table, &target, *expand).await?;
             }
         }
     }
@@ -513,11 +533,12 @@ struct Reuse {
     repeats: u64,
 }
 
-/// One timed snapshot, end to end, as `agent` takes it: `capture_page_for`, then
+/// One timed snapshot, end to end, as `agent` takes it: `capture_for_view`, then
 /// `snapshot::process_next`, each timed, and the CPU time this process and the browser
 /// (`browser_pid`'s processes) spent around the two.
 async fn timed_snapshot(
     page: &Page,
+    kept: &Kept,
     name: &str,
     agent: &mut Agent,
     options: &SnapshotOptions,
@@ -526,14 +547,18 @@ async fn timed_snapshot(
 ) -> Result<(), String> {
     let target = page.target_id();
     let browser_cpu = || browser_pid.map(process_tree_cpu);
-    let reused_before = (page.reused_snapshots(), page.reused_trees());
+    let reused_before = (kept.reused_snapshots(), kept.reused_trees());
     let passes_before = agent.table.snapshots();
     let b0 = browser_cpu();
     let u0 = usage();
     let t0 = Instant::now();
-    let capture = capture_page_for(page, AxScope::for_view(options.expand, options.verbose))
-        .await
-        .map_err(|e| format!("{name}: capture failed: {e}"))?;
+    let capture = capture_for_view(
+        page,
+        kept,
+        AxScope::for_view(options.expand, options.verbose),
+    )
+    .await
+    .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let t1 = Instant::now();
     let snapshot = process_next(capture, &mut agent.table, target, options, &mut agent.last)
         .map_err(|e| format!("{name}: processing failed: {e}"))?;
@@ -547,8 +572,8 @@ async fn timed_snapshot(
     times.process.push(t2 - t1);
     times.total.push(t2 - t0);
     times.cpu.push(u1.cpu.saturating_sub(u0.cpu));
-    times.reused.models += page.reused_snapshots() - reused_before.0;
-    times.reused.trees += page.reused_trees() - reused_before.1;
+    times.reused.models += kept.reused_snapshots() - reused_before.0;
+    times.reused.trees += kept.reused_trees() - reused_before.1;
     // A repeat makes no pass over the uid table.
     times.reused.repeats += u64::from(agent.table.snapshots() == passes_before);
     Ok(())
@@ -557,12 +582,13 @@ async fn timed_snapshot(
 /// A snapshot of the page that is not measured (it readies the page's kept model).
 async fn untimed_snapshot(
     page: &Page,
+    kept: &Kept,
     name: &str,
     table: &mut UidTable,
     target: &str,
     expand: Expand,
 ) -> Result<(), String> {
-    let capture = capture_page_for(page, AxScope::for_view(expand, false))
+    let capture = capture_for_view(page, kept, AxScope::for_view(expand, false))
         .await
         .map_err(|e| format!("{name}: capture failed: {e}"))?;
     let options = SnapshotOptions {
@@ -640,7 +666,7 @@ fn print_table(figures: &[PageFigures], runs: usize) {
     );
     println!("a page at most three views large, taken whole / the boxes whose rects it reads);");
     println!("floor all = the whole page, as --expand all asks (the floor of the `a11y all` row);");
-    println!("capture = pagesight's capture_page_for (same calls + typed parse + fetch set);");
+    println!("capture = pagesight's capture_for_view (same calls + typed parse + fetch set);");
     println!("process = offline pipeline;");
     println!(
         "total = capture + process; CPU = this process's CPU time (all threads) per snapshot;"

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Two figures, both counted from before the capture is read:
-//! - **live path**: a typed `Capture` (what `capture_page` hands over) through `snapshot::process`
+//! - **live path**: a typed `Capture` (what `capture_everything` hands over) through `snapshot::process`
 //!   (model, analysis, uids, a11y text). The capture's own size is part of it.
 //! - **file path**: `Capture::from_bytes` on the gzip'd file (which holds the whole decompressed
 //!   JSON for a moment) and then `process`.

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions, Viewport};
-use pagesight::capture::capture_page;
+use pagesight::live::capture_everything;
 use pagesight_benches::docs_site::server::{DocsServer, Site};
 use pagesight_benches::docs_site::{missing_packages, real_page, RealPage, REAL_PAGES};
 use pagesight_benches::{ax_node_count, dom_node_count, fixtures_dir, with_browser};
@@ -225,7 +225,7 @@ async fn record(
             );
         }
         tokio::time::sleep(SETTLE).await;
-        capture_page(&page)
+        capture_everything(&page)
             .await
             .map_err(|e| format!("capturing {url}: {e}"))
     }

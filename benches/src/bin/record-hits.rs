@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use pagesight::browser::{Browser, LaunchOptions, Viewport};
-use pagesight::capture::capture_page;
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
+use pagesight::live::capture_everything;
 use pagesight_benches::{fixtures_dir, with_browser};
 
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -114,7 +114,7 @@ async fn record(browser: &Browser, path: &Path, out: &Path, step: u32) -> Result
             .await
             .map_err(|e| format!("loading {url}: {e}"))?;
         tokio::time::sleep(SETTLE).await;
-        let capture = capture_page(&page)
+        let capture = capture_everything(&page)
             .await
             .map_err(|e| format!("capturing {url}: {e}"))?;
         page.send(&GetDocumentParams {

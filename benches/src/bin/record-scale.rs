@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions};
-use pagesight::capture::capture_page;
+use pagesight::live::capture_everything;
 use pagesight_benches::{
     ax_node_count, dom_node_count, mib, scale, scale_capture_path, scale_dir, with_browser,
 };
@@ -99,7 +99,7 @@ async fn record_all(browser: &Browser, args: &Args) -> Result<(), String> {
             );
         }
         let started = Instant::now();
-        let capture = capture_page(&page)
+        let capture = capture_everything(&page)
             .await
             .map_err(|e| format!("capturing the {size}-node page: {e}"))?;
         let capture_time = started.elapsed();

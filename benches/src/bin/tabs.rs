@@ -11,7 +11,7 @@
 //! alike) three phases, each running every tab at once, `--snapshots` snapshots per tab, one
 //! after the other within a tab:
 //! - **floor**: the default view's CDP calls sent bare, replies left raw ([`pagesight_benches::floor`]);
-//! - **a11y** / **dom**: pagesight end to end (`capture_page_for` + `snapshot::process` on the tab's
+//! - **a11y** / **dom**: pagesight end to end (`capture_for_view` + `snapshot::process` on the tab's
 //!   warm uid table), each tab in its own task so the offline work of two tabs can use both cores.
 //!
 //! Throughput of a phase = snapshots taken by all tabs / wall time of the phase. Medians over
@@ -30,8 +30,9 @@ use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
 use pagesight::browser::{Browser, LaunchOptions, Page};
-use pagesight::capture::{capture_page_for, AxScope};
+use pagesight::capture::AxScope;
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_for_view, Kept};
 use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
@@ -116,6 +117,8 @@ async fn run(args: Args) -> Result<(), String> {
 /// the floor asks for on it.
 struct Tab {
     page: Page,
+    /// What its snapshots keep for the next one.
+    kept: Kept,
     table: UidTable,
     plan: Option<ViewPlan>,
 }
@@ -159,6 +162,7 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
         }
         tabs.push(Tab {
             page,
+            kept: Kept::default(),
             table: UidTable::new(),
             plan: None,
         });
@@ -167,7 +171,7 @@ async fn measure(browser: &Browser, args: &Args) -> Result<(), String> {
     // Warm-up, untimed: Chromium builds each tab's accessibility tree, the tables fill.
     let mut dom_nodes = 0;
     for tab in &mut tabs {
-        let capture = capture_page_for(&tab.page, default_view())
+        let capture = capture_for_view(&tab.page, &tab.kept, default_view())
             .await
             .map_err(|e| format!("warm-up capture failed: {e}"))?;
         dom_nodes = dom_node_count(capture.capture());
@@ -288,7 +292,7 @@ async fn tab_phase(mut tab: Tab, phase: Phase, snapshots: usize) -> Result<Tab, 
                 std::hint::black_box(floor(&tab.page, plan, false).await?.bytes);
             }
             Phase::Pagesight(mode) => {
-                let capture = capture_page_for(&tab.page, default_view())
+                let capture = capture_for_view(&tab.page, &tab.kept, default_view())
                     .await
                     .map_err(|e| format!("capture failed: {e}"))?;
                 let options = SnapshotOptions {

@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::live::{call, call_node, Arg, LiveNode};
 use super::pointer::{self, check_state, disabled_error, element_state, scroll_into_view, Button};
+use super::remote::{call, call_node, Arg, LiveNode};
 use super::{keyboard, Cx};
 use crate::cdp::dom::FocusParams;
 use crate::cdp::input::InsertTextParams;

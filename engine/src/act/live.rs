@@ -1,5 +1,6 @@
-//! Live nodes: finding the node a uid names in the running page, and the small CDP helpers every
-//! action shares (calling a function on a node, turning objects back into nodes).
+//! Live nodes: finding the node a uid names in the running page, and checking that a node an
+//! action holds is still the one it named (the small CDP calls every action shares are in
+//! `remote.rs`).
 //!
 //! Why a uid is checked against the page every time: the uid table only knows what the last
 //! snapshot saw. Between that snapshot and the action the page may have removed the node,
@@ -21,121 +22,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::remote::{call, call_node, Frames, LiveNode, OBJECT_GROUP};
 use super::scope::{owners_of, Scope, Worlds};
 use crate::browser::Page;
-use crate::cdp::dom::{DescribeNodeParams, ResolveNodeParams};
-use crate::cdp::page::{FrameTree, GetFrameTreeParams};
-use crate::cdp::runtime::{
-    CallArgument, CallFunctionOnParams, ReleaseObjectGroupParams, RemoteObject,
-};
+use crate::cdp::dom::ResolveNodeParams;
+use crate::cdp::runtime::ReleaseObjectGroupParams;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{Uid, UidTable};
-
-/// The object group of everything an action resolves; released when the action ends.
-pub(crate) const OBJECT_GROUP: &str = "pagesight-act";
-
-/// A node of the live page: its `backendNodeId` and a handle to it in the isolated world of its
-/// frame (see `scope.rs`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LiveNode {
-    pub backend_node_id: i64,
-    pub object_id: String,
-}
-
-/// An argument of [`call`]: a JSON value or a remote object.
-pub(crate) enum Arg<'a> {
-    Value(Value),
-    Object(&'a str),
-}
-
-fn arguments(args: &[Arg<'_>]) -> Option<Vec<CallArgument>> {
-    if args.is_empty() {
-        return None;
-    }
-    Some(
-        args.iter()
-            .map(|a| match a {
-                Arg::Value(v) => CallArgument {
-                    value: Some(v.clone()),
-                    ..CallArgument::default()
-                },
-                Arg::Object(id) => CallArgument {
-                    object_id: Some((*id).to_string()),
-                    ..CallArgument::default()
-                },
-            })
-            .collect(),
-    )
-}
-
-async fn call_raw(
-    page: &Page,
-    object_id: &str,
-    function: &str,
-    args: &[Arg<'_>],
-    by_value: bool,
-) -> Result<RemoteObject> {
-    let reply = page
-        .send(&CallFunctionOnParams {
-            object_id: Some(object_id.to_string()),
-            arguments: arguments(args),
-            silent: Some(true),
-            return_by_value: Some(by_value),
-            user_gesture: Some(true),
-            object_group: Some(OBJECT_GROUP.to_string()),
-            ..CallFunctionOnParams::new(function.to_string())
-        })
-        .await?;
-    if let Some(ex) = reply.exception_details {
-        let detail = ex.exception.and_then(|e| e.description).unwrap_or(ex.text);
-        return Err(Error::protocol(format!(
-            "a helper function failed in the page: {detail}; the page may have changed, take a \
-             new snapshot and try again"
-        )));
-    }
-    Ok(reply.result)
-}
-
-/// Calls `function` with `this` = the object, returning its result as JSON (`null` for
-/// `undefined`).
-pub(crate) async fn call(
-    page: &Page,
-    object_id: &str,
-    function: &str,
-    args: &[Arg<'_>],
-) -> Result<Value> {
-    let result = call_raw(page, object_id, function, args, true).await?;
-    Ok(result.value.unwrap_or(Value::Null))
-}
-
-/// Calls `function` with `this` = the object; its result must be a node or `null`.
-pub(crate) async fn call_node(
-    page: &Page,
-    object_id: &str,
-    function: &str,
-    args: &[Arg<'_>],
-) -> Result<Option<LiveNode>> {
-    let result = call_raw(page, object_id, function, args, false).await?;
-    match result.object_id {
-        Some(id) => node_from_object(page, id).await.map(Some),
-        None => Ok(None),
-    }
-}
-
-/// The node behind a remote object.
-pub(crate) async fn node_from_object(page: &Page, object_id: String) -> Result<LiveNode> {
-    let described = page
-        .send(&DescribeNodeParams {
-            object_id: Some(object_id.clone()),
-            depth: Some(0),
-            ..Default::default()
-        })
-        .await?;
-    Ok(LiveNode {
-        backend_node_id: described.node.backend_node_id,
-        object_id,
-    })
-}
 
 /// A handle to the node with this `backendNodeId` in the scope's isolated world, if Chromium
 /// still knows it.
@@ -194,79 +87,6 @@ pub(crate) async fn release(page: &Page) {
 const RELEASE_LIMIT: Duration = Duration::from_millis(500);
 /// How long the check behind a failed action may take.
 const RECHECK_LIMIT: Duration = Duration::from_secs(2);
-
-/// A session's frame tree (`Page.getFrameTree`): its main frame, and each frame's loader id and
-/// parent.
-pub(crate) struct Frames {
-    pub main_frame: String,
-    frames: Vec<FrameEntry>,
-}
-
-struct FrameEntry {
-    id: String,
-    loader: String,
-    parent: Option<String>,
-}
-
-impl Frames {
-    pub(crate) async fn read(session: &Page) -> Result<Frames> {
-        let tree = session.send(&GetFrameTreeParams {}).await?.frame_tree;
-        let mut frames = Vec::new();
-        collect(&tree, &mut frames, 0);
-        Ok(Frames {
-            main_frame: tree.frame.id.clone(),
-            frames,
-        })
-    }
-
-    pub(crate) fn loader(&self, frame_id: &str) -> Option<&str> {
-        self.frames
-            .iter()
-            .find(|f| f.id == frame_id)
-            .map(|f| f.loader.as_str())
-    }
-
-    pub(crate) fn parent(&self, frame_id: &str) -> Option<&str> {
-        self.frames
-            .iter()
-            .find(|f| f.id == frame_id)
-            .and_then(|f| f.parent.as_deref())
-    }
-
-    /// The main frame's loader id.
-    pub(crate) fn main_loader(&self) -> &str {
-        self.loader(&self.main_frame).unwrap_or("")
-    }
-
-    /// The loader id of `frame_id`'s document if it is still the one `expected` names (any,
-    /// when `expected` is empty), or why not.
-    pub(crate) fn same_document(
-        &self,
-        frame_id: &str,
-        expected: &str,
-    ) -> Result<&str, &'static str> {
-        match self.loader(frame_id) {
-            None => Err("its frame is gone"),
-            Some(l) if !expected.is_empty() && l != expected => {
-                Err("the page loaded a new document")
-            }
-            Some(l) => Ok(l),
-        }
-    }
-}
-
-fn collect(tree: &FrameTree, out: &mut Vec<FrameEntry>, depth: usize) {
-    out.push(FrameEntry {
-        id: tree.frame.id.clone(),
-        loader: tree.frame.loader_id.clone(),
-        parent: tree.frame.parent_id.clone(),
-    });
-    if depth < 64 {
-        for child in tree.child_frames.iter().flatten() {
-            collect(child, out, depth + 1);
-        }
-    }
-}
 
 pub(crate) fn stale(uid: &str, why: &str) -> Error {
     Error::new(

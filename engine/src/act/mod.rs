@@ -80,6 +80,7 @@ mod form;
 mod keyboard;
 mod live;
 mod pointer;
+mod remote;
 mod scope;
 mod scroll;
 mod settle;
@@ -98,11 +99,12 @@ use crate::cdp::runtime::EvaluateParams;
 use crate::command::{self, AfterAction};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
+use crate::live::Kept;
 use crate::render::Format;
 use crate::response::Dialog;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use dialog::Raced;
-use live::{Frames, LiveNode};
+use remote::{Frames, LiveNode};
 use scope::{Scope, Worlds};
 use settle::{Settle, Settled};
 
@@ -185,6 +187,8 @@ pub(crate) const DIALOG_WHILE_LOADING: &str = "the page opened a dialog while lo
 /// Everything an action needs of one page.
 pub struct ActTarget<'a> {
     pub page: &'a Page,
+    /// What the page's snapshots keep for the next one.
+    pub kept: &'a Kept,
     pub uids: &'a mut UidTable,
     pub last: &'a mut Option<Snapshot>,
     pub state: &'a mut ActState,
@@ -361,6 +365,7 @@ pub(crate) async fn execute(
     let ActionRequest { action, uid, then } = request;
     let ActTarget {
         page,
+        kept,
         uids,
         last,
         state,
@@ -471,7 +476,7 @@ pub(crate) async fn execute(
         dialog_key: "dialog",
         then,
     };
-    finish(page, uids, last, state, &mut out, &end).await;
+    finish(page, kept, uids, last, state, &mut out, &end).await;
     Ok(out)
 }
 
@@ -482,6 +487,7 @@ pub(crate) async fn answer(
 ) -> Result<Map<String, Value>> {
     let ActTarget {
         page,
+        kept,
         uids,
         last,
         state,
@@ -492,7 +498,7 @@ pub(crate) async fn answer(
         dialog_key: "next",
         then: &command.then,
     };
-    finish(page, uids, last, state, &mut out, &end).await;
+    finish(page, kept, uids, last, state, &mut out, &end).await;
     Ok(out)
 }
 
@@ -545,6 +551,7 @@ struct End<'a> {
 /// The shared end of every command: report an open dialog, release objects, take the snapshot.
 async fn finish(
     page: &Page,
+    kept: &Kept,
     uids: &mut UidTable,
     last: &mut Option<Snapshot>,
     state: &mut ActState,
@@ -577,7 +584,7 @@ async fn finish(
     if end.then.snapshot {
         let taken = state
             .dialogs
-            .race(take_snapshot(page, uids, last, &end.then.options))
+            .race(take_snapshot(page, kept, uids, last, &end.then.options))
             .await;
         match taken {
             Raced::Done(Ok(v)) => {
@@ -600,12 +607,13 @@ async fn finish(
 
 async fn take_snapshot(
     page: &Page,
+    kept: &Kept,
     uids: &mut UidTable,
     last: &mut Option<Snapshot>,
     options: &SnapshotOptions,
 ) -> Result<Value> {
     // The same live snapshot as the `snapshot` command.
-    let snapshot = crate::session::take_snapshot_after(page, uids, options, last).await?;
+    let snapshot = crate::snapshot::take_snapshot_after(page, kept, uids, options, last).await?;
     let value = match options.format {
         Format::Text => Value::String(snapshot.output.clone()),
         Format::Json => serde_json::from_str(&snapshot.output).map_err(|e| {
@@ -669,10 +677,10 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
       const s=this.closest('select');
       return (s&&!s.multiple&&s.size<=1)?s:null;
     }"#;
-    let Some(select) = live::call_node(cx.dom(), &node.object_id, FN, &[]).await? else {
+    let Some(select) = remote::call_node(cx.dom(), &node.object_id, FN, &[]).await? else {
         return Ok(None);
     };
-    let text = live::call(
+    let text = remote::call(
         cx.dom(),
         &node.object_id,
         "function(){return this.text.replace(/\\s+/g,' ').trim()}",
@@ -709,7 +717,7 @@ async fn focused(cx: &Cx<'_>) -> Value {
     let reply = cx
         .dom()
         .send(&EvaluateParams {
-            object_group: Some(live::OBJECT_GROUP.into()),
+            object_group: Some(remote::OBJECT_GROUP.into()),
             silent: Some(true),
             context_id: cx.scope.world,
             return_by_value: Some(false),
@@ -724,10 +732,10 @@ async fn focused(cx: &Cx<'_>) -> Value {
     let Some(object_id) = reply.ok().and_then(|r| r.result.object_id) else {
         return Value::Null;
     };
-    let Ok(node) = live::node_from_object(cx.dom(), object_id).await else {
+    let Ok(node) = remote::node_from_object(cx.dom(), object_id).await else {
         return Value::Null;
     };
-    let info = live::call(
+    let info = remote::call(
         cx.dom(),
         &node.object_id,
         "function(){return {tag:this.localName,id:this.id||''}}",

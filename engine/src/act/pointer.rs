@@ -21,17 +21,17 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 
-use super::live::{call, node_from_backend, resolve_in, Arg, LiveNode};
+use super::live::{node_from_backend, resolve_in};
+use super::remote::{call, viewport, Arg, LiveNode, ViewportNow};
 use super::scope::{Reach, Scope};
 use super::Cx;
 use crate::analysis::click::sample_points;
 use crate::browser::Page;
-use crate::capture::hit_test_at;
 use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
 use crate::cdp::input::{DispatchMouseEventParams, DispatchMouseEventType, MouseButton};
-use crate::cdp::page::GetLayoutMetricsParams;
 use crate::cdp::runtime::EvaluateParams;
 use crate::error::{Error, ErrorCode, Result};
+use crate::live::hit_test_at;
 use crate::model::Rect;
 
 /// How often a covered element is looked at again, and how long to wait in between: about
@@ -173,30 +173,6 @@ pub(crate) async fn check_state(
         }
     }
     Ok(())
-}
-
-/// The layout viewport: size (without scrollbars) and scroll offset, CSS px.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ViewportNow {
-    pub width: f64,
-    pub height: f64,
-    pub scroll_x: f64,
-    pub scroll_y: f64,
-    pub content_width: f64,
-    pub content_height: f64,
-}
-
-pub(crate) async fn viewport(page: &Page) -> Result<ViewportNow> {
-    let m = page.send(&GetLayoutMetricsParams {}).await?;
-    let v = &m.css_layout_viewport;
-    Ok(ViewportNow {
-        width: v.client_width as f64,
-        height: v.client_height as f64,
-        scroll_x: v.page_x as f64,
-        scroll_y: v.page_y as f64,
-        content_width: m.css_content_size.width,
-        content_height: m.css_content_size.height,
-    })
 }
 
 /// Scrolls the node into view if needed; a node without a box cannot be.

@@ -233,7 +233,7 @@ impl Scope {
                     "the frame that holds this element has no usable box; take a new snapshot",
                 ));
             };
-            let vp = super::pointer::viewport(&owner.parent).await?;
+            let vp = super::remote::viewport(&owner.parent).await?;
             out.push(Level {
                 owner: owner.clone(),
                 origin: geometry.origin,
@@ -252,7 +252,7 @@ impl Scope {
         let (mut x, mut y) = (x, y);
         for level in levels {
             (x, y) = level.map(x, y);
-            let hit = crate::capture::hit_test_at(
+            let hit = crate::live::hit_test_at(
                 &level.owner.parent,
                 (x + level.scroll_x).floor() as i64,
                 (y + level.scroll_y).floor() as i64,
@@ -277,9 +277,9 @@ impl Scope {
 
     /// Makes every level's hit test answer (each session needs its document requested once).
     pub(crate) async fn prepare_hit_tests(&self) -> Result<()> {
-        crate::capture::prepare_hit_test(&self.session).await?;
+        crate::live::prepare_hit_test(&self.session).await?;
         for owner in &self.owners {
-            crate::capture::prepare_hit_test(&owner.parent).await?;
+            crate::live::prepare_hit_test(&owner.parent).await?;
         }
         Ok(())
     }
@@ -313,7 +313,7 @@ pub(crate) async fn owners_of(page: &Page, session_of_frame: &Page) -> Result<Ve
             .await;
         let Ok(owner) = owner else { break };
         // The frame (and loader) of the document that holds the `<iframe>`.
-        let frames = super::live::Frames::read(&parent).await?;
+        let frames = super::remote::Frames::read(&parent).await?;
         let parent_frame = frames
             .parent(&t.target_id)
             .unwrap_or(&frames.main_frame)

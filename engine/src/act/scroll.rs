@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::live::{call, call_node, LiveNode};
-use super::pointer::{self, hit_at, hit_node, viewport, wheel_at, Point};
+use super::live::document_object;
+use super::pointer::{self, hit_at, hit_node, wheel_at, Point};
+use super::remote::{call, call_node, viewport, Arg, LiveNode};
 use super::scope::{Reach, Scope};
 use super::Cx;
 use crate::error::{Error, Result};
@@ -83,7 +84,7 @@ const PAGE_SCRIPT_SCROLL_FN: &str = r#"function(dx,dy){(this.ownerDocument||docu
 
 /// The nearest scroll container of `node` along an axis (itself included), if not the page.
 async fn scroller_of(cx: &Cx<'_>, node: &LiveNode, vertical: bool) -> Result<Option<LiveNode>> {
-    let args = [super::live::Arg::Value(Value::Bool(vertical))];
+    let args = [Arg::Value(Value::Bool(vertical))];
     call_node(cx.dom(), &node.object_id, SCROLLER_FN, &args).await
 }
 
@@ -288,16 +289,13 @@ pub(crate) async fn scroll(
             Scroller::Element(c) => Some(c.object_id.clone()),
             Scroller::Page => target.map(|(n, _)| n.object_id.clone()),
         };
-        let args = [
-            super::live::Arg::Value(json!(dx)),
-            super::live::Arg::Value(json!(dy)),
-        ];
+        let args = [Arg::Value(json!(dx)), Arg::Value(json!(dy))];
         match object {
             Some(o) => {
                 call(cx.dom(), &o, f, &args).await?;
             }
             None => {
-                let doc = super::live::document_object(cx.scope).await?;
+                let doc = document_object(cx.scope).await?;
                 call(cx.dom(), &doc, f, &args).await?;
             }
         }

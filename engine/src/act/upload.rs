@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use super::live::{call, call_node, LiveNode};
+use super::remote::{call, call_node, LiveNode};
 use super::Cx;
 use crate::cdp::dom::SetFileInputFilesParams;
 use crate::error::{Error, ErrorCode, Result};

@@ -348,7 +348,7 @@ pub struct ViewFacts {
     pub nodes: Vec<NodeFacts>,
     /// The hit tester of the model these facts are of, once an analysis built it. Every copy
     /// of these facts shares it: a page whose model is kept from one snapshot to the next (see
-    /// `capture::kept_model`) builds it once rather than once per snapshot. It reads only the
+    /// `live::kept_model`) builds it once rather than once per snapshot. It reads only the
     /// DOM part of the model, as the facts do.
     hit_tester: Arc<OnceLock<Arc<HitTester>>>,
 }

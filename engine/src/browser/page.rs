@@ -9,8 +9,6 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::capture::box_rects::{create_world, KeptBoxes};
-use crate::capture::kept_model::KeptModel;
 use crate::cdp::{dom, emulation, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, EventStream, RawEvent, SessionId, Subscription};
@@ -82,10 +80,6 @@ pub struct Page {
     target_id: String,
     /// Its out-of-process iframe targets (see [`super::frames`]).
     frames: FrameTargets,
-    /// Handles to the boxes its captures measure, kept for the next capture.
-    kept_boxes: KeptBoxes,
-    /// Its last snapshot's model of the DOM, kept for the next snapshot of the same state.
-    kept_model: KeptModel,
 }
 
 impl Page {
@@ -120,8 +114,6 @@ impl Page {
             session_id,
             target_id: target_id.to_owned(),
             frames,
-            kept_boxes: KeptBoxes::default(),
-            kept_model: KeptModel::default(),
         };
         // Pipelined: one round trip for all four. The DOM domain reports each new document
         // (`DOM.documentUpdated`, which a capture watches for) once enabled, and only then.
@@ -154,33 +146,7 @@ impl Page {
             session_id: frame.session_id.clone(),
             target_id: frame.target_id.clone(),
             frames: FrameTargets::default(),
-            kept_boxes: KeptBoxes::default(),
-            kept_model: KeptModel::default(),
         }
-    }
-
-    /// Handles to the boxes this page's captures measure (see [`crate::capture::box_rects`]).
-    pub(crate) fn kept_boxes(&self) -> KeptBoxes {
-        self.kept_boxes.clone()
-    }
-
-    /// Its last snapshot's model of the DOM (see [`crate::capture::kept_model`]).
-    pub(crate) fn kept_model(&self) -> KeptModel {
-        self.kept_model.clone()
-    }
-
-    /// How many of this page's snapshots found the page unchanged since the one before and used
-    /// the model of the DOM built then instead of reading Chromium's reply again (see
-    /// `capture/kept_model.rs`). A figure for tests and benchmarks.
-    pub fn reused_snapshots(&self) -> u64 {
-        self.kept_model.reused()
-    }
-
-    /// How many of the full accessibility trees asked for this page's snapshots came back the
-    /// same as the last one read for their frame and were copied from it instead of read again
-    /// (see `capture/kept_model.rs`). A figure for tests and benchmarks.
-    pub fn reused_trees(&self) -> u64 {
-        self.kept_model.trees().reused()
     }
 
     /// The connection the page's session runs on.
@@ -496,4 +462,26 @@ impl Page {
             .await
             .map(|_| ())
     }
+}
+
+/// The isolated world the engine reads a page in (one per frame; Chromium reuses it by name):
+/// the boxes' rectangles a live snapshot measures, the frames a load waits for.
+const WORLD: &str = "pagesight-geometry";
+
+/// Creates (or finds: Chromium keeps one world of a name per frame and document, and answers
+/// the same context again) the isolated world the engine reads a page in, in the frame
+/// `frame_id` of one renderer. Written now, so it can ride along with other requests; the
+/// context comes with the reply.
+pub fn create_world<'a>(
+    conn: &'a Connection,
+    session: Option<&SessionId>,
+    frame_id: &str,
+    timeout: Duration,
+) -> impl Future<Output = Result<i64>> + Send + use<'a> {
+    let params = page::CreateIsolatedWorldParams {
+        world_name: Some(WORLD.to_string()),
+        ..page::CreateIsolatedWorldParams::new(frame_id.to_string())
+    };
+    let reply = conn.send_now(session, &params, timeout);
+    async move { Ok(reply.await?.execution_context_id) }
 }

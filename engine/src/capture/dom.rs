@@ -7,9 +7,8 @@
 //! [`super::ax`] does for the accessibility tree.
 //!
 //! Why: the generated `CaptureSnapshotReturns` holds each of those inner lists as a `Vec` of
-//! its own. On the python3.11-doc `stdtypes` page (36k DOM nodes, 30k layout boxes, 8k text
-//! boxes) that is over 100k small allocations to parse, to clone and to free, and a 24-byte
-//! header plus an allocation's overhead for every 4-number rectangle. Here each such list is a
+//! its own: on a long page, many thousands of small allocations to parse, to clone and to free,
+//! and a 24-byte header plus an allocation's overhead for every 4-number rectangle. Here each such list is a
 //! [`Ragged`]: one list of values and one of where each row is in it, so a document's styles,
 //! bounds or attributes are two allocations however many rows they have, and rows that repeat
 //! are held once.

@@ -44,6 +44,11 @@ pub(super) struct Reader<'a> {
     surrogates: Surrogates,
 }
 
+/// JSON's whitespace: space, tab, line feed, carriage return.
+pub(super) fn is_json_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// Fills a field's slot once: serde refuses a field given twice.
 pub(super) fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
     if slot.is_some() {

@@ -20,12 +20,9 @@
 //! | `consistent` | `false` when a frame kept changing while it was captured and its section may mix two states (absent = `true`) |
 //!
 //! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is
-//! asked for, because every requested style costs Chromium time on every layout box (about 12 ms
-//! per style on a 36k-node page).
+//! asked for, because every requested style costs Chromium time on every layout box.
 
-use crate::analysis::{Expand, ViewFacts};
 use crate::cdp::page::{FrameTree, GetLayoutMetricsReturns};
-use crate::model::Model;
 use crate::transport::envelope::{has_surrogate_escape, repair_lone_surrogates};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -34,26 +31,20 @@ use std::sync::Arc;
 
 mod ax;
 pub mod ax_partial;
-mod ax_split;
 pub mod box_rects;
-mod confirm;
 mod dom;
 mod json_reader;
-pub(crate) mod kept_model;
-mod live;
 mod scope;
+mod split_file;
 pub use ax::{
     AxKeyRef, AxNodeKey, AxNodeRef, AxNodes, AxPropertyRef, AxScalar, AxValueRef, FullAxTree,
     GetFullAxTree, GetPartialAxTree,
 };
-pub use confirm::{confirm_hits, Confirmation};
-pub(crate) use confirm::{hit_test_at, prepare_hit_test};
 pub use dom::{
     CaptureDomSnapshot, DocumentRecord, DomSnapshot, LayoutTreeRecord, NodeTreeRecord, Ragged,
     TextBoxRecord,
 };
-pub use live::{capture_page, capture_page_for, capture_page_with, mixes_states};
-pub use scope::{ax_fetch_set, AxFetch, AxScope};
+pub use scope::AxScope;
 
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -180,7 +171,7 @@ pub struct Capture {
     /// `DOMSnapshot.captureSnapshot()` of the page's own target. Shared: a page keeps the
     /// snapshot of its last state, and the next capture of that same state holds it too rather
     /// than a copy (see `kept_model`).
-    // Parsed apart from the other fields in a large file (see `parse_split`): a serde attribute
+    // Parsed apart from the other fields in a large file (see `split_file.rs`): a serde attribute
     // changing how it reads must be matched there.
     pub dom_snapshot: Arc<DomSnapshot>,
     /// `Accessibility.getFullAXTree()` per frame of the page's own target.
@@ -199,164 +190,6 @@ pub struct Capture {
     /// How much of the accessibility tree `ax_trees` holds (absent: all of it).
     #[serde(default, skip_serializing_if = "AxScope::is_full")]
     pub ax_scope: AxScope,
-}
-
-/// A capture taken from a live page, with the model of its DOM snapshots when taking it built
-/// one (a viewport scope decides from it which accessibility nodes to ask for): the pipeline
-/// then adds the accessibility trees to that model instead of building it a second time. A
-/// capture read from a file, or taken whole, has none.
-#[derive(Clone)]
-pub struct Captured {
-    capture: Capture,
-    /// The model of the DOM snapshots, and its geometry and visibility for the view when the
-    /// view was known.
-    dom_model: Option<DomModel>,
-    /// What it was read from, when every part is one the page kept.
-    inputs: Option<Inputs>,
-}
-
-impl std::fmt::Debug for Captured {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Captured")
-            .field("capture", &self.capture)
-            .field("dom_model", &self.dom_model.as_ref().map(DomModel::is_kept))
-            .field("inputs", &self.inputs)
-            .finish()
-    }
-}
-
-/// The model of a live capture's DOM snapshots, with its view's geometry and visibility when
-/// the view was known: built for this capture, or the page's kept one (see [`kept_model`]),
-/// which is copied only when the pipeline runs, so a snapshot found to repeat the last one
-/// never copies it.
-// One per capture, moved a few times: boxing the large variant would only add an allocation.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone)]
-pub(crate) enum DomModel {
-    Built(Model, Option<ViewFacts>),
-    Kept(Arc<kept_model::KeptState>),
-}
-
-impl DomModel {
-    pub(crate) fn model(&self) -> &Model {
-        match self {
-            DomModel::Built(model, _) => model,
-            DomModel::Kept(state) => &state.model,
-        }
-    }
-
-    pub(crate) fn facts(&self) -> Option<&ViewFacts> {
-        match self {
-            DomModel::Built(_, facts) => facts.as_ref(),
-            DomModel::Kept(state) => state.facts.as_ref(),
-        }
-    }
-
-    pub(crate) fn is_kept(&self) -> bool {
-        matches!(self, DomModel::Kept(_))
-    }
-
-    /// The same, with the geometry and visibility of `view` computed when it has none.
-    pub(crate) fn with_facts(self, view: Expand) -> DomModel {
-        match self {
-            DomModel::Built(model, None) => {
-                let facts = ViewFacts::new(&model, view);
-                DomModel::Built(model, Some(facts))
-            }
-            DomModel::Kept(state) if state.facts.is_none() => {
-                let model = state.model.clone();
-                DomModel::Built(model, None).with_facts(view)
-            }
-            built_or_kept => built_or_kept,
-        }
-    }
-
-    fn into_parts(self) -> (Model, Option<ViewFacts>) {
-        match self {
-            DomModel::Built(model, facts) => (model, facts),
-            DomModel::Kept(state) => (state.model.clone(), state.facts.clone()),
-        }
-    }
-}
-
-/// What a live capture was read from, when every part of it is one its page kept from an
-/// earlier snapshot (see [`kept_model`]): the state of its DOM (the snapshot's reply, the
-/// layout metrics, the URL, the view and the boxes' rectangles) and its accessibility trees,
-/// by the numbers they were kept under, and the frame tree. Two captures with equal inputs hold
-/// the same data, so what was computed from one holds for the other.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Inputs {
-    pub kept: kept_model::KeptParts,
-    pub frame_tree: FrameTree,
-}
-
-impl Captured {
-    /// `dom_model` must be `Model::from_dom_snapshots(&capture)` and its `ViewFacts`, and
-    /// `inputs` what every part of `capture` was read from, when each part is one the page kept.
-    pub(crate) fn new(
-        capture: Capture,
-        dom_model: Option<DomModel>,
-        inputs: Option<Inputs>,
-    ) -> Captured {
-        Captured {
-            capture,
-            dom_model,
-            inputs,
-        }
-    }
-
-    /// The capture.
-    pub fn capture(&self) -> &Capture {
-        &self.capture
-    }
-
-    /// What it was read from, when every part is one the page kept.
-    pub(crate) fn inputs(&self) -> Option<&Inputs> {
-        self.inputs.as_ref()
-    }
-
-    /// The capture alone (to save it, for instance).
-    pub fn into_capture(self) -> Capture {
-        self.capture
-    }
-
-    /// The model of the whole capture, accessibility trees included.
-    pub fn into_model(self) -> Result<Model> {
-        self.into_model_and_view().map(|(model, _)| model)
-    }
-
-    /// [`Captured::into_model`], with the geometry and visibility computed while capturing
-    /// (for [`crate::analysis::analyze_view`]), when there are any.
-    pub fn into_model_and_view(self) -> Result<(Model, Option<ViewFacts>)> {
-        let Captured {
-            mut capture,
-            dom_model,
-            ..
-        } = self;
-        match dom_model {
-            None => Ok((Model::from_capture(capture)?, None)),
-            Some(dom_model) => {
-                let (mut model, view) = dom_model.into_parts();
-                // Read already: freed before the accessibility trees are linked.
-                capture.dom_snapshot = Arc::default();
-                for o in &mut capture.oopifs {
-                    o.dom_snapshot = Arc::default();
-                }
-                model.add_ax_trees(&mut capture);
-                Ok((model, view))
-            }
-        }
-    }
-}
-
-impl From<Capture> for Captured {
-    fn from(capture: Capture) -> Captured {
-        Captured {
-            capture,
-            dom_model: None,
-            inputs: None,
-        }
-    }
 }
 
 fn yes() -> bool {
@@ -413,7 +246,7 @@ impl Capture {
         }
     }
 
-    fn from_json(json: &[u8]) -> Result<Capture> {
+    pub(crate) fn from_json(json: &[u8]) -> Result<Capture> {
         // On one core the second thread could only take turns with the first.
         let parallel = json.len() >= SPLIT_PARSE_MIN && crate::parallel::two_cores();
         let split_min = if parallel {
@@ -451,7 +284,7 @@ impl Capture {
         // a newer format is reported as such rather than as whatever field it renamed.
         let parsed: std::result::Result<Capture, _> = match text {
             Ok(text) => match pieces
-                .then(|| parse_split(text, text.len() >= split_min))
+                .then(|| split_file::parse_split(text, text.len() >= split_min))
                 .flatten()
             {
                 Some(capture) => Ok(capture),
@@ -496,146 +329,6 @@ impl Capture {
 /// more than it saves.
 const SPLIT_PARSE_MIN: usize = 1 << 20;
 
-/// How far into the file `domSnapshot` may start for [`parse_split`] to look for it: the keys
-/// written before it are small, and finding that it is a top-level key reads every byte before it.
-const SPLIT_PREFIX_MAX: usize = 1 << 20;
-
-/// Parses a capture as three pieces, two of them at once when `parallel`: the `domSnapshot`
-/// value and the `axTrees` value (together nearly all of a large file, and about equally long
-/// to parse), then the file with those two values replaced by small stand-ins, as a whole
-/// [`Capture`], so every rule of the one-piece parse (defaults, unknown keys ignored, a key
-/// given twice refused) still holds for the rest. The two values are deserialised as the
-/// `Capture` fields they fill would be.
-///
-/// Why in pieces even on one thread: the `domSnapshot` value is then read by the engine's own
-/// reader ([`DomSnapshot::from_json`]), which a one-piece parse cannot call; on a small page
-/// that value is over a third of the file's parse.
-///
-/// `None` when the file is not laid out as [`Capture::to_writer`] writes it (`axTrees` right
-/// after `domSnapshot`, both top-level keys) or when any piece fails to parse: the caller then
-/// parses the file in one piece, which gives the answer, or the error, it always gave.
-fn parse_split(text: &str, parallel: bool) -> Option<Capture> {
-    const DOM_STAND_IN: &str = r#"{"documents":[],"strings":[]}"#;
-    let (dom_at, comma, ax_at) = split_points(text)?;
-    let dom_text = text.get(dom_at..comma)?;
-    let ax_text = text.get(ax_at..)?;
-
-    // The trees take longer to read than the DOM snapshot: this thread reads the DOM snapshot
-    // and then helps with the trees (see `ax_split`).
-    let dom = || DomSnapshot::from_json(dom_text).ok();
-    let (ax, dom) = if parallel {
-        ax_split::read_trees_with(ax_text, dom)
-    } else {
-        (ax_split::read_trees(ax_text), dom())
-    };
-    let dom_snapshot = dom?;
-    let (ax_trees, ax_len) = match ax {
-        Some(read) => read,
-        None => {
-            let mut values =
-                serde_json::Deserializer::from_str(ax_text).into_iter::<Vec<AxTreeCapture>>();
-            let trees = values.next()?.ok()?;
-            (trees, values.byte_offset())
-        }
-    };
-    let ax_end = ax_at + ax_len;
-
-    let (head, between, tail) = (
-        text.get(..dom_at)?,
-        text.get(comma..ax_at)?,
-        text.get(ax_end..)?,
-    );
-    let mut rest =
-        String::with_capacity(head.len() + DOM_STAND_IN.len() + between.len() + 2 + tail.len());
-    rest.push_str(head);
-    rest.push_str(DOM_STAND_IN);
-    rest.push_str(between);
-    rest.push_str("[]");
-    rest.push_str(tail);
-    let mut capture: Capture = serde_json::from_str(&rest).ok()?;
-    capture.dom_snapshot = Arc::new(dom_snapshot);
-    capture.ax_trees = ax_trees;
-    Some(capture)
-}
-
-/// Where a capture file's `domSnapshot` value starts, where the `,` after it is, and where the
-/// `axTrees` value starts, when the file is laid out as [`Capture::to_writer`] writes it (see
-/// [`parse_split`]).
-fn split_points(text: &str) -> Option<(usize, usize, usize)> {
-    const DOM_KEY: &[u8] = b"\"domSnapshot\"";
-    const AX_KEY: &[u8] = b"\"axTrees\"";
-    let bytes = text.as_bytes();
-    let (dom_key, dom_at) = memchr::memmem::find_iter(bytes, DOM_KEY)
-        .find_map(|at| Some((at, value_after_key(bytes, at + DOM_KEY.len())?)))?;
-    // It must be a key of the top-level object: had a nested one its value replaced, the
-    // top-level one, read with the rest, would then be overwritten by it.
-    if dom_key > SPLIT_PREFIX_MAX || !at_top_level(&bytes[..dom_key]) {
-        return None;
-    }
-    // The value of `domSnapshot` is then taken to be all up to the `,` before the next
-    // `"axTrees":`. Parsing it whole proves that: had another key come between them, or this
-    // `"axTrees"` been a key within `domSnapshot`, the slice would not be one JSON value.
-    let (comma, ax_at) = memchr::memmem::find_iter(&bytes[dom_at..], AX_KEY).find_map(|at| {
-        let at = dom_at + at;
-        let comma = (at - trailing_whitespace(&bytes[dom_at..at])).checked_sub(1)?;
-        let value = value_after_key(bytes, at + AX_KEY.len())?;
-        (comma > dom_at && bytes[comma] == b',').then_some((comma, value))
-    })?;
-    Some((dom_at, comma, ax_at))
-}
-
-/// Where the value of a key starts, `at` being just past the key's closing quote: after the
-/// `:` and any whitespace. `None` when no `:` follows (the string is not a key).
-fn value_after_key(bytes: &[u8], at: usize) -> Option<usize> {
-    let colon = at + leading_whitespace(bytes.get(at..)?);
-    (bytes.get(colon) == Some(&b':')).then(|| colon + 1 + leading_whitespace(&bytes[colon + 1..]))
-}
-
-fn is_json_whitespace(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-fn leading_whitespace(bytes: &[u8]) -> usize {
-    bytes.iter().take_while(|&&b| is_json_whitespace(b)).count()
-}
-
-fn trailing_whitespace(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .rev()
-        .take_while(|&&b| is_json_whitespace(b))
-        .count()
-}
-
-/// Whether the start of a JSON text leaves the reader directly inside the outermost object or
-/// array and outside any string: the next token is then one of its keys or values.
-fn at_top_level(prefix: &[u8]) -> bool {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in prefix {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => match depth.checked_sub(1) {
-                Some(d) => depth = d,
-                None => return false,
-            },
-            _ => {}
-        }
-    }
-    !in_string && depth == 1
-}
-
 /// Room for the decompressed JSON: the size the gzip trailer records (exact for a file written
 /// in one piece, as captures are), so the buffer is not grown by doubling to up to twice the
 /// JSON's size, which would be the largest allocation of a snapshot read from a file. A trailer
@@ -655,7 +348,8 @@ fn gunzipped_size_hint(gz: &[u8]) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use super::split_file::{parse_split, split_points};
     use super::*;
     use crate::ErrorCode;
 
@@ -886,7 +580,7 @@ mod tests {
             let text = std::str::from_utf8(&json).unwrap();
             let (_, _, ax_at) = split_points(text).unwrap();
             let ax = &text[ax_at..];
-            let (two, ()) = ax_split::read_trees_with(ax, || ());
+            let (two, ()) = ax::split::read_trees_with(ax, || ());
             let (trees, len) = two.unwrap_or_else(|| panic!("{name}: not read on two threads"));
             let mut values =
                 serde_json::Deserializer::from_str(ax).into_iter::<Vec<AxTreeCapture>>();

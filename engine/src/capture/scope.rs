@@ -1,30 +1,9 @@
-//! Which accessibility nodes a snapshot needs: all of them, or only those of what it prints.
-//!
-//! Why: on a long page the full accessibility tree is the largest and slowest thing a snapshot
-//! asks Chromium for (python's `stdtypes` page: 12 MB and over a second), yet the default
-//! snapshot prints only what intersects the (expanded) viewport. The renderers read AX data of
-//! a node only to decide whether that node, or an ancestor holding it, is printed; a node
-//! outside the view is never printed. So when the view is narrower than the page, the capture
-//! takes the DOM snapshot first, decides from it which DOM nodes the render can print — the
-//! nodes visible in the expanded viewport (text judged by its element, as the renderers do) and
-//! their flat-tree ancestors, in every captured document — and asks for the accessibility nodes
-//! of exactly those (`Accessibility.getPartialAXTree`, all sent at once; see
-//! [`super::ax_partial`] for how they become trees again).
-//!
-//! "In the viewport" is decided by the analysis's own [`visibility`] rules on the same
-//! [`Geometry`], so the set cannot drift from what the renderers test.
-//!
-//! The capture records its [`AxScope`]: rendering a viewport-scoped capture with a wider view
-//! (`--expand all`, a larger `--expand`, `verbose`) is refused rather than shown with less.
+//! How much of the accessibility tree a capture holds ([`AxScope`]): all of it, or only what a
+//! snapshot of its view can print. Rendering a viewport-scoped capture with a wider view
+//! (`--expand all`, a larger `--expand`, `verbose`) is refused rather than shown with less
+//! (`live::scope` says which views a scope serves and which nodes it asks for).
 
 use serde::{Deserialize, Serialize};
-
-use crate::analysis::{Expand, ViewFacts};
-use crate::cdp::page::GetLayoutMetricsReturns;
-use crate::error::{Error, Result};
-use crate::model::{Model, NodeKind};
-
-use super::Capture;
 
 /// How much of the accessibility tree a capture holds.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -42,215 +21,15 @@ pub enum AxScope {
 }
 
 impl AxScope {
-    /// The scope a snapshot with these options needs.
-    pub fn for_view(expand: Expand, verbose: bool) -> AxScope {
-        match expand {
-            _ if verbose => AxScope::Full,
-            Expand::All => AxScope::Full,
-            Expand::Viewport => AxScope::Viewport { expand: 0.0 },
-            Expand::Pixels(px) if px.is_finite() => AxScope::Viewport {
-                expand: px.max(0.0),
-            },
-            Expand::Pixels(_) => AxScope::Full,
-        }
-    }
-
-    /// The view a viewport scope serves; `None` for the full scope, which serves every view.
-    pub(crate) fn view(self) -> Option<Expand> {
-        match self {
-            AxScope::Full => None,
-            AxScope::Viewport { expand } if expand > 0.0 => Some(Expand::Pixels(expand)),
-            AxScope::Viewport { .. } => Some(Expand::Viewport),
-        }
-    }
-
     /// Whether the full tree is held.
     pub fn is_full(&self) -> bool {
         matches!(self, AxScope::Full)
     }
-
-    /// Whether a capture of this scope holds everything a snapshot with these options reads.
-    pub fn covers(&self, expand: Expand, verbose: bool) -> bool {
-        match (self, AxScope::for_view(expand, verbose)) {
-            (AxScope::Full, _) => true,
-            (AxScope::Viewport { .. }, AxScope::Full) => false,
-            (AxScope::Viewport { expand: have }, AxScope::Viewport { expand: want }) => {
-                want <= *have
-            }
-        }
-    }
-
-    /// An error saying why a capture of this scope cannot be rendered with these options.
-    pub fn check(&self, expand: Expand, verbose: bool) -> Result<()> {
-        if self.covers(expand, verbose) {
-            return Ok(());
-        }
-        let have = match self {
-            AxScope::Viewport { expand } => *expand,
-            AxScope::Full => 0.0,
-        };
-        let asked = if verbose {
-            "verbose".to_string()
-        } else {
-            match expand {
-                Expand::All => "--expand all".to_string(),
-                Expand::Pixels(px) => format!("--expand {px}"),
-                Expand::Viewport => "the viewport".to_string(),
-            }
-        };
-        Err(Error::invalid_argument(format!(
-            "this capture holds accessibility data only for the viewport expanded by {have} px, \
-             not for {asked}; capture the page again with these options (`pagesight capture` \
-             records the whole page)"
-        )))
-    }
-}
-
-/// How a viewport scope's accessibility nodes are fetched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AxFetch {
-    /// Node by node when the view holds a small share of the page's nodes, else every frame's
-    /// full tree: on a short page one `getFullAXTree` answers sooner than a hundred pipelined
-    /// `getPartialAXTree` calls (bootstrap's checkout example, 386 nodes: 10 ms against 15 ms).
-    #[default]
-    Auto,
-    /// Always node by node.
-    Partial,
-}
-
-impl AxFetch {
-    /// Whether a view grown by `expand` px shows so much of the page (`metrics`, taken before
-    /// the snapshot) that capturing the whole page costs less: the full trees sent with the
-    /// snapshot, every DOM rect in it, and none of the view's own calls and work after it.
-    /// A page at most three views large is taken whole (bootstrap's checkout
-    /// example, 2.4 views: 12 ms whole against 13–15 ms by view).
-    pub fn whole_page(self, metrics: &GetLayoutMetricsReturns, expand: f64) -> bool {
-        if self == AxFetch::Partial {
-            return false;
-        }
-        let view = &metrics.css_layout_viewport;
-        let grow = 2.0 * expand.max(0.0);
-        let view_area = (view.client_width as f64 + grow) * (view.client_height as f64 + grow);
-        let content = &metrics.css_content_size;
-        let content_area = content.width.max(0.0) * content.height.max(0.0);
-        view_area > 0.0 && content_area <= WHOLE_PAGE_VIEWS * view_area
-    }
-
-    /// Whether to fetch `wanted` nodes one by one on a page of `total` DOM nodes. A partial
-    /// call costs Chromium several times what one node of the full tree does.
-    pub fn node_by_node(self, wanted: usize, total: usize) -> bool {
-        match self {
-            AxFetch::Partial => true,
-            AxFetch::Auto => wanted.saturating_mul(PARTIAL_COST) < total,
-        }
-    }
-}
-
-/// See [`AxFetch::whole_page`].
-const WHOLE_PAGE_VIEWS: f64 = 3.0;
-
-/// About how many nodes of the full tree cost Chromium what one partial call does (measured:
-/// 386 nodes in 5 ms whole against 100 calls in 10 ms; stdtypes 36k nodes in 0.8 s whole
-/// against 414 calls in 0.05 s once the tree exists).
-const PARTIAL_COST: usize = 8;
-
-/// The `backendNodeId`s whose accessibility nodes a snapshot of `capture` viewed with `expand`
-/// can print, per renderer target: `[0]` for the page's own, `[k]` for `capture.oopifs[k-1]`.
-/// The top-level `#document` is always included (its node names the page).
-///
-/// Pure. `capture` needs no accessibility trees (any it has are ignored).
-pub fn ax_fetch_set(capture: &Capture, expand: Expand) -> Result<Vec<Vec<i64>>> {
-    let model = Model::from_dom_snapshots(capture)?;
-    let view = ViewFacts::new(&model, expand);
-    Ok(fetch_set(&model, &view, 1 + capture.oopifs.len()))
-}
-
-/// [`ax_fetch_set`] on the model of a capture's DOM snapshots ([`Model::from_dom_snapshots`])
-/// seen as `view` says, with `targets` renderer targets.
-pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<Vec<i64>> {
-    let n = model.nodes.len();
-    let facts = &view.nodes;
-    let viewport = view.geometry.viewport.rect();
-    let mut wanted = vec![false; n];
-    for (i, node) in model.nodes.iter().enumerate() {
-        let shown = match node.kind {
-            // A transparent control a click reaches in the viewport is printed too: take every
-            // element that can be hit there (the click points are not known yet).
-            NodeKind::Element | NodeKind::Document => {
-                facts[i].in_viewport
-                    || facts[i]
-                        .hittable_rect()
-                        .is_some_and(|r| r.intersect(&viewport).is_some())
-            }
-            // Text without facts of its own is judged by its element (as the renderers do);
-            // text with no layout box has no accessibility node.
-            NodeKind::Text | NodeKind::CData => {
-                node.layout.is_some()
-                    && (facts[i].in_viewport
-                        || (facts[i].bounds().is_none()
-                            && model
-                                .parent_element(crate::model::NodeId::new(i as u32))
-                                .is_some_and(|p| facts[p.index()].in_viewport)))
-            }
-            _ => false,
-        };
-        if shown {
-            wanted[i] = true;
-        }
-    }
-    if let Some(top) = model.docs.first() {
-        if let Some(w) = wanted.get_mut(top.root.index()) {
-            *w = true;
-        }
-    }
-    // Ancestors, each chain walked once: stop at the first ancestor already wanted.
-    for i in 0..n {
-        if !wanted[i] {
-            continue;
-        }
-        let mut cur = model.nodes[i].parent;
-        while let Some(p) = cur {
-            let p = p.index();
-            if p >= n || wanted[p] {
-                break;
-            }
-            wanted[p] = true;
-            cur = model.nodes[p].parent;
-        }
-    }
-    let mut out = vec![Vec::new(); targets];
-    for (i, node) in model.nodes.iter().enumerate() {
-        if !wanted[i] {
-            continue;
-        }
-        let target = model.doc(node.doc).target as usize;
-        if let Some(list) = out.get_mut(target) {
-            list.push(i64::from(node.backend_node_id));
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scope_follows_the_view() {
-        let vp = AxScope::for_view(Expand::Viewport, false);
-        assert_eq!(vp, AxScope::Viewport { expand: 0.0 });
-        assert!(AxScope::for_view(Expand::All, false).is_full());
-        assert!(AxScope::for_view(Expand::Viewport, true).is_full());
-        let e500 = AxScope::for_view(Expand::Pixels(500.0), false);
-        assert!(e500.covers(Expand::Pixels(200.0), false));
-        assert!(e500.covers(Expand::Viewport, false));
-        assert!(!vp.covers(Expand::Pixels(500.0), false));
-        assert!(!vp.covers(Expand::All, false));
-        assert!(!vp.covers(Expand::Viewport, true));
-        assert!(AxScope::Full.covers(Expand::All, true));
-        let e = vp.check(Expand::All, false).unwrap_err();
-        assert!(e.message().contains("--expand all"), "{}", e.message());
-    }
 
     #[test]
     fn scope_reads_and_writes_as_json() {

@@ -29,7 +29,7 @@ use serde::Serialize;
 
 use crate::analysis::{Analysis, Expand};
 use crate::browser::Page;
-use crate::capture::{capture_page_for, AxScope};
+use crate::live::{capture_for_view, Kept};
 use crate::error::Result;
 use crate::identity::{UidAssignment, UidTable};
 use crate::model::Model;
@@ -144,21 +144,23 @@ pub struct ExtractTiming {
 /// so the block uids are those of the page's other snapshots) and extracts its content.
 pub async fn extract_page(
     page: &Page,
+    kept: &Kept,
     uids: &mut UidTable,
     options: &ExtractOptions,
 ) -> Result<Extraction> {
-    Ok(extract_page_timed(page, uids, options).await?.0)
+    Ok(extract_page_timed(page, kept, uids, options).await?.0)
 }
 
 /// [`extract_page`], also saying how long each part took.
 pub async fn extract_page_timed(
     page: &Page,
+    kept: &Kept,
     uids: &mut UidTable,
     options: &ExtractOptions,
 ) -> Result<(Extraction, ExtractTiming)> {
     let start = Instant::now();
-    let scope = AxScope::for_view(SNAPSHOT_OPTIONS.expand, SNAPSHOT_OPTIONS.verbose);
-    let captured = capture_page_for(page, scope).await?;
+    let scope = crate::capture::AxScope::for_view(SNAPSHOT_OPTIONS.expand, SNAPSHOT_OPTIONS.verbose);
+    let captured = capture_for_view(page, kept, scope).await?;
     let captured_at = Instant::now();
     let snapshot = analyze_capture(captured, uids, page.target_id(), &SNAPSHOT_OPTIONS)?;
     let extraction = extract(&snapshot.model, &snapshot.analysis, &snapshot.uids, options);

@@ -127,7 +127,7 @@ pub fn assign_uids(model: &Model, table: &mut UidTable, page_target: &str) -> Ui
     out
 }
 
-impl crate::render::UidSource for UidAssignment {
+impl super::UidSource for UidAssignment {
     fn dom(&self, node: NodeId) -> Option<Uid> {
         UidAssignment::dom(self, node)
     }
@@ -148,7 +148,7 @@ impl crate::render::UidSource for UidAssignment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::testutil::Builder;
+    use crate::identity::testutil::Builder;
 
     #[test]
     fn a_frame_document_is_keyed_the_same_whatever_its_attach_position() {

@@ -29,8 +29,8 @@ use std::fmt::Write as _;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::{Analysis, Expand, ScrollInfo};
-use crate::identity::Uid;
-use crate::model::{AxId, Model, NodeId};
+use crate::identity::UidSource;
+use crate::model::{Model, NodeId};
 
 /// Which node selection and line format to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,19 +72,6 @@ impl Default for RenderOptions {
             consistent: true,
         }
     }
-}
-
-/// The uids of one snapshot, as the renderers need them. Implemented by the identity layer's
-/// per-snapshot assignment; tests use small stand-ins.
-pub trait UidSource {
-    /// Uid of a DOM node (elements and documents).
-    fn dom(&self, node: NodeId) -> Option<Uid>;
-    /// Uid of an AX node (its DOM node's uid if it has one, else its own).
-    fn ax(&self, ax: AxId) -> Option<Uid>;
-    /// Minted in this snapshot, and not the first snapshot of this page.
-    fn is_new(&self, uid: Uid) -> bool;
-    /// The snapshot number.
-    fn snapshot(&self) -> u32;
 }
 
 /// Renders a snapshot in the mode and format `options` ask for.
@@ -309,6 +296,3 @@ pub(crate) fn push_covered_by<U: UidSource + ?Sized>(
         }
     }
 }
-
-#[cfg(test)]
-pub(crate) mod testutil;

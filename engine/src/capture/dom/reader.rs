@@ -2,7 +2,7 @@
 //!
 //! Why: reading this reply was the largest single piece of the engine's CPU per live snapshot
 //! and half of reading a capture file. serde_json goes through the derived visitors value by
-//! value (about 280 MB/s here), while the reply is nearly all long arrays of small integers
+//! value, while the reply is nearly all long arrays of small integers
 //! (node, string and style indices), rows of four numbers (rectangles) and one array of
 //! strings: a scanner that reads exactly those, straight into the `Vec`s and [`Ragged`] lists
 //! of [`DomSnapshot`], has far less to do per byte.

@@ -1,6 +1,6 @@
 use crate::analysis::{Expand, ScrollInfo};
+use crate::identity::testutil::Builder;
 use crate::model::{AxProp, AxValue};
-use crate::render::testutil::Builder;
 use crate::render::{Format, Mode, RenderOptions};
 
 fn text(b: Builder) -> String {

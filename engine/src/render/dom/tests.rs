@@ -1,7 +1,7 @@
 use super::*;
 use crate::analysis::ScrollInfo;
+use crate::identity::testutil::Builder;
 use crate::model::{AxProp, AxValue, RareStrings};
-use crate::render::testutil::Builder;
 use crate::render::{Mode, RenderOptions};
 
 fn dom_text(b: Builder) -> String {

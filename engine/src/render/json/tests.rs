@@ -1,7 +1,7 @@
 use super::*;
 use crate::analysis::{Point, Rect};
+use crate::identity::testutil::Builder;
 use crate::model::{AxProp, AxValue, RareStrings};
-use crate::render::testutil::Builder;
 use crate::render::Format;
 
 const FOCUSABLE: (AxProp, AxValue) = (AxProp::Focusable, AxValue::Bool(true));

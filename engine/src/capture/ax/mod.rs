@@ -9,23 +9,14 @@
 //! method with the same parameters as the generated `GetFullAXTreeParams`; only its reply type
 //! differs.
 //!
-//! Why: on a large page this one reply is most of what a snapshot parses and keeps. On the
-//! python3.11-doc `stdtypes` page (36k DOM nodes, 36k AX nodes, 12.7 MiB of JSON) the generated
-//! `Vec<AXNode>` holds every `sources` list, `chromeRole`, `ignoredReasons` and related node, and
-//! every value as a `serde_json::Value`: about 2.3 KB per node, 81.5 MiB in all (6.4× its JSON),
-//! parsed at about 170 MiB/s. The fields skipped here are stepped over while parsing without
-//! allocating, node ids (decimal strings from Chromium) are kept as integers, and the rest is
-//! held by [`AxNodes`]: one tree in a dozen flat tables rather than a record per node.
-//!
-//! The first lean form was a 240-byte record per node with its own strings, property list and
-//! child list: 17.7 MiB on stdtypes and several small allocations per node, and its cost grew
-//! faster than the page: at 300k DOM nodes (460k AX nodes) the records alone passed 100 MB, past
-//! the size the allocator reuses, so their pages came zeroed from the system, and allocating and
-//! freeing the small blocks went from nothing at 10k nodes to a seventh of the parse. The arena
-//! holds a node in a 48-byte row plus about two 16-byte value rows and its text; on the scale
-//! series the typed parse of a capture file (`scale/capture_from_json`) went from 2.4–2.9 µs a
-//! DOM node at 10k nodes and 2.6–3.1 µs at 300k, to 2.6–2.7 and 2.0–2.3 µs, and the model build
-//! at 100k from 0.76–0.89 to 0.50–0.60 µs.
+//! Why: on a large page this one reply is most of what a snapshot parses and keeps. The
+//! generated `Vec<AXNode>` holds every `sources` list, `chromeRole`, `ignoredReasons` and
+//! related node, and every value as a `serde_json::Value`, several times the size of its JSON.
+//! The fields skipped here are stepped over while parsing without allocating, node ids (decimal
+//! strings from Chromium) are kept as integers, and the rest is held by [`AxNodes`]: one tree in
+//! a dozen flat tables rather than a record per node, so a node costs no allocation of its own
+//! (a record per node, with its own strings and lists, made many small allocations per node,
+//! whose cost grew faster than the page).
 //!
 //! Tolerance is that of the generated bindings: unknown fields are ignored, value types and
 //! property names are the generated enums, whose unknown values are kept as strings, an id that
@@ -44,7 +35,8 @@ use crate::error::Result;
 use crate::transport::RawJson;
 
 mod reader;
-pub(super) use reader::read_node;
+pub(in crate::capture) mod split;
+use reader::read_node;
 
 /// `Accessibility.getFullAXTree` with the same parameters as the generated
 /// [`GetFullAXTreeParams`], answered as a lean [`FullAxTree`].
@@ -104,7 +96,7 @@ impl FullAxTree {
     /// Reads a `getFullAXTree` reply. One in the shape Chromium writes
     /// (`{"nodes":[{"nodeId":…},…]}`) is read node by node by the engine's own reader
     /// (`ax/reader.rs`), a large one on two threads, each from its own place in the text
-    /// (`ax_split`): on a long page this reply is read after Chromium's last answer, so its
+    /// (`split.rs`): on a long page this reply is read after Chromium's last answer, so its
     /// parse is time the snapshot waits for (stdtypes: 12 MB). Any other shape, or parts that
     /// do not read, are read the usual way.
     pub fn from_reply(raw: &RawJson) -> Result<FullAxTree> {
@@ -116,7 +108,7 @@ impl FullAxTree {
     pub(crate) fn read_reply(raw: &RawJson, method: &str) -> Result<FullAxTree> {
         let text = raw.as_str();
         let parallel = text.len() >= SPLIT_BYTES && crate::parallel::two_cores();
-        if let Some(nodes) = super::ax_split::read_reply_nodes(text, parallel) {
+        if let Some(nodes) = split::read_reply_nodes(text, parallel) {
             return Ok(FullAxTree { nodes });
         }
         raw.parse(method)
@@ -331,7 +323,7 @@ impl AxNodes {
     /// error, of `serde_json::from_str::<AxNodes>`, each node read by the engine's own reader
     /// where it can (`ax/reader.rs`).
     pub fn from_json(text: &str) -> serde_json::Result<AxNodes> {
-        match super::ax_split::read_list(text) {
+        match split::read_list(text) {
             Some(nodes) => Ok(nodes),
             None => serde_json::from_str(text),
         }
@@ -1932,7 +1924,7 @@ mod tests {
             let raw = RawJson::new(Bytes::from(text.clone()), 0..text.len());
             let read = FullAxTree::from_reply(&raw).unwrap();
             assert_eq!(read.nodes, whole.nodes);
-            assert!(super::super::ax_split::read_reply_nodes(&text, true).is_some());
+            assert!(super::split::read_reply_nodes(&text, true).is_some());
         }
     }
 

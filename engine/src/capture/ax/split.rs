@@ -1,11 +1,11 @@
 //! Reading the lists of accessibility nodes of a reply or a capture file where they lie, node
 //! by node, and a long one on two threads.
 //!
-//! Each node is read by the engine's own reader (`ax/reader.rs`) and, where that one does not
+//! Each node is read by the engine's own reader (`reader.rs`) and, where that one does not
 //! read it, by the serde seed, whose value or error is the one given.
 //!
-//! Why: on a long page the accessibility tree is the largest JSON a snapshot reads (stdtypes:
-//! 12.7 MiB, most of a capture file) and, read by one thread, the longest part of the parse.
+//! Why: on a long page the accessibility tree is the largest JSON a snapshot reads (most of a
+//! capture file) and, read by one thread, the longest part of the parse.
 //! Cutting the text in two and closing each part as JSON of its own would cost a copy of it,
 //! and the copy raised a capture file's peak memory past three times its JSON. Here both
 //! threads read the one text in place: the *head* reads it from the start, one node at a time;
@@ -29,9 +29,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use serde::Deserialize;
 
-use super::ax::{read_node, AxNodes};
-use super::json_reader::{Reader, Surrogates};
-use super::{is_json_whitespace, AxTreeCapture};
+use super::{read_node, AxNodes};
+use crate::capture::json_reader::{is_json_whitespace, Reader, Surrogates};
+use crate::capture::AxTreeCapture;
 
 /// What the two threads share: where the head must stop, how far it has come, whether it is
 /// done.
@@ -322,7 +322,7 @@ fn read_objects(
 /// The `axTrees` value a capture file's text `ax` starts with, read on two threads (see the
 /// module doc), and how many bytes it takes; `first` runs on this thread before it helps.
 /// The trees are `None` when they are not laid out as expected or do not read.
-pub(super) fn read_trees_with<F: FnOnce() -> RF, RF>(
+pub(in crate::capture) fn read_trees_with<F: FnOnce() -> RF, RF>(
     ax: &str,
     first: F,
 ) -> (Option<(Vec<AxTreeCapture>, usize)>, RF) {
@@ -336,7 +336,7 @@ pub(super) fn read_trees_with<F: FnOnce() -> RF, RF>(
 }
 
 /// [`read_trees_with`] on this thread alone, for a text too short to share.
-pub(super) fn read_trees(ax: &str) -> Option<(Vec<AxTreeCapture>, usize)> {
+pub(in crate::capture) fn read_trees(ax: &str) -> Option<(Vec<AxTreeCapture>, usize)> {
     join_trees(trees_head(ax, None), None)
 }
 
@@ -400,7 +400,7 @@ fn join_trees(
 
 /// A JSON list of nodes, alone in `text` but for whitespace, read on this thread; `None` when it
 /// does not read.
-pub(super) fn read_list(text: &str) -> Option<AxNodes> {
+pub(in crate::capture) fn read_list(text: &str) -> Option<AxNodes> {
     let mut c = Cursor { text, at: 0 };
     c.expect(b'[')?;
     let mut nodes = AxNodes::default();
@@ -412,7 +412,7 @@ pub(super) fn read_list(text: &str) -> Option<AxNodes> {
 /// The nodes of a reply holding them as `{"nodes":[…]}` (other keys are stepped over), read
 /// on two threads when `parallel`; `None` for any other shape, for text after the object, or
 /// when a part does not read.
-pub(super) fn read_reply_nodes(text: &str, parallel: bool) -> Option<AxNodes> {
+pub(in crate::capture) fn read_reply_nodes(text: &str, parallel: bool) -> Option<AxNodes> {
     if !parallel {
         return join_reply(reply_head(text, None), None);
     }

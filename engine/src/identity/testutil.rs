@@ -1,13 +1,12 @@
-//! Hand-made models for the renderer's unit tests: a tiny builder for DOM + AX trees with facts,
-//! and a stand-in uid source.
+//! Hand-made models for the unit tests of identity and the renderers: a tiny builder for DOM + AX
+//! trees with facts, and a stand-in uid source.
 
 use rustc_hash::FxHashSet;
 
-use super::UidSource;
+use super::{Uid, UidSource};
 use crate::analysis::{
     analyze, Analysis, AnalysisOptions, ClickFacts, Expand, NodeFacts, Rect, ScrollInfo,
 };
-use crate::identity::Uid;
 use crate::model::{
     Attr, AxId, AxNode, AxProp, AxProperty, AxValue, Display, DocId, Document, LayoutBox, LayoutId,
     Model, Node, NodeFlags, NodeId, NodeKind, StrId, Style, StyleId,

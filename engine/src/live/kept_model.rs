@@ -12,8 +12,7 @@
 //! way for the same DOM, layout and styles; a node's backend id changes with its document, so a
 //! page loaded again never matches), the layout metrics, the page's URL and the view asked for.
 //! Byte equality rather than a hash: a page controls its text and could aim at a weak hash's
-//! collisions; comparing two texts of the same length runs at memory speed (about a millisecond
-//! for a long page's few megabytes). The rectangles read for the boxes geometry needs (see
+//! collisions; comparing two texts of the same length runs at memory speed. The rectangles read for the boxes geometry needs (see
 //! [`super::box_rects`]) are read every time and compared too: a panel scrolled changes them
 //! and nothing else.
 //!
@@ -29,7 +28,7 @@
 //!
 //! The same holds for a full accessibility tree ([`KeptTrees`]): Chromium writes the same
 //! reply, byte for byte, for an unchanged page, and reading it is most of the engine's work on
-//! a page taken whole (python's `stdtypes`: 12 MB). A frame's tree seen twice in a row is kept
+//! a page taken whole. A frame's tree seen twice in a row is kept
 //! and copied out after, which costs a fraction of reading it; and for the accessibility nodes
 //! of a long page's view, asked for one by one ([`KeptPartialTrees`]). And, on a small scale,
 //! for the frame tree and the layout metrics every snapshot asks for ([`KeptReply`]).
@@ -38,8 +37,7 @@
 //! every part is a kept one names them ([`KeptParts`]), so that a snapshot computed from the same
 //! parts can be known again without comparing anything more (`Snapshot::repeats`).
 //!
-//! A kept state takes four to six times its reply's size (python's `stdtypes` page: about
-//! 25 MiB), so all pages' kept states together are held to [`KEPT_BUDGET`]: an agent with many
+//! A kept state takes four to six times its reply's size, so all pages' kept states together are held to [`KEPT_BUDGET`]: an agent with many
 //! long pages open keeps what fits and reads the rest again, rather than holding a copy of every
 //! page it has seen.
 
@@ -54,10 +52,8 @@ use crate::error::Result;
 use crate::model::Model;
 use crate::transport::RawJson;
 
-use super::ax::AxNodes;
-use super::box_rects::RectBox;
-use super::dom::DomSnapshot;
-use super::AxTreeCapture;
+use crate::capture::box_rects::RectBox;
+use crate::capture::{AxNodes, AxTreeCapture, DomSnapshot};
 
 /// What a snapshot's DOM model is built from, besides the rectangles read afterwards.
 #[derive(Clone)]

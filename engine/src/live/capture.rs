@@ -15,7 +15,7 @@
 //! - **viewport** (the default view, `--expand PX`): the snapshot first, without DOM rects (the
 //!   few boxes geometry needs are read on their own, see [`super::box_rects`]), then
 //!   `Accessibility.getPartialAXTree` for only the DOM nodes the render can print (see
-//!   [`super::scope`]), all sent at once, rebuilt into trees by [`super::ax_partial`]. Where
+//!   [`super::scope`]), all sent at once, rebuilt into trees by [`crate::capture::ax_partial`]. Where
 //!   that costs Chromium more than the whole page would ([`AxFetch`]: a page at most three views
 //!   large, decided from `Page.getLayoutMetrics` read with the first frame tree; a view holding
 //!   a large share of the nodes), the whole page or the full trees are taken instead.
@@ -73,20 +73,23 @@ use std::time::Duration;
 use futures_util::future::{join_all, BoxFuture, FutureExt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ax::{AxKeyRef, AxNodeRef, AxNodes, FullAxTree, GetFullAxTree, GetPartialAxTree};
-use super::ax_partial;
-use super::box_rects::{
-    boxes_needing_rects, create_world, read_with_kept, resolve_boxes, write_rects, KeptBoxes,
-    KeptValues, RectBox, View, Worlds,
-};
-use super::dom::{CaptureDomSnapshot, DomSnapshot};
+use super::box_rects::{read_with_kept, resolve_boxes, KeptBoxes, KeptValues, Worlds};
+use super::captured::{Captured, DomModel, Inputs};
 use super::kept_model::{
     kept_id, Charge, KeptFindings, KeptModel, KeptPartialTrees, KeptParts, KeptState, KeptTrees,
     Seen, StateKey,
 };
-use super::scope::{fetch_set, AxFetch, AxScope};
+use super::scope::{fetch_set, AxFetch};
+use super::Kept;
 use crate::analysis::{Expand, ViewFacts};
-use crate::browser::{FrameTarget, Page};
+use crate::browser::{create_world, FrameTarget, Page};
+use crate::capture::ax_partial;
+use crate::capture::box_rects::{boxes_needing_rects, write_rects, RectBox, View};
+use crate::capture::{
+    AxKeyRef, AxNodeRef, AxNodes, AxScope, AxTreeCapture, Capture, CaptureDomSnapshot, DomSnapshot,
+    FullAxTree, GetFullAxTree, GetPartialAxTree, OopifCapture, UncapturedFrame, COMPUTED_STYLES,
+    FORMAT_VERSION,
+};
 use crate::cdp::dom::{DocumentUpdatedEvent, GetFrameOwnerParams};
 use crate::cdp::dom_snapshot::CaptureSnapshotParams;
 use crate::cdp::page::{
@@ -97,11 +100,6 @@ use crate::cdp::{Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
 use crate::transport::{Connection, RawJson, SessionId};
-
-use super::{
-    AxTreeCapture, Capture, Captured, DomModel, Inputs, OopifCapture, UncapturedFrame,
-    COMPUTED_STYLES, FORMAT_VERSION,
-};
 
 /// How many times a capture is retried when the page changes documents under it.
 const MAX_ATTEMPTS: usize = 4;
@@ -114,21 +112,28 @@ const PARENT_ROUNDS: usize = 3;
 
 /// Captures everything any snapshot of `page` needs: every frame's full accessibility tree
 /// and every box's DOM rectangles, JavaScript-free (what a recorded capture holds, renderable
-/// with any options).
-pub async fn capture_page(page: &Page) -> Result<Capture> {
-    let captured = capture(page, AxScope::Full, AxFetch::Auto, Rects::Every).await?;
+/// with any options). It uses nothing the page kept from its snapshots, and keeps nothing.
+pub async fn capture_everything(page: &Page) -> Result<Capture> {
+    let kept = Kept::default();
+    let captured = capture(page, &kept, AxScope::Full, AxFetch::Auto, Rects::Every).await?;
     Ok(captured.into_capture())
 }
 
 /// Captures what a snapshot viewed with `scope` needs (see [`AxScope::for_view`]), with the
-/// model of its DOM when a viewport scope built one to choose what to ask for.
-pub async fn capture_page_for(page: &Page, scope: AxScope) -> Result<Captured> {
-    capture_page_with(page, scope, AxFetch::Auto).await
+/// model of its DOM when a viewport scope built one to choose what to ask for. `kept`: what
+/// the page's last snapshots kept for this one (and what this one keeps for the next).
+pub async fn capture_for_view(page: &Page, kept: &Kept, scope: AxScope) -> Result<Captured> {
+    capture_for_view_fetching(page, kept, scope, AxFetch::Auto).await
 }
 
-/// [`capture_page_for`], choosing how a viewport scope's accessibility nodes are fetched.
-pub async fn capture_page_with(page: &Page, scope: AxScope, fetch: AxFetch) -> Result<Captured> {
-    capture(page, scope, fetch, Rects::Needed).await
+/// [`capture_for_view`], choosing how a viewport scope's accessibility nodes are fetched.
+pub async fn capture_for_view_fetching(
+    page: &Page,
+    kept: &Kept,
+    scope: AxScope,
+    fetch: AxFetch,
+) -> Result<Captured> {
+    capture(page, kept, scope, fetch, Rects::Needed).await
 }
 
 /// Which DOM rectangles a capture asks for.
@@ -141,7 +146,13 @@ enum Rects {
     Needed,
 }
 
-async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> Result<Captured> {
+async fn capture(
+    page: &Page,
+    kept: &Kept,
+    scope: AxScope,
+    fetch: AxFetch,
+    rects: Rects,
+) -> Result<Captured> {
     let mut last_change = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
@@ -150,7 +161,7 @@ async fn capture(page: &Page, scope: AxScope, fetch: AxFetch, rects: Rects) -> R
         let last = attempt + 1 == MAX_ATTEMPTS;
         // On the heap: an attempt keeps many requests in flight at once, and its state would
         // otherwise sit inside every caller's future (on the stack of a thread blocking on one).
-        let once = Box::pin(capture_once(page, last, scope, fetch, rects));
+        let once = Box::pin(capture_once(page, kept, last, scope, fetch, rects));
         match once.await {
             Ok(Attempt::Done(capture)) => return Ok(*capture),
             Ok(Attempt::Changed(what)) => last_change = what,
@@ -240,6 +251,7 @@ fn snapshot_text_now<'a>(
 
 async fn capture_once(
     page: &Page,
+    page_kept: &Kept,
     last: bool,
     scope: AxScope,
     fetch: AxFetch,
@@ -265,7 +277,7 @@ async fn capture_once(
     // accessibility nodes once the snapshot says what is in view.
     // What the page kept from its last snapshots; a capture taken to be saved neither uses nor
     // changes its model (its replies' readings are the same whatever the capture).
-    let kept_model = page.kept_model();
+    let kept_model = page_kept.model.clone();
     let before = frame_tree_now(conn, session, conn.command_timeout(), Some(&kept_model));
     let metrics =
         conn.send_now_unparsed(session, &GetLayoutMetricsParams {}, conn.command_timeout());
@@ -273,7 +285,7 @@ async fn capture_once(
     // right frame, should the frame tree say otherwise.
     let world_frame = page.target_id().to_string();
     // Not while the page keeps handles in that world (see `super::box_rects`).
-    let kept = page.kept_boxes();
+    let kept = page_kept.boxes.clone();
     let world = (!dom_rects && !kept.holds(&world_frame))
         .then(|| create_world(conn, session, &world_frame, FRAME_TIMEOUT));
     let snapshot = snapshot_text_now(conn, session, dom_rects, conn.command_timeout());
@@ -366,43 +378,15 @@ async fn capture_once(
     // A snapshot taken again with every rectangle is not the one the key describes.
     let state = state.filter(|_| !matches!(main_reading, Reading::Again(_)));
 
-    // The out-of-process frames, numbered in the order they are kept so owners come first.
-    let mut consistent = true;
-    let mut kept: Vec<(SessionId, OopifCapture)> = Vec::new();
-    let mut readings = Vec::new();
-    let mut uncaptured = Vec::new();
-    for (target, outcome) in targets.iter().zip(parts) {
-        let owner_target = if target.parent_session == *page.session_id() {
-            Some(0)
-        } else {
-            kept.iter()
-                .position(|(s, _)| *s == target.parent_session)
-                .map(|k| k as u32 + 1)
-        };
-        // Its owner is inside a frame that was not captured: nothing to attach it to.
-        let Some(owner_target) = owner_target else {
-            continue;
-        };
-        match outcome {
-            FrameOutcome::Gone => {}
-            FrameOutcome::Changed(why) if !last => return Ok(Attempt::Changed(why)),
-            FrameOutcome::Changed(_) => consistent = false,
-            FrameOutcome::Failed { owner, reason } => {
-                if let Some(owner) = owner {
-                    uncaptured.push(UncapturedFrame {
-                        owner_target,
-                        owner_backend_node_id: owner,
-                        reason,
-                    });
-                }
-            }
-            FrameOutcome::Captured(mut capture, reading) => {
-                capture.owner_target = owner_target;
-                kept.push((target.session_id.clone(), *capture));
-                readings.push(reading);
-            }
-        }
-    }
+    let FramesKept {
+        kept,
+        readings,
+        uncaptured,
+        mut consistent,
+    } = match frames_kept(page, &targets, parts, last) {
+        Ok(frames) => frames,
+        Err(why) => return Ok(Attempt::Changed(why)),
+    };
 
     let mut capture = Capture {
         format: FORMAT_VERSION,
@@ -439,7 +423,7 @@ async fn capture_once(
     let (checks, late) = match scope {
         AxScope::Full => {
             // The full trees were asked for with the snapshots; the rectangles come last.
-            let checks = write_checks(page, &sessions);
+            let checks = write_checks(page, &kept_model, &sessions);
             let ax = async {
                 match ax_full {
                     Some(trees) => trees.await,
@@ -511,7 +495,7 @@ async fn capture_once(
                         full_trees(conn, Some(s), &frames, Some(FRAME_TIMEOUT), None)
                     })
                     .collect();
-                let checks = write_checks(page, &sessions);
+                let checks = write_checks(page, &kept_model, &sessions);
                 let (main, others, checks) = tokio::join!(main, join_all(others), checks);
                 let main = main?;
                 capture.ax_trees = main.trees;
@@ -535,7 +519,7 @@ async fn capture_once(
                         partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT), None)
                     })
                     .collect();
-                let checks = write_checks(page, &sessions);
+                let checks = write_checks(page, &kept_model, &sessions);
                 let ((main, main_late), others, checks) =
                     tokio::join!(main, join_all(others), checks);
                 let mut late = vec![main_late];
@@ -570,7 +554,7 @@ async fn capture_once(
         }
     };
 
-    let (after, frames_after) = check_again(page, &sessions, checks, &late).await;
+    let (after, frames_after) = check_again(page, &kept_model, &sessions, checks, &late).await;
     let after = after?;
     // A change of the page's own document is retried (and finally fails); a change inside a
     // child frame only is tolerated on the last attempt, marked inconsistent.
@@ -655,13 +639,100 @@ async fn capture_once(
             .map(|frame_tree| Inputs { kept, frame_tree }),
         _ => None,
     };
-    match (state.filter(|_| !retaken), &dom_model) {
+    keep(
+        &kept_model,
+        state.filter(|_| !retaken),
+        dom_model.as_ref(),
+        &capture.dom_snapshot,
+        reused,
+        dom_rects,
+    );
+    Ok(Attempt::Done(Box::new(Captured::new(
+        capture, dom_model, inputs,
+    ))))
+}
+
+/// The out-of-process frames of a capture, numbered in the order they are kept so owners come
+/// first, with the readings of their boxes' rectangles, the frames that could not be captured,
+/// and whether every frame kept was taken of one state.
+struct FramesKept<'a> {
+    kept: Vec<(SessionId, OopifCapture)>,
+    readings: Vec<Reading<'a>>,
+    uncaptured: Vec<UncapturedFrame>,
+    consistent: bool,
+}
+
+/// Sorts the outcomes of the page's out-of-process frames (`targets`, in order): a frame whose
+/// document changed while it was captured ends the attempt (its change is the error), unless
+/// this is the `last` attempt, when it is marked as not taken of one state.
+fn frames_kept<'a>(
+    page: &Page,
+    targets: &[FrameTarget],
+    parts: Vec<FrameOutcome<'a>>,
+    last: bool,
+) -> std::result::Result<FramesKept<'a>, String> {
+    let mut consistent = true;
+    let mut kept: Vec<(SessionId, OopifCapture)> = Vec::new();
+    let mut readings = Vec::new();
+    let mut uncaptured = Vec::new();
+    for (target, outcome) in targets.iter().zip(parts) {
+        let owner_target = if target.parent_session == *page.session_id() {
+            Some(0)
+        } else {
+            kept.iter()
+                .position(|(s, _)| *s == target.parent_session)
+                .map(|k| k as u32 + 1)
+        };
+        // Its owner is inside a frame that was not captured: nothing to attach it to.
+        let Some(owner_target) = owner_target else {
+            continue;
+        };
+        match outcome {
+            FrameOutcome::Gone => {}
+            FrameOutcome::Changed(why) if !last => return Err(why),
+            FrameOutcome::Changed(_) => consistent = false,
+            FrameOutcome::Failed { owner, reason } => {
+                if let Some(owner) = owner {
+                    uncaptured.push(UncapturedFrame {
+                        owner_target,
+                        owner_backend_node_id: owner,
+                        reason,
+                    });
+                }
+            }
+            FrameOutcome::Captured(mut capture, reading) => {
+                capture.owner_target = owner_target;
+                kept.push((target.session_id.clone(), *capture));
+                readings.push(reading);
+            }
+        }
+    }
+    Ok(FramesKept {
+        kept,
+        readings,
+        uncaptured,
+        consistent,
+    })
+}
+
+/// What the page keeps of a capture for its next snapshot (see [`super::kept_model`]): `state`,
+/// the page's DOM state as the capture found it (`None` when it is not one to keep), `model`
+/// the model built from `snapshot`, `reused` whether that model was the kept one.
+fn keep(
+    kept_model: &KeptModel,
+    state: Option<(StateKey, Seen)>,
+    model: Option<&DomModel>,
+    snapshot: &Arc<DomSnapshot>,
+    reused: bool,
+    dom_rects: bool,
+) {
+    match (state, model) {
         (Some((key, Seen::New)), _) => kept_model.record(key, None),
         // Seen twice in a row: kept from now on, if all pages' kept states leave room for it.
         (Some((key, Seen::Again)), Some(model)) => {
             let state = Charge::for_state(&key).map(|charge| KeptState {
                 id: kept_id(),
-                snapshot: Arc::clone(&capture.dom_snapshot),
+                snapshot: Arc::clone(snapshot),
                 model: model.model().clone(),
                 facts: model.facts().cloned(),
                 found: KeptFindings::default(),
@@ -676,9 +747,6 @@ async fn capture_once(
         _ if dom_rects => {}
         _ => kept_model.forget(),
     }
-    Ok(Attempt::Done(Box::new(Captured::new(
-        capture, dom_model, inputs,
-    ))))
 }
 
 /// The model of the capture's DOM snapshots and its view's geometry and visibility (`view`:
@@ -869,15 +937,15 @@ type Checks = (Result<FrameTree>, Vec<Result<FrameTree>>);
 /// whatever was written before on each session.
 fn write_checks<'a>(
     page: &'a Page,
+    kept: &KeptModel,
     sessions: &[SessionId],
 ) -> impl Future<Output = Checks> + Send + use<'a> {
     let conn = page.connection();
-    let kept = page.kept_model();
     let main = frame_tree_now(
         conn,
         Some(page.session_id()),
         conn.command_timeout(),
-        Some(&kept),
+        Some(kept),
     );
     let frames: Vec<_> = sessions
         .iter()
@@ -909,18 +977,23 @@ fn frame_tree_now<'a>(
 
 /// `checks`, with those of the renderers asked for more after them (`late`: the page first)
 /// read again.
-async fn check_again(page: &Page, sessions: &[SessionId], checks: Checks, late: &[bool]) -> Checks {
+async fn check_again(
+    page: &Page,
+    kept: &KeptModel,
+    sessions: &[SessionId],
+    checks: Checks,
+    late: &[bool],
+) -> Checks {
     let (mut main, mut frames) = checks;
     let is_late = |k: usize| late.get(k).copied().unwrap_or(false);
     if !late.iter().any(|&l| l) {
         return (main, frames);
     }
     let conn = page.connection();
-    let kept = page.kept_model();
     let main_again = async {
         if is_late(0) {
             let timeout = conn.command_timeout();
-            Some(frame_tree_now(conn, Some(page.session_id()), timeout, Some(&kept)).await)
+            Some(frame_tree_now(conn, Some(page.session_id()), timeout, Some(kept)).await)
         } else {
             None
         }
