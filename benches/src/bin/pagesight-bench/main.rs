@@ -145,6 +145,7 @@ fn main() -> ExitCode {
             // The peers harness reads the driver's stdout only: a bad argument is said there too.
             if e.use_stderr() && args.get(1).is_some_and(|a| a == "peer-driver") {
                 peer_driver::fatal(e.render().to_string().trim());
+                return ExitCode::from(2);
             }
             e.exit()
         }
