@@ -60,7 +60,7 @@ fn prepare(label: &str, path: &Path) -> Prepared {
     let gz = std::fs::read(path).unwrap_or_else(|e| {
         panic!(
             "cannot read {} ({e}); restore fixtures/captures from git, or re-record the scale \
-             series with `cargo run --release -p pagesight-benches --bin record-scale`",
+             series with `cargo run --release -p pagesight-benches --bin pagesight-bench -- record-scale`",
             path.display()
         )
     });
@@ -183,7 +183,7 @@ fn scale_series(c: &mut Criterion) {
         eprintln!(
             "\nscale series skipped: no captures in {}.\n\
              Create them (needs Chromium; takes a minute or two) with:\n    \
-             cargo run --release -p pagesight-benches --bin record-scale\n\
+             cargo run --release -p pagesight-benches --bin pagesight-bench -- record-scale\n\
              (set PAGESIGHT_SCALE_DIR to read them from elsewhere)\n",
             dir.display()
         );
@@ -192,7 +192,7 @@ fn scale_series(c: &mut Criterion) {
     if present.len() < scale::DEFAULT_SIZES.len() {
         eprintln!(
             "scale series: only {} of {} sizes recorded in {}; record the rest with \
-             `cargo run --release -p pagesight-benches --bin record-scale`",
+             `cargo run --release -p pagesight-benches --bin pagesight-bench -- record-scale`",
             present.len(),
             scale::DEFAULT_SIZES.len(),
             dir.display()
@@ -207,8 +207,9 @@ fn scale_series(c: &mut Criterion) {
         let nodes = p.dom_nodes;
         // The baseline: a plain copy of the capture's DOM snapshot and accessibility trees,
         // linear in the page by construction. Its time per node shows what the memory
-        // hierarchy alone adds as the page outgrows the caches (`--bin scale_instructions`
-        // counts the pipeline's instructions per node, which the caches do not change).
+        // hierarchy alone adds as the page outgrows the caches (`pagesight-bench
+        // scale-instructions` counts the pipeline's instructions per node, which the caches do
+        // not change).
         group.bench_with_input(BenchmarkId::new("copy", nodes), &p, |b, p| {
             b.iter(|| {
                 (

@@ -1,7 +1,7 @@
 //! Shared helpers of pagesight's benchmarks: where the recorded captures live, how to split a
 //! capture into the raw CDP replies it was made of, the generator of the scale-series pages
-//! ([`scale`]), and small timing / resource-usage utilities for the plain (non-criterion) bench
-//! binaries.
+//! ([`scale`]), and small timing / resource-usage utilities for the plain (non-criterion)
+//! benches of the `pagesight-bench` binary.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -197,15 +197,6 @@ pub fn mib(bytes: u64) -> String {
     format!("{:.1}", bytes as f64 / (1024.0 * 1024.0))
 }
 
-/// The value of a count argument `name`: a positive number.
-pub fn positive_count(name: &str, value: &str) -> Result<usize, String> {
-    value
-        .parse::<usize>()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or(format!("{name} takes a positive number, not {value:?}"))
-}
-
 /// The small fixture pages the CPU benches measure when given none: a form, and a page a few
 /// views long.
 pub fn small_fixture_pages() -> Vec<String> {
@@ -300,8 +291,8 @@ pub fn process_tree_cpu(root: u32) -> Duration {
     Duration::from_nanos(total)
 }
 
-/// Runs `future` to completion on a multi-threaded runtime with two workers, as the live bench
-/// binaries do (two cores is what they are measured on).
+/// Runs `future` to completion on a multi-threaded runtime with two workers, as the live
+/// benches do (two cores is what they are measured on).
 pub fn block_on<F>(future: F) -> Result<F::Output, String>
 where
     F: std::future::Future + Send + 'static,
@@ -316,14 +307,9 @@ where
     pagesight::block_on_task(&runtime, future).map_err(|e| e.to_string())
 }
 
-/// The `main` of a bench binary named `name`: bad arguments print their message and exit with
-/// 2; otherwise `run` runs on [`block_on`]'s runtime, and a failure prints `name: message` and
-/// exits with 1.
-pub fn bench_main<A, Fut>(
-    name: &str,
-    args: Result<A, String>,
-    run: impl FnOnce(A) -> Fut,
-) -> std::process::ExitCode
+/// The `main` of a bench named `name`: `run` runs on [`block_on`]'s runtime, and a failure
+/// prints `name: message` and exits with 1.
+pub fn bench_main<A, Fut>(name: &str, args: A, run: impl FnOnce(A) -> Fut) -> std::process::ExitCode
 where
     Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
 {
@@ -334,20 +320,13 @@ where
     })
 }
 
-/// [`bench_main`] for a bench binary that runs no async runtime: `run` runs on this thread.
+/// [`bench_main`] for a bench that runs no async runtime: `run` runs on this thread.
 pub fn bench_main_blocking<A>(
     name: &str,
-    args: Result<A, String>,
+    args: A,
     run: impl FnOnce(A) -> Result<(), String>,
 ) -> std::process::ExitCode {
     use std::process::ExitCode;
-    let args = match args {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -357,7 +336,7 @@ pub fn bench_main_blocking<A>(
     }
 }
 
-/// Launches a headless Chromium for a bench binary, runs `work` with it and closes it whatever
+/// Launches a headless Chromium for a bench, runs `work` with it and closes it whatever
 /// `work` gave. The signal handlers come first, so Ctrl-C or SIGTERM during a long run still
 /// kills the browser and removes its temporary profile.
 pub async fn with_browser<T>(

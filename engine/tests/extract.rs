@@ -38,7 +38,8 @@ async fn fixture_pages_extract_as_their_goldens() {
             .open(&format!("{}/{page}", origins.a))
             .await
             .expect("open fixture page");
-        let extraction = session.extract(&ExtractOptions::default())
+        let extraction = session
+            .extract(&ExtractOptions::default())
             .await
             .expect("extract");
         assert!(
@@ -84,10 +85,12 @@ async fn the_whole_page_keeps_its_chrome_but_not_hidden_text() {
             .open(&format!("{}/{page}", origins.a))
             .await
             .expect("open fixture page");
-        let main = session.extract(&ExtractOptions::default())
+        let main = session
+            .extract(&ExtractOptions::default())
             .await
             .expect("extract");
-        let whole = session.extract(&ExtractOptions { all: true })
+        let whole = session
+            .extract(&ExtractOptions { all: true })
             .await
             .expect("extract all");
         all.push((page, main, whole));

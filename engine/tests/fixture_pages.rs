@@ -371,9 +371,14 @@ async fn inert_content_is_not_offered_and_the_modal_dialogs_is() {
         .expect("open the fixture page");
     let page = session.current_page().expect("a page is open");
     let mut table = UidTable::new();
-    let snap = take_snapshot(page, &mut table, &SnapshotOptions::default())
-        .await
-        .expect("snapshot");
+    let snap = take_snapshot(
+        page,
+        &Kept::default(),
+        &mut table,
+        &SnapshotOptions::default(),
+    )
+    .await
+    .expect("snapshot");
     let mut tally = Tally::default();
     check_expectations(name, &snap, &mut tally);
     check_oracle(name, page, &snap, &mut tally).await;

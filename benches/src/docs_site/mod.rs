@@ -1,6 +1,6 @@
 //! The real pages recorded into `fixtures/captures/`: where Debian installs them, a loopback
 //! server for those documentation trees ([`server`]), and the renderer of Bootstrap's example
-//! sources ([`hugo`]). The `record-captures` binary drives them.
+//! sources ([`hugo`]). `pagesight-bench record-captures` drives them.
 
 pub mod hugo;
 pub mod server;

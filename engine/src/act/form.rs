@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::pointer::{self, check_state, disabled_error, element_state, scroll_into_view, Button};
 use super::remote::{call, call_node, Arg, LiveNode};
-use super::{keyboard, Cx};
+use super::{keyboard, ActionContext};
 use crate::cdp::dom::FocusParams;
 use crate::cdp::input::InsertTextParams;
 use crate::error::{Error, ErrorCode, Result};
@@ -94,7 +94,7 @@ struct Kind {
     checked: Option<bool>,
 }
 
-async fn classify(cx: &Cx<'_>, node: &LiveNode) -> Result<Kind> {
+async fn classify(cx: &ActionContext<'_>, node: &LiveNode) -> Result<Kind> {
     let v = call(cx.dom(), &node.object_id, CLASSIFY_FN, &[]).await?;
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     Ok(Kind {
@@ -129,7 +129,7 @@ fn format_hint(input_type: &str) -> &'static str {
 }
 
 /// Focuses an editable element: `DOM.focus`, then a trusted click if that did not take.
-async fn focus(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
+async fn focus(cx: &ActionContext<'_>, node: &LiveNode, label: &str) -> Result<()> {
     scroll_into_view(cx.dom(), node, label).await?;
     let focused = cx
         .dom()
@@ -154,7 +154,7 @@ async fn focus(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
 
 /// Clicks a checkable element; when the control itself cannot be clicked (custom checkboxes
 /// hide the real input and draw a label), its label is clicked instead.
-async fn toggle(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
+async fn toggle(cx: &ActionContext<'_>, node: &LiveNode, label: &str) -> Result<()> {
     let state = element_state(cx.dom(), node).await?;
     if let Some(why) = &state.disabled {
         return Err(disabled_error(label, &state.tag, why));
@@ -179,7 +179,7 @@ async fn toggle(cx: &Cx<'_>, node: &LiveNode, label: &str) -> Result<()> {
 
 /// `fill`: see the module docs. Writes `value` (or `checked`) into `out`.
 pub(crate) async fn fill(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     text: &str,
@@ -409,7 +409,7 @@ fn list_options(options: &Value) -> String {
 
 /// `select`: see the module docs. Writes what was selected into `out`.
 pub(crate) async fn select(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     wants: &[String],
@@ -450,7 +450,7 @@ pub(crate) async fn select(
 }
 
 async fn native_select(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     wants: &[String],
@@ -510,7 +510,7 @@ async fn native_select(
 }
 
 async fn find_option(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     want: &str,
     global: bool,
@@ -529,7 +529,7 @@ async fn find_option(
 }
 
 async fn custom_select(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     want: &str,

@@ -196,7 +196,7 @@ pub struct ActTarget<'a> {
 
 /// What the inner steps of an action read: the page (where input goes), the scope the node
 /// lives in (where DOM and JavaScript commands go), and the last snapshot (to name uids).
-pub(crate) struct Cx<'a> {
+pub(crate) struct ActionContext<'a> {
     pub page: &'a Page,
     pub scope: &'a Scope,
     pub worlds: &'a Worlds,
@@ -206,7 +206,7 @@ pub(crate) struct Cx<'a> {
     pub last: Option<&'a Snapshot>,
 }
 
-impl Cx<'_> {
+impl ActionContext<'_> {
     /// The session that holds the action's document: DOM, Runtime and hit-test commands go
     /// there.
     pub(crate) fn dom(&self) -> &Page {
@@ -427,7 +427,7 @@ pub(crate) async fn execute(
         out.insert(action.verb().into(), Value::String(u.to_string()));
     }
     let outcome = {
-        let cx = Cx {
+        let cx = ActionContext {
             page,
             scope: &scope,
             worlds: &state.worlds,
@@ -625,7 +625,7 @@ async fn take_snapshot(
 
 /// The body of one action, raced against dialogs by [`execute`].
 async fn run(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     action: &Action,
     node: Option<&LiveNode>,
     uid: &str,
@@ -671,7 +671,10 @@ async fn run(
 }
 
 /// For an `<option>` of a drop-down `<select>`: the select and the option's text.
-async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNode, String)>> {
+async fn dropdown_option(
+    cx: &ActionContext<'_>,
+    node: &LiveNode,
+) -> Result<Option<(LiveNode, String)>> {
     const FN: &str = r#"function(){
       if(this.localName!=='option')return null;
       const s=this.closest('select');
@@ -691,7 +694,7 @@ async fn dropdown_option(cx: &Cx<'_>, node: &LiveNode) -> Result<Option<(LiveNod
 }
 
 /// Gives the keyboard focus to the element a `press` names.
-async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
+async fn focus_for_keys(cx: &ActionContext<'_>, node: &LiveNode, uid: &str) -> Result<()> {
     pointer::check_state(cx.dom(), node, uid, true).await?;
     let focused = cx
         .dom()
@@ -713,7 +716,7 @@ async fn focus_for_keys(cx: &Cx<'_>, node: &LiveNode, uid: &str) -> Result<()> {
 }
 
 /// The element that has the keyboard focus: `{"tag","id","uid"?}`, or `null` for the body.
-async fn focused(cx: &Cx<'_>) -> Value {
+async fn focused(cx: &ActionContext<'_>) -> Value {
     let reply = cx
         .dom()
         .send(&EvaluateParams {

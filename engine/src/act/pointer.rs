@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use super::live::{node_from_backend, resolve_in};
 use super::remote::{call, viewport, Arg, LiveNode, ViewportNow};
 use super::scope::{Reach, Scope};
-use super::Cx;
+use super::ActionContext;
 use crate::analysis::click::sample_points;
 use crate::browser::Page;
 use crate::cdp::dom::{GetContentQuadsParams, ScrollIntoViewIfNeededParams};
@@ -329,7 +329,7 @@ pub(crate) async fn hit_at(page: &Page, vp: &ViewportNow, x: i64, y: i64) -> Res
 
 /// A handle to a hit node; a pseudo-element (`::before`, `::marker`), which has no JS object,
 /// stands for its element (found in the last snapshot).
-pub(crate) async fn hit_node(cx: &Cx<'_>, backend: i64) -> Option<LiveNode> {
+pub(crate) async fn hit_node(cx: &ActionContext<'_>, backend: i64) -> Option<LiveNode> {
     if let Ok(node) = node_from_backend(cx.scope, backend).await {
         return Some(node);
     }
@@ -343,7 +343,7 @@ pub(crate) async fn hit_node(cx: &Cx<'_>, backend: i64) -> Option<LiveNode> {
 
 /// Whether `hit` is `node`, inside it, or a label of it.
 pub(crate) async fn counts_as(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     hit: i64,
     cache: &mut FxHashMap<i64, bool>,
@@ -376,14 +376,14 @@ pub(crate) async fn counts_as(
 
 /// Describes a node of the action's document for an error message:
 /// `<div id="x" class="y"> "text" (uid 1_4)`.
-pub(crate) async fn describe(cx: &Cx<'_>, backend: i64) -> String {
+pub(crate) async fn describe(cx: &ActionContext<'_>, backend: i64) -> String {
     let handle = hit_node(cx, backend).await;
     describe_handle(cx, cx.dom(), handle, &cx.scope.frame_id, backend).await
 }
 
 /// Describes a node of a document that holds the action's frame (what covers its `<iframe>`).
 async fn describe_in(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     session: &Page,
     frame: &str,
     loader: &str,
@@ -395,7 +395,7 @@ async fn describe_in(
 }
 
 async fn describe_handle(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     session: &Page,
     handle: Option<LiveNode>,
     frame: &str,
@@ -439,7 +439,7 @@ enum Cover {
 /// Finds a point where a click lands on `node` (see the module docs). `need_enabled`: fail on
 /// disabled elements (clicks), or not (hovering).
 pub(crate) async fn actionable_point(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     need_enabled: bool,
@@ -550,7 +550,7 @@ pub(crate) async fn actionable_point(
 /// frame's old place. Runs in the page's isolated world (a page cannot stall it by replacing
 /// `requestAnimationFrame`); at most 2 s (a loaded machine draws late, and a click sent before
 /// the frame is drawn in its new place goes to what was there).
-async fn next_frames(cx: &Cx<'_>) {
+async fn next_frames(cx: &ActionContext<'_>) {
     let Some(world) = cx.page_world else {
         tokio::time::sleep(Duration::from_millis(50)).await;
         return;
@@ -636,7 +636,7 @@ impl HeldButton {
 /// answered. A dialog opened by `mouseup` or `click` (the common case) comes after the press
 /// was answered, so no second release follows the one already sent.
 pub(crate) async fn click_at(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     p: Point,
@@ -685,7 +685,7 @@ pub(crate) async fn wheel_at(page: &Page, p: Point, dx: f64, dy: f64) -> Result<
 
 /// Finds an actionable point and clicks there; returns the point.
 pub(crate) async fn click(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     button: Button,

@@ -17,7 +17,7 @@ use super::live::document_object;
 use super::pointer::{self, hit_at, hit_node, wheel_at, Point};
 use super::remote::{call, call_node, viewport, Arg, LiveNode};
 use super::scope::{Reach, Scope};
-use super::Cx;
+use super::ActionContext;
 use crate::error::{Error, Result};
 
 /// A scroll direction.
@@ -83,7 +83,11 @@ const SCRIPT_SCROLL_FN: &str =
 const PAGE_SCRIPT_SCROLL_FN: &str = r#"function(dx,dy){(this.ownerDocument||document).defaultView.scrollBy({left:dx,top:dy,behavior:'instant'});}"#;
 
 /// The nearest scroll container of `node` along an axis (itself included), if not the page.
-async fn scroller_of(cx: &Cx<'_>, node: &LiveNode, vertical: bool) -> Result<Option<LiveNode>> {
+async fn scroller_of(
+    cx: &ActionContext<'_>,
+    node: &LiveNode,
+    vertical: bool,
+) -> Result<Option<LiveNode>> {
     let args = [Arg::Value(Value::Bool(vertical))];
     call_node(cx.dom(), &node.object_id, SCROLLER_FN, &args).await
 }
@@ -93,7 +97,7 @@ enum Scroller {
     Element(LiveNode),
 }
 
-async fn read(cx: &Cx<'_>, s: &Scroller) -> Result<State> {
+async fn read(cx: &ActionContext<'_>, s: &Scroller) -> Result<State> {
     match s {
         Scroller::Page => {
             let v = viewport(cx.dom()).await?;
@@ -124,7 +128,7 @@ async fn read(cx: &Cx<'_>, s: &Scroller) -> Result<State> {
 /// Waits until the offsets stop changing (smooth scrolling): 100 ms without change once it
 /// moved, or 1 s without any movement at all (a busy renderer may take a while to start), and
 /// at most about 3 s in all.
-async fn rest(cx: &Cx<'_>, s: &Scroller, before: State) -> Result<State> {
+async fn rest(cx: &ActionContext<'_>, s: &Scroller, before: State) -> Result<State> {
     let mut last = before;
     let mut still = 0;
     for _ in 0..60 {
@@ -146,7 +150,7 @@ async fn rest(cx: &Cx<'_>, s: &Scroller, before: State) -> Result<State> {
 
 /// A viewport point over the page itself (not over an inner scroller) for a page scroll, in
 /// top-level viewport coordinates (the scope's frame may sit inside the page).
-async fn page_point(cx: &Cx<'_>, vertical: bool) -> Result<Point> {
+async fn page_point(cx: &ActionContext<'_>, vertical: bool) -> Result<Point> {
     let (vp, levels) = tokio::join!(viewport(cx.dom()), cx.scope.levels());
     let (vp, levels) = (vp?, levels?);
     cx.scope.prepare_hit_tests().await?;
@@ -206,7 +210,7 @@ fn pos(s: &State) -> Value {
 
 /// `scroll`: see the module docs. `target` is the uid's node and label, if one was given.
 pub(crate) async fn scroll(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     target: Option<(&LiveNode, &str)>,
     direction: Direction,
     pixels: Option<f64>,

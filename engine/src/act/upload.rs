@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::remote::{call, call_node, LiveNode};
-use super::Cx;
+use super::ActionContext;
 use crate::cdp::dom::SetFileInputFilesParams;
 use crate::error::{Error, ErrorCode, Result};
 
@@ -41,7 +41,7 @@ const FILES_FN: &str = r#"function(){return [...(this.files||[])].map(f=>f.name)
 
 /// `upload`: see the module docs.
 pub(crate) async fn upload(
-    cx: &Cx<'_>,
+    cx: &ActionContext<'_>,
     node: &LiveNode,
     label: &str,
     files: &[String],

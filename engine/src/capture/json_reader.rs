@@ -50,7 +50,7 @@ pub(super) fn is_json_whitespace(b: u8) -> bool {
 }
 
 /// Fills a field's slot once: serde refuses a field given twice.
-pub(super) fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+pub(super) fn set_once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
     if slot.is_some() {
         return None;
     }

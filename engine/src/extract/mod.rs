@@ -29,9 +29,9 @@ use serde::Serialize;
 
 use crate::analysis::{Analysis, Expand};
 use crate::browser::Page;
-use crate::live::{capture_for_view, Kept};
 use crate::error::Result;
 use crate::identity::{UidAssignment, UidTable};
+use crate::live::{capture_for_view, Kept};
 use crate::model::Model;
 use crate::snapshot::{analyze_capture, SnapshotOptions};
 
@@ -159,7 +159,8 @@ pub async fn extract_page_timed(
     options: &ExtractOptions,
 ) -> Result<(Extraction, ExtractTiming)> {
     let start = Instant::now();
-    let scope = crate::capture::AxScope::for_view(SNAPSHOT_OPTIONS.expand, SNAPSHOT_OPTIONS.verbose);
+    let scope =
+        crate::capture::AxScope::for_view(SNAPSHOT_OPTIONS.expand, SNAPSHOT_OPTIONS.verbose);
     let captured = capture_for_view(page, kept, scope).await?;
     let captured_at = Instant::now();
     let snapshot = analyze_capture(captured, uids, page.target_id(), &SNAPSHOT_OPTIONS)?;

@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use crate::cdp::accessibility::{AXPropertyName, AXValueType};
 use crate::cdp::wire::WireEnum;
 
-use super::super::json_reader::{digits, fill, Reader, Surrogates, SKIP_DEPTH};
+use super::super::json_reader::{digits, set_once, Reader, Surrogates, SKIP_DEPTH};
 use super::{
     known_role, AxNodes, FieldOf, Kind, NodeField, NodeRead, PackedKey, ValueField, ValueRow,
     IGNORED,
@@ -176,14 +176,14 @@ fn value(t: &mut AxNodes, r: &mut Reader<'_>, property: bool) -> Option<ValueRow
     r.object(|r, key| match (ValueField::of(key), property) {
         (ValueField::Type, false) => {
             let type_of = intern_wire(&mut t.types, r.quoted_text()?, AXValueType::as_str);
-            fill(&mut type_, type_of)
+            set_once(&mut type_, type_of)
         }
         (ValueField::Name, true) => {
             let named = intern_wire(&mut t.prop_names, r.quoted_text()?, AXPropertyName::as_str);
-            fill(&mut name, named)
+            set_once(&mut name, named)
         }
-        (ValueField::Value, false) => fill(&mut read, scalar_of(t, r)),
-        (ValueField::Value, true) => fill(&mut read, value(t, r, false)),
+        (ValueField::Value, false) => set_once(&mut read, scalar_of(t, r)),
+        (ValueField::Value, true) => set_once(&mut read, value(t, r, false)),
         _ => r.skip_value(SKIP_DEPTH),
     })?;
     if property {

@@ -24,7 +24,7 @@
 use rustc_hash::FxHashMap;
 
 use super::super::json_reader::{
-    eight_digits, fill, Reader, Surrogates, POW10, POW10_U64, SKIP_DEPTH,
+    eight_digits, set_once, Reader, Surrogates, POW10, POW10_U64, SKIP_DEPTH,
 };
 
 use super::{
@@ -366,9 +366,9 @@ impl<'a> Reader<'a> {
                     list.push(r.document()?);
                     Some(())
                 });
-                fill(&mut documents, read.map(|()| list))
+                set_once(&mut documents, read.map(|()| list))
             }
-            b"strings" => fill(&mut strings, r.strings()),
+            b"strings" => set_once(&mut strings, r.strings()),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(DomSnapshot {
@@ -386,21 +386,21 @@ impl<'a> Reader<'a> {
         let (mut scroll_offset_x, mut scroll_offset_y) = (None, None);
         let (mut content_width, mut content_height) = (None, None);
         self.object(|r, key| match key {
-            b"documentURL" => fill(&mut document_url, r.i64()),
-            b"title" => fill(&mut title, r.i64()),
-            b"baseURL" => fill(&mut base_url, r.i64()),
-            b"contentLanguage" => fill(&mut content_language, r.i64()),
-            b"encodingName" => fill(&mut encoding_name, r.i64()),
-            b"publicId" => fill(&mut public_id, r.i64()),
-            b"systemId" => fill(&mut system_id, r.i64()),
-            b"frameId" => fill(&mut frame_id, r.i64()),
-            b"nodes" => fill(&mut nodes, r.nodes()),
-            b"layout" => fill(&mut layout, r.layout()),
-            b"textBoxes" => fill(&mut text_boxes, r.text_boxes()),
-            b"scrollOffsetX" => fill(&mut scroll_offset_x, r.nullable(Self::f64)),
-            b"scrollOffsetY" => fill(&mut scroll_offset_y, r.nullable(Self::f64)),
-            b"contentWidth" => fill(&mut content_width, r.nullable(Self::f64)),
-            b"contentHeight" => fill(&mut content_height, r.nullable(Self::f64)),
+            b"documentURL" => set_once(&mut document_url, r.i64()),
+            b"title" => set_once(&mut title, r.i64()),
+            b"baseURL" => set_once(&mut base_url, r.i64()),
+            b"contentLanguage" => set_once(&mut content_language, r.i64()),
+            b"encodingName" => set_once(&mut encoding_name, r.i64()),
+            b"publicId" => set_once(&mut public_id, r.i64()),
+            b"systemId" => set_once(&mut system_id, r.i64()),
+            b"frameId" => set_once(&mut frame_id, r.i64()),
+            b"nodes" => set_once(&mut nodes, r.nodes()),
+            b"layout" => set_once(&mut layout, r.layout()),
+            b"textBoxes" => set_once(&mut text_boxes, r.text_boxes()),
+            b"scrollOffsetX" => set_once(&mut scroll_offset_x, r.nullable(Self::f64)),
+            b"scrollOffsetY" => set_once(&mut scroll_offset_y, r.nullable(Self::f64)),
+            b"contentWidth" => set_once(&mut content_width, r.nullable(Self::f64)),
+            b"contentHeight" => set_once(&mut content_height, r.nullable(Self::f64)),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(DocumentRecord {
@@ -434,25 +434,27 @@ impl<'a> Reader<'a> {
             (None, None, None);
         let (mut is_clickable, mut current_source_url, mut origin_url) = (None, None, None);
         self.object(|r, key| match key {
-            b"parentIndex" => fill(&mut parent_index, r.nullable(|r| r.list(&mut rows))),
-            b"nodeType" => fill(&mut node_type, r.nullable(|r| r.list(&mut rows))),
-            b"shadowRootType" => fill(&mut shadow_root_type, r.nullable(Self::rare_strings)),
-            b"nodeName" => fill(&mut node_name, r.nullable(|r| r.list(&mut rows))),
-            b"nodeValue" => fill(&mut node_value, r.nullable(|r| r.list(&mut rows))),
-            b"backendNodeId" => fill(&mut backend_node_id, r.nullable(|r| r.list(&mut rows))),
-            b"attributes" => fill(&mut attributes, r.nullable(|r| r.shared_ragged(&mut rows))),
-            b"textValue" => fill(&mut text_value, r.nullable(Self::rare_strings)),
-            b"inputValue" => fill(&mut input_value, r.nullable(Self::rare_strings)),
-            b"inputChecked" => fill(&mut input_checked, r.nullable(Self::rare_booleans)),
-            b"optionSelected" => fill(&mut option_selected, r.nullable(Self::rare_booleans)),
+            b"parentIndex" => set_once(&mut parent_index, r.nullable(|r| r.list(&mut rows))),
+            b"nodeType" => set_once(&mut node_type, r.nullable(|r| r.list(&mut rows))),
+            b"shadowRootType" => set_once(&mut shadow_root_type, r.nullable(Self::rare_strings)),
+            b"nodeName" => set_once(&mut node_name, r.nullable(|r| r.list(&mut rows))),
+            b"nodeValue" => set_once(&mut node_value, r.nullable(|r| r.list(&mut rows))),
+            b"backendNodeId" => set_once(&mut backend_node_id, r.nullable(|r| r.list(&mut rows))),
+            b"attributes" => set_once(&mut attributes, r.nullable(|r| r.shared_ragged(&mut rows))),
+            b"textValue" => set_once(&mut text_value, r.nullable(Self::rare_strings)),
+            b"inputValue" => set_once(&mut input_value, r.nullable(Self::rare_strings)),
+            b"inputChecked" => set_once(&mut input_checked, r.nullable(Self::rare_booleans)),
+            b"optionSelected" => set_once(&mut option_selected, r.nullable(Self::rare_booleans)),
             b"contentDocumentIndex" => {
-                fill(&mut content_document_index, r.nullable(Self::rare_integers))
+                set_once(&mut content_document_index, r.nullable(Self::rare_integers))
             }
-            b"pseudoType" => fill(&mut pseudo_type, r.nullable(Self::rare_strings)),
-            b"pseudoIdentifier" => fill(&mut pseudo_identifier, r.nullable(Self::rare_strings)),
-            b"isClickable" => fill(&mut is_clickable, r.nullable(Self::rare_booleans)),
-            b"currentSourceURL" => fill(&mut current_source_url, r.nullable(Self::rare_strings)),
-            b"originURL" => fill(&mut origin_url, r.nullable(Self::rare_strings)),
+            b"pseudoType" => set_once(&mut pseudo_type, r.nullable(Self::rare_strings)),
+            b"pseudoIdentifier" => set_once(&mut pseudo_identifier, r.nullable(Self::rare_strings)),
+            b"isClickable" => set_once(&mut is_clickable, r.nullable(Self::rare_booleans)),
+            b"currentSourceURL" => {
+                set_once(&mut current_source_url, r.nullable(Self::rare_strings))
+            }
+            b"originURL" => set_once(&mut origin_url, r.nullable(Self::rare_strings)),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(NodeTreeRecord {
@@ -484,21 +486,21 @@ impl<'a> Reader<'a> {
         let (mut offset_rects, mut scroll_rects, mut client_rects) = (None, None, None);
         let (mut blended_background_colors, mut text_color_opacities) = (None, None);
         self.object(|r, key| match key {
-            b"nodeIndex" => fill(&mut node_index, r.list(&mut rows)),
-            b"styles" => fill(&mut styles, r.shared_ragged(&mut rows)),
-            b"bounds" => fill(&mut bounds, r.ragged_with(&mut rows, true)),
-            b"text" => fill(&mut text, r.list(&mut rows)),
-            b"stackingContexts" => fill(&mut stacking_contexts, r.rare_booleans()),
-            b"paintOrders" => fill(&mut paint_orders, r.nullable(|r| r.list(&mut rows))),
-            b"offsetRects" => fill(&mut offset_rects, r.nullable(|r| r.ragged(&mut rows))),
-            b"scrollRects" => fill(&mut scroll_rects, r.nullable(|r| r.ragged(&mut rows))),
-            b"clientRects" => fill(&mut client_rects, r.nullable(|r| r.ragged(&mut rows))),
-            b"blendedBackgroundColors" => fill(
+            b"nodeIndex" => set_once(&mut node_index, r.list(&mut rows)),
+            b"styles" => set_once(&mut styles, r.shared_ragged(&mut rows)),
+            b"bounds" => set_once(&mut bounds, r.ragged_with(&mut rows, true)),
+            b"text" => set_once(&mut text, r.list(&mut rows)),
+            b"stackingContexts" => set_once(&mut stacking_contexts, r.rare_booleans()),
+            b"paintOrders" => set_once(&mut paint_orders, r.nullable(|r| r.list(&mut rows))),
+            b"offsetRects" => set_once(&mut offset_rects, r.nullable(|r| r.ragged(&mut rows))),
+            b"scrollRects" => set_once(&mut scroll_rects, r.nullable(|r| r.ragged(&mut rows))),
+            b"clientRects" => set_once(&mut client_rects, r.nullable(|r| r.ragged(&mut rows))),
+            b"blendedBackgroundColors" => set_once(
                 &mut blended_background_colors,
                 r.nullable(|r| r.list(&mut rows)),
             ),
             b"textColorOpacities" => {
-                fill(&mut text_color_opacities, r.nullable(|r| r.list(&mut rows)))
+                set_once(&mut text_color_opacities, r.nullable(|r| r.list(&mut rows)))
             }
             _ => r.skip_value(SKIP_DEPTH),
         })?;
@@ -522,10 +524,10 @@ impl<'a> Reader<'a> {
         let mut rows = 0;
         let (mut layout_index, mut bounds, mut start, mut length) = (None, None, None, None);
         self.object(|r, key| match key {
-            b"layoutIndex" => fill(&mut layout_index, r.list(&mut rows)),
-            b"bounds" => fill(&mut bounds, r.ragged(&mut rows)),
-            b"start" => fill(&mut start, r.list(&mut rows)),
-            b"length" => fill(&mut length, r.list(&mut rows)),
+            b"layoutIndex" => set_once(&mut layout_index, r.list(&mut rows)),
+            b"bounds" => set_once(&mut bounds, r.ragged(&mut rows)),
+            b"start" => set_once(&mut start, r.list(&mut rows)),
+            b"length" => set_once(&mut length, r.list(&mut rows)),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(TextBoxRecord {
@@ -540,8 +542,8 @@ impl<'a> Reader<'a> {
         let (mut index, mut value) = (None, None);
         let mut rows = 0;
         self.object(|r, key| match key {
-            b"index" => fill(&mut index, r.list(&mut rows)),
-            b"value" => fill(&mut value, r.list(&mut rows)),
+            b"index" => set_once(&mut index, r.list(&mut rows)),
+            b"value" => set_once(&mut value, r.list(&mut rows)),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(RareStringData {
@@ -554,7 +556,7 @@ impl<'a> Reader<'a> {
         let mut index = None;
         let mut rows = 0;
         self.object(|r, key| match key {
-            b"index" => fill(&mut index, r.list(&mut rows)),
+            b"index" => set_once(&mut index, r.list(&mut rows)),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(RareBooleanData { index: index? })
@@ -564,8 +566,8 @@ impl<'a> Reader<'a> {
         let (mut index, mut value) = (None, None);
         let mut rows = 0;
         self.object(|r, key| match key {
-            b"index" => fill(&mut index, r.list(&mut rows)),
-            b"value" => fill(&mut value, r.list(&mut rows)),
+            b"index" => set_once(&mut index, r.list(&mut rows)),
+            b"value" => set_once(&mut value, r.list(&mut rows)),
             _ => r.skip_value(SKIP_DEPTH),
         })?;
         Some(RareIntegerData {

@@ -4,12 +4,11 @@
 //! `pipeline` benchmark's scale group finds them.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin record-scale -- [--sizes 1000,10000,100000,300000]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- record-scale [--sizes 1000,10000,100000,300000]
 //!     [--out DIR] [--chrome PATH]
 //! ```
 
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions};
@@ -18,67 +17,44 @@ use pagesight_benches::{
     ax_node_count, dom_node_count, mib, scale, scale_capture_path, scale_dir, with_browser,
 };
 
-struct Args {
-    sizes: Vec<usize>,
-    out: PathBuf,
-    chrome: Option<PathBuf>,
+use crate::shared::{Chrome, Sizes};
+
+/// Options of `record-scale`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    sizes: Sizes,
+    /// Where to write the captures; default: `PAGESIGHT_SCALE_DIR`, else the target directory's
+    /// scale-captures.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    chrome: Chrome,
 }
 
-const USAGE: &str = "usage: record-scale [--sizes N,N,...] [--out DIR] [--chrome PATH]";
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        sizes: scale::DEFAULT_SIZES.to_vec(),
-        out: scale_dir(),
-        chrome: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        match arg.as_str() {
-            "--sizes" => {
-                args.sizes = value("--sizes")?
-                    .split(',')
-                    .map(|s| {
-                        s.trim().parse::<usize>().map_err(|_| {
-                            format!("--sizes takes numbers like 1000,10000, not {s:?}")
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            "--out" => args.out = PathBuf::from(value("--out")?),
-            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
-        }
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    pagesight_benches::bench_main("record-scale", parse_args(), run)
-}
-
-async fn run(args: Args) -> Result<(), String> {
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+pub async fn run(args: Args) -> Result<(), String> {
+    let out = args.out.clone().unwrap_or_else(scale_dir);
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut options = LaunchOptions {
-        executable: args.chrome.clone(),
+        executable: args.chrome.path.clone(),
         ..LaunchOptions::default()
     };
     // The largest pages take Chromium tens of seconds to lay out and serialise.
     options.connection.command_timeout = Duration::from_secs(600);
-    with_browser(options, async |browser| record_all(browser, &args).await).await
+    with_browser(options, async |browser| {
+        record_all(browser, &args.sizes.or_default(), &out).await
+    })
+    .await
 }
 
-async fn record_all(browser: &Browser, args: &Args) -> Result<(), String> {
+async fn record_all(browser: &Browser, sizes: &[usize], out: &Path) -> Result<(), String> {
     println!(
         "{:>8} {:>10} {:>10} {:>9} {:>9} {:>10} {:>10} {:>9}",
         "target", "DOM nodes", "AX nodes", "HTML MiB", "load s", "capture s", "JSON MiB", "gz MiB"
     );
-    for &size in &args.sizes {
+    for &size in sizes {
         let page_html = scale::generate(size);
-        let html_path = args.out.join(format!("scale-{size}.html"));
+        let html_path = out.join(format!("scale-{size}.html"));
         std::fs::write(&html_path, &page_html.html)
             .map_err(|e| format!("cannot write {}: {e}", html_path.display()))?;
         let url = pagesight_benches::page_url(&html_path.to_string_lossy())?;
@@ -111,7 +87,7 @@ async fn record_all(browser: &Browser, args: &Args) -> Result<(), String> {
         let bytes = capture
             .to_bytes()
             .map_err(|e| format!("encoding the {size}-node capture: {e}"))?;
-        let path = scale_capture_path(&args.out, size);
+        let path = scale_capture_path(out, size);
         std::fs::write(&path, &bytes)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         if let Err(e) = page.close().await {
@@ -129,6 +105,6 @@ async fn record_all(browser: &Browser, args: &Args) -> Result<(), String> {
             mib(bytes.len() as u64),
         );
     }
-    println!("captures written to {}", args.out.display());
+    println!("captures written to {}", out.display());
     Ok(())
 }

@@ -20,12 +20,10 @@
 //! same phase: the engine's own cost measured in the currency the tabs compete for.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin tabs -- [--tabs 8] [--snapshots 3]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- tabs [--tabs 8] [--snapshots 3]
 //!     [--repeats 3] [--page PATH_OR_URL] [--chrome PATH]
 //! ```
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
@@ -37,51 +35,31 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, fixtures_dir, median, page_url, positive_count, process_tree_cpu, usage,
-    with_browser,
+    dom_node_count, fixtures_dir, median, page_url, process_tree_cpu, usage, with_browser,
 };
+
+use crate::shared::{count, Chrome};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
 const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
 
-const USAGE: &str = "usage: tabs [--tabs N] [--snapshots N] [--repeats N] \
-                     [--page PATH_OR_URL] [--chrome PATH]";
-
-struct Args {
+/// Options of `tabs`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tabs open at once, each with the page loaded.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = count)]
     tabs: usize,
+    /// Snapshots per tab per phase, one after the other.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = count)]
     snapshots: usize,
+    /// Rounds of the three phases (medians are printed).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = count)]
     repeats: usize,
+    /// The page, a path or a URL; default: stdtypes if installed, else the long-page fixture.
+    #[arg(long, value_name = "PATH_OR_URL")]
     page: Option<String>,
-    chrome: Option<PathBuf>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        tabs: 8,
-        snapshots: 3,
-        repeats: 3,
-        page: None,
-        chrome: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        let mut count = |name: &str| positive_count(name, &value(name)?);
-        match arg.as_str() {
-            "--tabs" => args.tabs = count("--tabs")?,
-            "--snapshots" => args.snapshots = count("--snapshots")?,
-            "--repeats" => args.repeats = count("--repeats")?,
-            "--page" => args.page = Some(value("--page")?),
-            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
-        }
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    pagesight_benches::bench_main("tabs", parse_args(), run)
+    #[command(flatten)]
+    chrome: Chrome,
 }
 
 /// The page to load in every tab: the given one, else stdtypes if installed, else a fixture.
@@ -103,9 +81,9 @@ fn page_location(args: &Args) -> String {
         .into_owned()
 }
 
-async fn run(args: Args) -> Result<(), String> {
+pub async fn run(args: Args) -> Result<(), String> {
     let mut options = LaunchOptions {
-        executable: args.chrome.clone(),
+        executable: args.chrome.path.clone(),
         ..LaunchOptions::default()
     };
     // Eight tabs of a large page queue behind each other in a busy browser.

@@ -42,16 +42,14 @@
 //! snapshot's offline work runs, its caches cold from the browser's work) and again at once
 //! (warm, as a loop of renders such as the criterion benches measures it); and the floor's own
 //! CPU (its calls sent through the engine's connection) against the browser's over the same
-//! calls: the least the engine's share can be with that connection (`bare_floor` measures the
+//! calls: the least the engine's share can be with that connection (`bare-floor` measures the
 //! least any client spends). Medians of the runs are printed.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin live -- [--runs 7] [--stdtypes PATH]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- live [--runs 7] [--stdtypes PATH]
 //!     [--page PATH_OR_URL]... [--chrome PATH]
 //! ```
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
@@ -65,53 +63,35 @@ use pagesight::render::Mode;
 use pagesight::snapshot::{process, process_next, render_capture, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, snapshot_params, FloorReplies, ViewPlan};
 use pagesight_benches::{
-    dom_node_count, median, mib, ms, ms_fine, page_name, page_url, positive_count,
-    process_tree_cpu, small_fixture_pages, usage, with_browser,
+    dom_node_count, median, mib, ms, ms_fine, page_name, page_url, process_tree_cpu, usage,
+    with_browser,
 };
+
+use crate::shared::{count, Chrome, Pages};
 
 /// Where Debian's python3.11-doc package installs the stdtypes page.
 const DEFAULT_STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
 
-const USAGE: &str =
-    "usage: live [--runs N] [--stdtypes PATH] [--page PATH_OR_URL]... [--chrome PATH]";
-
-struct Args {
+/// Options of `live`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Timed runs of each figure (medians are printed).
+    #[arg(long, value_name = "N", default_value_t = 7, value_parser = count)]
     runs: usize,
+    /// The stdtypes page measured when no page is given (skipped if not there).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_STDTYPES)]
     stdtypes: String,
-    pages: Vec<String>,
-    chrome: Option<PathBuf>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        runs: 7,
-        stdtypes: DEFAULT_STDTYPES.to_string(),
-        pages: Vec::new(),
-        chrome: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        match arg.as_str() {
-            "--runs" => args.runs = positive_count(&arg, &value(&arg)?)?,
-            "--stdtypes" => args.stdtypes = value("--stdtypes")?,
-            "--page" => args.pages.push(value("--page")?),
-            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
-        }
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    pagesight_benches::bench_main("live", parse_args(), run)
+    #[command(flatten)]
+    pages: Pages,
+    #[command(flatten)]
+    chrome: Chrome,
 }
 
 /// The pages to measure: the given ones, or stdtypes (if installed) and two fixture pages.
 fn pages(args: &Args) -> Vec<(String, String)> {
-    if !args.pages.is_empty() {
+    if !args.pages.pages.is_empty() {
         return args
+            .pages
             .pages
             .iter()
             .map(|p| (page_name(p), p.clone()))
@@ -128,16 +108,17 @@ fn pages(args: &Args) -> Vec<(String, String)> {
         );
     }
     out.extend(
-        small_fixture_pages()
+        args.pages
+            .or_small_fixtures()
             .into_iter()
             .map(|p| (page_name(&p), p)),
     );
     out
 }
 
-async fn run(args: Args) -> Result<(), String> {
+pub async fn run(args: Args) -> Result<(), String> {
     let mut options = LaunchOptions {
-        executable: args.chrome.clone(),
+        executable: args.chrome.path.clone(),
         ..LaunchOptions::default()
     };
     options.connection.command_timeout = Duration::from_secs(120);
@@ -767,7 +748,7 @@ fn print_table(figures: &[PageFigures], runs: usize) {
     println!();
     println!("The floor's own CPU against the browser's over the same calls (medians): what the");
     println!("engine's connection costs to write the calls and read their replies, the least its");
-    println!("`CPU / browser CPU` can be with that connection (`--bin bare_floor`: any client):");
+    println!("`CPU / browser CPU` can be with that connection (`bare-floor`: any client):");
     for f in figures {
         println!(
             "{}: {}",

@@ -2,7 +2,7 @@
 //! allocator, against the capture's JSON size; and the process's max RSS (`getrusage`).
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin peak_mem -- [CAPTURE]   # default: stdtypes
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- peak-mem [CAPTURE]   # default: stdtypes
 //! ```
 //!
 //! Two figures, both counted from before the capture is read:
@@ -10,10 +10,15 @@
 //!   (model, analysis, uids, a11y text). The capture's own size is part of it.
 //! - **file path**: `Capture::from_bytes` on the gzip'd file (which holds the whole decompressed
 //!   JSON for a moment) and then `process`.
+//!
+//! The counting allocator is this binary's global allocator, for every subcommand, but it
+//! counts only once `peak-mem` has switched it on: the other subcommands pay one relaxed load
+//! of a flag and a branch per allocation and per free, next to the system allocator's own work.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 
 use pagesight::capture::{AxNodes, Capture, DomSnapshot};
 use pagesight::cdp::accessibility::AXNode;
@@ -22,15 +27,29 @@ use pagesight::identity::UidTable;
 use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight_benches::{dom_node_count, fixture_capture_path, gunzip, mib, raw_parts, usage};
 
-/// Counts the bytes currently allocated and the highest that count has been.
+/// Counts the bytes currently allocated and the highest that count has been, once switched on
+/// ([`COUNTING`]).
 struct Counting;
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Whether [`Counting`] counts. Switched on before the first figure and never off.
+static COUNTING: AtomicBool = AtomicBool::new(false);
+/// Bytes allocated since counting began, less those freed since; it goes below zero when
+/// memory allocated before is freed. Only differences of it are reported.
+static CURRENT: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
 
 fn grew(by: usize) {
-    let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
+    if COUNTING.load(Ordering::Relaxed) {
+        let by = by as isize;
+        let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+}
+
+fn shrank(by: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
+        CURRENT.fetch_sub(by as isize, Ordering::Relaxed);
+    }
 }
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
@@ -56,7 +75,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: forwarded with the caller's pointer and layout.
         unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        shrank(layout.size());
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -66,7 +85,7 @@ unsafe impl GlobalAlloc for Counting {
             if new_size >= layout.size() {
                 grew(new_size - layout.size());
             } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                shrank(layout.size() - new_size);
             }
         }
         p
@@ -76,7 +95,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn current() -> usize {
+fn current() -> isize {
     CURRENT.load(Ordering::Relaxed)
 }
 
@@ -85,26 +104,32 @@ fn reset_peak() {
     PEAK.store(current(), Ordering::Relaxed);
 }
 
-fn peak() -> usize {
+fn peak() -> isize {
     PEAK.load(Ordering::Relaxed)
 }
 
-fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let path = match args.next() {
-        Some(a) if a == "-h" || a == "--help" => {
-            eprintln!(
-                "usage: peak_mem [CAPTURE.json.gz]   (default: fixtures/captures/stdtypes.json.gz)"
-            );
-            return ExitCode::from(2);
-        }
-        Some(a) => std::path::PathBuf::from(a),
-        None => fixture_capture_path("stdtypes"),
-    };
+/// Bytes from `base` to `now` (both [`current`] or [`peak`] readings).
+fn since(base: isize, now: isize) -> usize {
+    usize::try_from(now - base).unwrap_or(0)
+}
+
+/// Options of `peak-mem`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The capture (`.json.gz`); default: fixtures/captures/stdtypes.json.gz.
+    #[arg(value_name = "CAPTURE")]
+    capture: Option<PathBuf>,
+}
+
+pub fn main(args: Args) -> ExitCode {
+    COUNTING.store(true, Ordering::Relaxed);
+    let path = args
+        .capture
+        .unwrap_or_else(|| fixture_capture_path("stdtypes"));
     match run(&path) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("peak_mem: {message}");
+            eprintln!("peak-mem: {message}");
             ExitCode::FAILURE
         }
     }
@@ -130,11 +155,11 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     let base = current();
     reset_peak();
     let capture = Capture::from_bytes(&typed_json).map_err(|e| format!("re-parsing: {e}"))?;
-    let capture_size = current() - base;
+    let capture_size = since(base, current());
     let mut table = UidTable::new();
     let snapshot =
         process(capture, &mut table, &target, &options).map_err(|e| format!("processing: {e}"))?;
-    let live_peak = peak() - base;
+    let live_peak = since(base, peak());
     let output_len = snapshot.output.len();
     drop(snapshot);
     drop(table);
@@ -144,11 +169,11 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     let base = current();
     reset_peak();
     let capture = Capture::from_bytes(&gz).map_err(|e| format!("{}: {e}", path.display()))?;
-    let after_parse_peak = peak() - base;
+    let after_parse_peak = since(base, peak());
     let mut table = UidTable::new();
     let snapshot =
         process(capture, &mut table, &target, &options).map_err(|e| format!("processing: {e}"))?;
-    let file_peak = peak() - base;
+    let file_peak = since(base, peak());
     drop(snapshot);
 
     // What the two big parts weigh once typed (each parsed alone from its raw JSON).
@@ -158,23 +183,23 @@ fn run(path: &std::path::Path) -> Result<(), String> {
     let base = current();
     let dom: CaptureSnapshotReturns =
         serde_json::from_slice(&parts.dom_snapshot).map_err(|e| format!("domSnapshot: {e}"))?;
-    let dom_typed = current() - base;
+    let dom_typed = since(base, current());
     drop(dom);
     let base = current();
     let dom: DomSnapshot =
         serde_json::from_slice(&parts.dom_snapshot).map_err(|e| format!("domSnapshot: {e}"))?;
-    let dom_lean = current() - base;
+    let dom_lean = since(base, current());
     drop(dom);
     let base = current();
     let ax: Vec<AXNode> =
         serde_json::from_slice(&parts.ax_nodes).map_err(|e| format!("AX nodes: {e}"))?;
-    let ax_typed = current() - base;
+    let ax_typed = since(base, current());
     let ax_count = ax.len();
     drop(ax);
     let base = current();
     let ax: AxNodes =
         serde_json::from_slice(&parts.ax_nodes).map_err(|e| format!("AX nodes: {e}"))?;
-    let ax_lean = current() - base;
+    let ax_lean = since(base, current());
     drop(ax);
 
     let rss = usage().max_rss;

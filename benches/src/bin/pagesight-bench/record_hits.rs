@@ -7,19 +7,20 @@
 //! on where the checkout lives.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin record-hits -- PAGE.html... [--out DIR]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- record-hits PAGE.html... [--out DIR]
 //!     [--step 16] [--chrome PATH]
 //! ```
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Duration;
 
 use pagesight::browser::{Browser, LaunchOptions, Viewport};
 use pagesight::cdp::dom::{GetDocumentParams, GetNodeForLocationParams};
 use pagesight::live::capture_everything;
 use pagesight_benches::{fixtures_dir, with_browser};
+
+use crate::shared::Chrome;
 
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// Time after the load event for the page's own scripts (scrolling, `showModal()`, ...) and a
@@ -28,53 +29,27 @@ const SETTLE: Duration = Duration::from_millis(500);
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 800;
 
-const USAGE: &str = "usage: record-hits PAGE.html... [--out DIR] [--step 16] [--chrome PATH]";
-
-struct Args {
+/// Options of `record-hits`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The fixture pages to record.
+    #[arg(value_name = "PAGE.html", required = true)]
     pages: Vec<PathBuf>,
-    out: PathBuf,
+    /// Where to write the recordings; default: fixtures/hit.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The grid's step, in CSS pixels.
+    #[arg(long, value_name = "PX", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     step: u32,
-    chrome: Option<PathBuf>,
+    #[command(flatten)]
+    chrome: Chrome,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        pages: Vec::new(),
-        out: fixtures_dir().join("hit"),
-        step: 16,
-        chrome: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        match arg.as_str() {
-            "--out" => args.out = PathBuf::from(value("--out")?),
-            "--step" => {
-                let step = value("--step")?;
-                args.step = step.parse().ok().filter(|s| *s > 0).ok_or(format!(
-                    "--step takes a positive number of px, not {step:?}"
-                ))?;
-            }
-            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            page => args.pages.push(PathBuf::from(page)),
-        }
-    }
-    if args.pages.is_empty() {
-        return Err(format!("no page given; {USAGE}"));
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    pagesight_benches::bench_main("record-hits", parse_args(), run)
-}
-
-async fn run(args: Args) -> Result<(), String> {
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+pub async fn run(args: Args) -> Result<(), String> {
+    let out = args.out.unwrap_or_else(|| fixtures_dir().join("hit"));
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let options = LaunchOptions {
-        executable: args.chrome.clone(),
+        executable: args.chrome.path,
         viewport: Viewport {
             width: WIDTH,
             height: HEIGHT,
@@ -84,7 +59,7 @@ async fn run(args: Args) -> Result<(), String> {
     };
     with_browser(options, async |browser| {
         for page in &args.pages {
-            record(browser, page, &args.out, args.step).await?;
+            record(browser, page, &out, args.step).await?;
         }
         Ok(())
     })

@@ -16,61 +16,46 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::{Browser, LaunchOptions};
-use pagesight::capture::{capture_page_for, AxScope, Capture};
+use pagesight::capture::{AxScope, Capture};
 use pagesight::cdp::emulation::SetScriptExecutionDisabledParams;
 use pagesight::extract::{extract, extract_page_timed, ExtractOptions, SNAPSHOT_OPTIONS};
 use pagesight::identity::UidTable;
+use pagesight::live::{capture_for_view, Kept};
 use pagesight::snapshot::analyze_capture;
 
-const USAGE: &str = "usage: extract_bench BENCH_DIR [--out PREDICTIONS.json] [--only KEY]... \
-                     [--save-captures DIR | --from-captures DIR] [--all]";
-
-#[derive(Debug)]
-struct Args {
+/// Options of `extract`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The bench folder: `pages/<key>.html.gz`, `ground-truth.json`, `score.py`.
+    #[arg(value_name = "BENCH_DIR")]
     bench: PathBuf,
+    /// Where to write the predictions.
+    #[arg(
+        long,
+        value_name = "PREDICTIONS.json",
+        default_value = "extract-predictions.json"
+    )]
     out: PathBuf,
+    /// Only this page; repeatable.
+    #[arg(long, value_name = "KEY")]
     only: Vec<String>,
+    /// Also save each page's capture to this folder.
+    #[arg(long = "save-captures", value_name = "DIR", conflicts_with = "from")]
     save: Option<PathBuf>,
+    /// Extract from captures saved before, with no browser.
+    #[arg(long = "from-captures", value_name = "DIR")]
     from: Option<PathBuf>,
+    /// The whole visible page instead of the main content.
+    #[arg(long)]
     all: bool,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut bench = None;
-    let mut out = PathBuf::from("extract-predictions.json");
-    let mut only = Vec::new();
-    let mut save = None;
-    let mut from = None;
-    let mut all = false;
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--out" => out = PathBuf::from(value("--out")?),
-            "--only" => only.push(value("--only")?),
-            "--save-captures" => save = Some(PathBuf::from(value("--save-captures")?)),
-            "--from-captures" => from = Some(PathBuf::from(value("--from-captures")?)),
-            "--all" => all = true,
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            s if !s.starts_with('-') && bench.is_none() => bench = Some(PathBuf::from(s)),
-            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
-        }
+/// Runs the bench: live, or from saved captures.
+pub fn main(args: Args) -> ExitCode {
+    if args.from.is_some() {
+        return pagesight_benches::bench_main_blocking("extract", args, offline);
     }
-    Ok(Args {
-        bench: bench.ok_or_else(|| USAGE.to_string())?,
-        out,
-        only,
-        save,
-        from,
-        all,
-    })
-}
-
-fn main() -> ExitCode {
-    if let Ok(Args { from: Some(_), .. }) = parse_args() {
-        return pagesight_benches::bench_main_blocking("extract_bench", parse_args(), offline);
-    }
-    pagesight_benches::bench_main("extract_bench", parse_args(), run)
+    pagesight_benches::bench_main("extract", args, run)
 }
 
 /// The keys of the bench's pages, sorted.
@@ -156,8 +141,9 @@ async fn run(args: Args) -> Result<(), String> {
                         .await
                         .map_err(|e| format!("loading {key}: {e}"))?;
                     let mut table = UidTable::new();
+                    let kept = Kept::default();
                     if let Some(dir) = &args.save {
-                        let captured = capture_page_for(&page, AxScope::Full)
+                        let captured = capture_for_view(&page, &kept, AxScope::Full)
                             .await
                             .map_err(|e| format!("{key}: {e}"))?;
                         let capture = captured.into_capture();
@@ -168,7 +154,7 @@ async fn run(args: Args) -> Result<(), String> {
                             .to_writer(std::io::BufWriter::new(f))
                             .map_err(|e| format!("{key}: {e}"))?;
                     }
-                    extract_page_timed(&page, &mut table, &options)
+                    extract_page_timed(&page, &kept, &mut table, &options)
                         .await
                         .map_err(|e| format!("{key}: {e}"))
                 }
@@ -211,7 +197,7 @@ async fn run(args: Args) -> Result<(), String> {
 /// Extraction from saved captures, no browser.
 fn offline(args: Args) -> Result<(), String> {
     let Some(dir) = args.from.clone() else {
-        return Err(USAGE.to_string());
+        return Err("offline extraction needs --from-captures DIR".to_string());
     };
     let keys = keys(&args)?;
     let options = ExtractOptions { all: args.all };

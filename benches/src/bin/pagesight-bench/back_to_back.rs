@@ -15,12 +15,10 @@
 //! (its processes' threads, `/proc`) per snapshot, and the one as a share of the other.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin back_to_back -- [--snapshots 2000]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- back-to-back [--snapshots 2000]
 //!     [--page PATH_OR_URL]... [--chrome PATH]
 //! ```
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
@@ -31,49 +29,24 @@ use pagesight::live::{capture_for_view, Kept};
 use pagesight::render::Mode;
 use pagesight::snapshot::{process_next, Snapshot, SnapshotOptions};
 use pagesight_benches::floor::{floor, ViewPlan};
-use pagesight_benches::{
-    ms_fine, page_name, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage,
-    with_browser,
-};
+use pagesight_benches::{ms_fine, page_name, page_url, process_tree_cpu, usage, with_browser};
 
-const USAGE: &str = "usage: back_to_back [--snapshots N] [--page PATH_OR_URL]... [--chrome PATH]";
+use crate::shared::{Chrome, Pages, Snapshots};
 
-struct Args {
-    snapshots: usize,
-    pages: Vec<String>,
-    chrome: Option<PathBuf>,
+/// Options of `back-to-back`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    snapshots: Snapshots,
+    #[command(flatten)]
+    pages: Pages,
+    #[command(flatten)]
+    chrome: Chrome,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        snapshots: 2000,
-        pages: Vec::new(),
-        chrome: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        match arg.as_str() {
-            "--snapshots" => args.snapshots = positive_count(&arg, &value(&arg)?)?,
-            "--page" => args.pages.push(value("--page")?),
-            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
-        }
-    }
-    if args.pages.is_empty() {
-        args.pages = small_fixture_pages();
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    pagesight_benches::bench_main("back_to_back", parse_args(), run)
-}
-
-async fn run(args: Args) -> Result<(), String> {
+pub async fn run(args: Args) -> Result<(), String> {
     let options = LaunchOptions {
-        executable: args.chrome.clone(),
+        executable: args.chrome.path.clone(),
         ..LaunchOptions::default()
     };
     with_browser(options, async |browser| {
@@ -81,8 +54,8 @@ async fn run(args: Args) -> Result<(), String> {
             "| page | phase | snapshots | ms per snapshot | CPU ms | browser CPU ms | CPU / browser CPU | repeated |"
         );
         println!("|---|---|---:|---:|---:|---:|---:|---:|");
-        for page in &args.pages {
-            measure(browser, page, args.snapshots).await?;
+        for page in &args.pages.or_small_fixtures() {
+            measure(browser, page, args.snapshots.snapshots).await?;
         }
         Ok(())
     })

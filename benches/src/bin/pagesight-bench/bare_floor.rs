@@ -1,7 +1,7 @@
 //! The least CPU any client spends on a snapshot: a bare, blocking client of Chromium's pipe.
 //!
 //! The live bench's `floor CPU` is the floor's own CPU through the engine's transport (tokio,
-//! the connection task, the envelope of each reply read). This bin asks what is left without
+//! the connection task, the envelope of each reply read). This bench asks what is left without
 //! any of that: one thread, blocking reads and writes on `--remote-debugging-pipe`, no runtime,
 //! no JSON read beyond the `"id"` that starts each reply. What it spends is the kernel's pipe
 //! reads and writes and the wake-ups between them, which every client pays; it is read against
@@ -25,78 +25,45 @@
 //! costs both sides once they were idle.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin bare_floor -- [--snapshots 2000]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- bare-floor [--snapshots 2000]
 //!     [--pause MS] [--page PATH_OR_URL]... [--chrome PATH]
 //! ```
 
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pagesight::browser::PipeBrowser;
 use pagesight::capture::COMPUTED_STYLES;
-use pagesight_benches::{
-    ms_fine, page_name, page_url, positive_count, process_tree_cpu, small_fixture_pages, usage,
-};
+use pagesight_benches::{ms_fine, page_name, page_url, process_tree_cpu, usage};
 
-/// How long the browser may send nothing before the bin gives up.
+use crate::shared::{Chrome, Pages, Snapshots};
+
+/// How long the browser may send nothing before the bench gives up.
 const STALL_TIMEOUT: Duration = Duration::from_secs(120);
 
-struct Args {
-    snapshots: usize,
-    pause: Duration,
-    pages: Vec<String>,
-    chrome: Option<PathBuf>,
+/// Options of `bare-floor`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    snapshots: Snapshots,
+    /// Wait this long before each timed snapshot, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pause: u64,
+    #[command(flatten)]
+    pages: Pages,
+    #[command(flatten)]
+    chrome: Chrome,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let usage =
-        "usage: bare_floor [--snapshots N] [--pause MS] [--page PATH_OR_URL]... [--chrome PATH]";
-    let mut args = Args {
-        snapshots: 2000,
-        pause: Duration::ZERO,
-        pages: Vec::new(),
-        chrome: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = || {
-            it.next()
-                .ok_or_else(|| format!("{arg} needs a value\n{usage}"))
-        };
-        match arg.as_str() {
-            "--snapshots" => args.snapshots = positive_count(&arg, &value()?)?,
-            "--pause" => {
-                args.pause = value()?
-                    .parse()
-                    .map(Duration::from_millis)
-                    .map_err(|_| format!("--pause takes milliseconds\n{usage}"))?
-            }
-            "--page" => args.pages.push(value()?),
-            "--chrome" => args.chrome = Some(PathBuf::from(value()?)),
-            "-h" | "--help" => return Err(usage.to_string()),
-            other => return Err(format!("unknown argument {other}\n{usage}")),
-        }
-    }
-    if args.pages.is_empty() {
-        args.pages = small_fixture_pages();
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    pagesight_benches::bench_main_blocking("bare_floor", parse_args(), |args| run(&args))
-}
-
-fn run(args: &Args) -> Result<(), String> {
-    let urls = args
-        .pages
+pub fn run(args: &Args) -> Result<(), String> {
+    let pages = args.pages.or_small_fixtures();
+    let urls = pages
         .iter()
         .map(|page| Ok((page.as_str(), page_url(page)?)))
         .collect::<Result<Vec<_>, String>>()?;
-    let mut browser = BareBrowser::launch(args.chrome.as_deref())?;
+    let mut browser = BareBrowser::launch(args.chrome.path.as_deref())?;
     println!(
         "| page | snapshots | ms per snapshot | client CPU ms | browser CPU ms | client CPU / browser CPU |"
     );
@@ -114,7 +81,8 @@ fn measure(
     url: &str,
     args: &Args,
 ) -> Result<(), String> {
-    let snapshots = args.snapshots;
+    let snapshots = args.snapshots.snapshots;
+    let pause = Duration::from_millis(args.pause);
     let session = browser.open(url)?;
     let styles = serde_json::to_string(COMPUTED_STYLES).map_err(|e| e.to_string())?;
     let snapshot = format!(
@@ -149,10 +117,10 @@ fn measure(
     let (mut paused_client, mut paused_chromium, mut paused) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for _ in 0..snapshots {
-        if !args.pause.is_zero() {
+        if !pause.is_zero() {
             let pid = browser.browser.pid();
             let (b, u, t) = (process_tree_cpu(pid), usage(), Instant::now());
-            std::thread::sleep(args.pause);
+            std::thread::sleep(pause);
             paused_client += usage().cpu.saturating_sub(u.cpu);
             paused_chromium += process_tree_cpu(pid).saturating_sub(b);
             paused += t.elapsed();

@@ -5,7 +5,7 @@
 //! `<out>/<name>.json.gz`. The pages are listed in `pagesight_benches::docs_site::REAL_PAGES`.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin record-captures -- [--only NAME,...]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- record-captures [--only NAME,...]
 //!     [--out DIR] [--port 8765] [--chrome PATH] [--list]
 //! ```
 
@@ -19,6 +19,8 @@ use pagesight_benches::docs_site::server::{DocsServer, Site};
 use pagesight_benches::docs_site::{missing_packages, real_page, RealPage, REAL_PAGES};
 use pagesight_benches::{ax_node_count, dom_node_count, fixtures_dir, with_browser};
 
+use crate::shared::Chrome;
+
 /// The port the existing captures were recorded on (it is part of each capture's URL).
 const DEFAULT_PORT: u16 = 8765;
 /// How long a page may take to load.
@@ -27,77 +29,64 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
 /// components, the examples' own scripts, web fonts).
 const SETTLE: Duration = Duration::from_millis(750);
 
-struct Args {
+/// Options of `record-captures`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Record only these pages (names as `--list` shows them), comma-separated.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = page_named)]
+    only: Vec<&'static RealPage>,
+    /// Where to write the captures; default: fixtures/captures.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The loopback port to serve the pages on (it is part of each capture's URL).
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_PORT)]
+    port: u16,
+    #[command(flatten)]
+    chrome: Chrome,
+    /// List the pages and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// One of [`REAL_PAGES`] by name.
+fn page_named(name: &str) -> Result<&'static RealPage, String> {
+    real_page(name.trim()).ok_or_else(|| {
+        let known: Vec<&str> = REAL_PAGES.iter().map(|p| p.name).collect();
+        format!("no page named {name:?}; the pages: {}", known.join(", "))
+    })
+}
+
+/// What to record, where.
+struct Job {
     pages: Vec<&'static RealPage>,
     out: PathBuf,
     port: u16,
     chrome: Option<PathBuf>,
-    list: bool,
 }
 
-const USAGE: &str =
-    "usage: record-captures [--only NAME,...] [--out DIR] [--port 8765] [--chrome PATH] [--list]";
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        pages: REAL_PAGES.iter().collect(),
-        out: fixtures_dir().join("captures"),
-        port: DEFAULT_PORT,
-        chrome: None,
-        list: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value; {USAGE}"));
-        match arg.as_str() {
-            "--only" => {
-                let names = value("--only")?;
-                let mut pages = Vec::new();
-                for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                    let page = real_page(name).ok_or_else(|| {
-                        let known: Vec<&str> = REAL_PAGES.iter().map(|p| p.name).collect();
-                        format!("no page named {name:?}; the pages: {}", known.join(", "))
-                    })?;
-                    if !pages.iter().any(|p: &&RealPage| p.name == page.name) {
-                        pages.push(page);
-                    }
-                }
-                if pages.is_empty() {
-                    return Err(format!("--only needs at least one page name; {USAGE}"));
-                }
-                args.pages = pages;
-            }
-            "--out" => args.out = PathBuf::from(value("--out")?),
-            "--port" => {
-                let port = value("--port")?;
-                args.port = port
-                    .parse()
-                    .map_err(|_| format!("--port takes a port number, not {port:?}"))?;
-            }
-            "--chrome" => args.chrome = Some(PathBuf::from(value("--chrome")?)),
-            "--list" => args.list = true,
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
-        }
-    }
-    Ok(args)
-}
-
-fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
+pub fn main(args: Args) -> ExitCode {
     if args.list {
         for page in REAL_PAGES {
             println!("{:<18} {:<52} {}", page.name, page.kind, page.path);
         }
         return ExitCode::SUCCESS;
     }
-    let missing = missing_packages(&args.pages);
+    let mut pages: Vec<&'static RealPage> = Vec::new();
+    for page in args.only {
+        if !pages.iter().any(|p| p.name == page.name) {
+            pages.push(page);
+        }
+    }
+    if pages.is_empty() {
+        pages = REAL_PAGES.iter().collect();
+    }
+    let job = Job {
+        pages,
+        out: args.out.unwrap_or_else(|| fixtures_dir().join("captures")),
+        port: args.port,
+        chrome: args.chrome.path,
+    };
+    let missing = missing_packages(&job.pages);
     if !missing.is_empty() {
         eprintln!(
             "record-captures: the pages come from Debian packages that are not installed; run:\n\
@@ -106,7 +95,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    match pagesight_benches::block_on(run(args)).and_then(|r| r) {
+    match pagesight_benches::block_on(run(job)).and_then(|r| r) {
         Ok(0) => ExitCode::SUCCESS,
         Ok(failed) => {
             eprintln!("record-captures: {failed} page(s) failed; the others were recorded");
@@ -120,7 +109,7 @@ fn main() -> ExitCode {
 }
 
 /// Records every page; returns how many failed.
-async fn run(args: Args) -> Result<usize, String> {
+async fn run(args: Job) -> Result<usize, String> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let site = Site::debian();
@@ -150,7 +139,7 @@ async fn run(args: Args) -> Result<usize, String> {
 }
 
 /// Records `args.pages` one after the other, printing a line each; returns how many failed.
-async fn record_pages(browser: &Browser, server: &DocsServer, site: &Site, args: &Args) -> usize {
+async fn record_pages(browser: &Browser, server: &DocsServer, site: &Site, args: &Job) -> usize {
     println!(
         "{:<18} {:>9} {:>9} {:>8} {:>8}  file",
         "page", "DOM nodes", "AX nodes", "gz KiB", "time s"

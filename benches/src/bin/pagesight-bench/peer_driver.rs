@@ -9,7 +9,11 @@
 //! `dom` (the default view, which fetches only the viewport's accessibility nodes) and
 //! `a11y-all` (`--expand all`: the whole page, with the full accessibility tree, the
 //! counterpart of chrome-devtools-mcp's full `take_snapshot`).
+//!
+//! The harness's command for it: `pagesight-bench peer-driver`, or a link to this binary named
+//! `peer-driver`.
 
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagesight::analysis::Expand;
@@ -18,81 +22,39 @@ use pagesight::session::{Session, SessionOptions};
 use pagesight::snapshot::SnapshotOptions;
 use serde_json::json;
 
-struct Args {
+/// Options of `peer-driver`, as the peers harness passes them.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The browser to attach to (its DevTools HTTP endpoint).
+    #[arg(long, value_name = "URL")]
     cdp_url: String,
+    /// Timed snapshots per page and variant (after the warm-up).
+    #[arg(long, value_name = "N", default_value_t = 5)]
     reps: usize,
+    /// Untimed snapshots first.
+    #[arg(long, value_name = "N", default_value_t = 1)]
     warmup: usize,
+    /// Seconds to wait after navigating.
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
     settle: f64,
+    /// Stop repeating on a page after this many seconds (once two snapshots are timed).
+    #[arg(long, value_name = "S", default_value_t = 90.0)]
     page_budget: f64,
+    /// Timeout of one navigation or snapshot, seconds.
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
     call_timeout: f64,
+    /// Viewport width.
+    #[arg(long, value_name = "PX", default_value_t = 1280)]
     width: u32,
+    /// Viewport height.
+    #[arg(long, value_name = "PX", default_value_t = 800)]
     height: u32,
+    /// Put each snapshot's text in its record.
+    #[arg(long)]
     emit_text: bool,
+    /// The pages.
+    #[arg(value_name = "URL")]
     urls: Vec<String>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut a = Args {
-        cdp_url: String::new(),
-        reps: 5,
-        warmup: 1,
-        settle: 1.0,
-        page_budget: 90.0,
-        call_timeout: 300.0,
-        width: 1280,
-        height: 800,
-        emit_text: false,
-        urls: Vec::new(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
-        match arg.as_str() {
-            "--cdp-url" => a.cdp_url = value("--cdp-url")?,
-            "--reps" => {
-                a.reps = value("--reps")?
-                    .parse()
-                    .map_err(|e| format!("--reps: {e}"))?
-            }
-            "--warmup" => {
-                a.warmup = value("--warmup")?
-                    .parse()
-                    .map_err(|e| format!("--warmup: {e}"))?
-            }
-            "--settle" => {
-                a.settle = value("--settle")?
-                    .parse()
-                    .map_err(|e| format!("--settle: {e}"))?
-            }
-            "--page-budget" => {
-                a.page_budget = value("--page-budget")?
-                    .parse()
-                    .map_err(|e| format!("--page-budget: {e}"))?
-            }
-            "--call-timeout" => {
-                a.call_timeout = value("--call-timeout")?
-                    .parse()
-                    .map_err(|e| format!("--call-timeout: {e}"))?
-            }
-            "--width" => {
-                a.width = value("--width")?
-                    .parse()
-                    .map_err(|e| format!("--width: {e}"))?
-            }
-            "--height" => {
-                a.height = value("--height")?
-                    .parse()
-                    .map_err(|e| format!("--height: {e}"))?
-            }
-            "--emit-text" => a.emit_text = true,
-            other if other.starts_with("--") => return Err(format!("unknown option {other}")),
-            url => a.urls.push(url.to_string()),
-        }
-    }
-    if a.cdp_url.is_empty() {
-        return Err("--cdp-url is required".into());
-    }
-    Ok(a)
 }
 
 fn emit(value: serde_json::Value) {
@@ -236,19 +198,19 @@ async fn run(a: Args) -> Result<(), String> {
     Ok(())
 }
 
-fn main() {
+/// Says on stdout, for the harness, that the driver could not run, and on stderr for people.
+pub fn fatal(message: &str) {
+    eprintln!("peer-driver: {message}");
+    emit(json!({"event": "fatal", "error": message}));
+}
+
+pub fn main(args: Args) -> ExitCode {
     pagesight::keep_freed_memory();
-    let args = match parse_args() {
-        Ok(a) => a,
+    match pagesight_benches::block_on(run(args)).and_then(|r| r) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("peer-driver: {e}");
-            emit(json!({"event": "fatal", "error": e}));
-            std::process::exit(2);
+            fatal(&e);
+            ExitCode::FAILURE
         }
-    };
-    if let Err(e) = pagesight_benches::block_on(run(args)).and_then(|r| r) {
-        eprintln!("peer-driver: {e}");
-        emit(json!({"event": "fatal", "error": e}));
-        std::process::exit(1);
     }
 }

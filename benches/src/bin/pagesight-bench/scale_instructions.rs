@@ -2,7 +2,7 @@
 //! of `snapshot::process` at each size of the scale series, counted by valgrind's cachegrind.
 //!
 //! ```text
-//! cargo run --release -p pagesight-benches --bin scale_instructions [-- --sizes 1000,300000]
+//! cargo run --release -p pagesight-benches --bin pagesight-bench -- scale-instructions [--sizes 1000,300000]
 //! ```
 //!
 //! Why instructions: the time per node that criterion measures (`--bench pipeline -- scale/`)
@@ -16,7 +16,8 @@
 //! itself under `valgrind --tool=cachegrind --cache-sim=no` twice: once reading the capture and
 //! processing [`RUNS`] copies of it, once doing the same without the processing. The difference
 //! over [`RUNS`] is the instructions of one `process` (model, analysis, uids, the a11y text, and
-//! freeing them).
+//! freeing them). Each allocation and free also runs `peak-mem`'s allocator's check that it is
+//! not counting (a load and a branch): a few instructions per allocation, not per node.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -24,56 +25,36 @@ use std::process::{Command, ExitCode};
 use pagesight::capture::Capture;
 use pagesight::identity::UidTable;
 use pagesight::snapshot::{process, SnapshotOptions};
-use pagesight_benches::{dom_node_count, scale, scale_capture_path, scale_dir};
+use pagesight_benches::{dom_node_count, scale_capture_path, scale_dir};
+
+use crate::shared::Sizes;
 
 /// How many copies of a capture the counted run processes.
 const RUNS: usize = 3;
 
-const USAGE: &str = "usage: scale_instructions [--sizes N,N,...]   (default: the scale series' sizes; \
-     needs valgrind and the captures of `cargo run --release -p pagesight-benches --bin record-scale`)";
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    // The child mode, run under valgrind: `--count CAPTURE process|read`.
-    if let [flag, path, what] = args.as_slice() {
-        if flag == "--count" {
-            return match count(Path::new(path), what == "process") {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(message) => {
-                    eprintln!("scale_instructions: {message}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-    }
-    let sizes = match parse_sizes(&args) {
-        Ok(sizes) => sizes,
-        Err(message) => {
-            eprintln!("{message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&sizes) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("scale_instructions: {message}");
-            ExitCode::FAILURE
-        }
-    }
+/// Options of `scale-instructions`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    sizes: Sizes,
+    /// The counted run itself, under valgrind: read CAPTURE and process it (`process`) or not
+    /// (`read`).
+    #[arg(long, hide = true, num_args = 2, value_names = ["CAPTURE", "WHAT"])]
+    count: Option<Vec<String>>,
 }
 
-fn parse_sizes(args: &[String]) -> Result<Vec<usize>, String> {
-    match args {
-        [] => Ok(scale::DEFAULT_SIZES.to_vec()),
-        [flag, list] if flag == "--sizes" => list
-            .split(',')
-            .map(|s| {
-                s.trim()
-                    .parse::<usize>()
-                    .map_err(|_| format!("not a size: {s:?}"))
-            })
-            .collect(),
-        _ => Err(format!("unexpected arguments: {}", args.join(" "))),
+pub fn main(args: Args) -> ExitCode {
+    let result = match args.count.as_deref() {
+        Some([path, what]) => count(Path::new(path), what == "process"),
+        Some(_) => Err("--count takes a capture and `process` or `read`".to_string()),
+        None => run(&args.sizes.or_default()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("scale-instructions: {message}");
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -88,7 +69,7 @@ fn run(sizes: &[usize]) -> Result<(), String> {
         if !path.exists() {
             return Err(format!(
                 "no capture of {size} nodes at {}; record it with \
-                 `cargo run --release -p pagesight-benches --bin record-scale`",
+                 `cargo run --release -p pagesight-benches --bin pagesight-bench -- record-scale`",
                 path.display()
             ));
         }
@@ -128,6 +109,7 @@ fn instructions(exe: &Path, path: &Path, what: &str) -> Result<u64, String> {
             "--cachegrind-out-file=/dev/null",
         ])
         .arg(exe)
+        .arg("scale-instructions")
         .arg("--count")
         .arg(path)
         .arg(what)
