@@ -209,17 +209,8 @@ impl RunningBrowser {
         let profile = tempfile::tempdir().expect("profile dir");
         let url = url_of(page);
         let child = Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-quic",
-                "--remote-debugging-port=0",
-            ])
+            .args(pagesight::browser::CHROMIUM_FLAGS)
+            .arg("--remote-debugging-port=0")
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(url)
             .stdin(Stdio::null())
@@ -313,4 +304,32 @@ fn http_get(port: u16, path: &str) -> String {
             Ok(n) => response.extend_from_slice(&chunk[..n]),
         }
     }
+}
+
+#[test]
+fn extract_the_main_content() {
+    let markdown = stdout_of(&["extract", "fixtures/extract/cookie-sticky.html"]);
+    assert!(
+        markdown.starts_with("# City council approves the new park"),
+        "{markdown}"
+    );
+    let json = stdout_of(&[
+        "extract",
+        "fixtures/extract/cookie-sticky.html",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(json["title"], "City council approves the new park");
+    assert!(
+        json["blocks"].as_array().is_some_and(|b| !b.is_empty()),
+        "{json}"
+    );
+    let text = stdout_of(&[
+        "extract",
+        "fixtures/extract/cookie-sticky.html",
+        "--format",
+        "text",
+    ]);
+    assert!(!text.contains('#'), "{text}");
 }

@@ -2,10 +2,10 @@
 //!
 //! Why from the rendered page: the markup of a page says what might be shown; the snapshot
 //! says what is. Text that is `display:none`, invisible, clipped away, moved off-screen,
-//! squeezed into a dot or `aria-hidden` is not read ([`prep`]); boxes pinned to the screen
+//! squeezed into a dot or `aria-hidden` is not read (`prep`); boxes pinned to the screen
 //! (sticky headers, cookie banners, overlays) and the landmarks Chromium's accessibility tree
-//! names as page chrome are left out before the main content is chosen ([`select`]); what a
-//! block is comes from its computed `display`, not its tag ([`ir`]). No script is injected:
+//! names as page chrome are left out before the main content is chosen (`select`); what a
+//! block is comes from its computed `display`, not its tag (`ir`). No script is injected:
 //! the extraction reads the same model, analysis and uids as a snapshot taken with the whole
 //! page expanded (`--expand all`, full accessibility tree), so every block it takes can be
 //! named by the uid an agent would act on.
