@@ -38,7 +38,7 @@ async fn fill_and_click(session: &mut Session, page: &str) -> pagesight::Result<
             then: Default::default(),
         })
         .await?;
-    println!("filled {} with {:?}", filled.filled, filled.value);
+    println!("filled {} with {:?}", filled.filled, filled.choice.value);
     let button = uid_of("button \"Place order\"")?;
     let clicked = session
         .click(&Click {

@@ -290,18 +290,9 @@ pub struct Clicked {
     /// How many clicks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u8>,
-    /// A click on an `<option>` of a drop-down chose it: its text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub option: Option<String>,
-    /// The select's value afterwards (for a chosen option).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<Value>,
-    /// The options selected afterwards (for a chosen option of a native select).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub options: Option<Vec<SelectOption>>,
-    /// Whether `change` fired (for a chosen option of a native select).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
+    /// A click on an `<option>` of a drop-down chose it, as `select` does.
+    #[serde(flatten)]
+    pub choice: Choice,
     /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
@@ -326,6 +317,25 @@ pub struct Hovered {
     pub after: Aftermath,
 }
 
+/// What an action on a form control left in it: its value, and for a select or a drop-down
+/// what was chosen.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Choice {
+    /// The value the control holds now (a password reads `********`; a native select's value,
+    /// or what a custom drop-down shows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// A native select: the options selected now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<SelectOption>>,
+    /// A native select: whether `change` fired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// A custom drop-down, or an `<option>` clicked: the option chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+}
+
 /// An option of a native `<select>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SelectOption {
@@ -340,24 +350,15 @@ pub struct SelectOption {
 pub struct Filled {
     /// The uid filled.
     pub filled: String,
-    /// The value the field holds now (a password reads `********`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<Value>,
     /// For a checkbox or radio: whether it is checked now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<bool>,
     /// The value read back differs from what was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
-    /// For a select: the options selected now.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub options: Option<Vec<SelectOption>>,
-    /// For a native select: whether `change` fired.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// For a custom drop-down: the option chosen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub option: Option<String>,
+    /// The value the field holds now, and for a select or a drop-down what was chosen.
+    #[serde(flatten)]
+    pub choice: Choice,
     /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
@@ -371,18 +372,9 @@ pub struct Filled {
 pub struct Selected {
     /// The uid of the select or list.
     pub selected: String,
-    /// The select's value now (native), or what a custom widget shows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<Value>,
-    /// Native: the options selected now.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub options: Option<Vec<SelectOption>>,
-    /// Native: whether `change` fired.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// Custom lists: the option chosen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub option: Option<String>,
+    /// What was chosen.
+    #[serde(flatten)]
+    pub choice: Choice,
     /// A dialog opened and waits for `{"cmd":"dialog",…}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<Dialog>,
@@ -514,20 +506,50 @@ pub struct DialogAnswered {
     pub after: Aftermath,
 }
 
+/// The result of an action: it ends with what followed the action.
+pub(crate) trait ActionResult: serde::de::DeserializeOwned + Serialize {
+    fn aftermath(&mut self) -> &mut Aftermath;
+}
+
+macro_rules! action_results {
+    ($($result:ty => $field:ident),* $(,)?) => {$(
+        impl ActionResult for $result {
+            fn aftermath(&mut self) -> &mut Aftermath {
+                &mut self.$field
+            }
+        }
+    )*};
+}
+
+action_results! {
+    Clicked => after,
+    Hovered => after,
+    Filled => after,
+    Selected => after,
+    Pressed => after,
+    Scrolled => then,
+    Uploaded => after,
+    DialogAnswered => after,
+}
+
 /// An action's result, written field by field by the steps of the action, read into its typed
-/// form. In debug builds the typed form is checked to write back exactly what was written, so
-/// a field a step adds and the type lacks fails the tests instead of going missing.
-pub(crate) fn typed_result<T>(fields: Map<String, Value>) -> Result<T>
-where
-    T: serde::de::DeserializeOwned + Serialize,
-{
-    let written = Value::Object(fields);
-    let typed: T = serde_json::from_value(written.clone())
+/// form, with the snapshot taken after it. In debug builds the typed form is checked to write
+/// back exactly the fields written, so a field a step adds and the type lacks fails the tests
+/// instead of going missing.
+pub(crate) fn typed_result<T: ActionResult>(
+    fields: Map<String, Value>,
+    snapshot: Option<Option<SnapshotOutput>>,
+) -> Result<T> {
+    #[cfg(debug_assertions)]
+    let written = Value::Object(fields.clone());
+    let mut typed: T = serde_json::from_value(Value::Object(fields))
         .map_err(|e| Error::protocol(format!("an action's result is not in its shape: {e}")))?;
+    #[cfg(debug_assertions)]
     debug_assert_eq!(
         serde_json::to_value(&typed).ok().as_ref(),
         Some(&written),
         "the typed result drops or changes a field"
     );
+    typed.aftermath().snapshot = snapshot;
     Ok(typed)
 }

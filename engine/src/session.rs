@@ -21,8 +21,9 @@ use crate::identity::UidTable;
 use crate::live::Kept;
 use crate::render::Mode;
 use crate::response::{
-    typed_result, Clicked, Closed, Dialog, DialogAnswered, Filled, Hovered, Navigation, Opened,
-    PageInfo, PageSelected, Pressed, Response, Scrolled, Selected, SnapshotOutput, Uploaded,
+    typed_result, ActionResult, Clicked, Closed, Dialog, DialogAnswered, Filled, Hovered,
+    Navigation, Opened, PageInfo, PageSelected, Pressed, Response, Scrolled, Selected,
+    SnapshotOutput, Uploaded,
 };
 use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
 
@@ -214,18 +215,15 @@ impl Session {
     /// Accepts or dismisses the open JavaScript dialog.
     pub async fn answer_dialog(&mut self, command: &AnswerDialog) -> Result<DialogAnswered> {
         let state = self.current_page_mut()?;
-        let fields = crate::act::answer(state.act_target(), command).await?;
-        typed_result(fields)
+        let done = crate::act::answer(state.act_target(), command).await?;
+        typed_result(done.fields, done.snapshot)
     }
 
     /// Runs an action on the current page (see [`crate::act`]).
-    async fn act<T>(&mut self, request: ActionRequest<'_>) -> Result<T>
-    where
-        T: serde::de::DeserializeOwned + serde::Serialize,
-    {
+    async fn act<T: ActionResult>(&mut self, request: ActionRequest<'_>) -> Result<T> {
         let state = self.current_page_mut()?;
-        let fields = crate::act::execute(state.act_target(), request).await?;
-        typed_result(fields)
+        let done = crate::act::execute(state.act_target(), request).await?;
+        typed_result(done.fields, done.snapshot)
     }
 
     /// Navigates the current page (opening one if there is none) to a URL or a local file, and

@@ -2,6 +2,8 @@
 //! removed, compared with golden files under `fixtures/golden/diff/`. After checking a change by
 //! eye, rewrite them with `PAGESIGHT_BLESS=1 cargo test -p pagesight --test diff`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use pagesight::session::{Session, SessionOptions};
@@ -33,7 +35,7 @@ fn text_of(v: Value) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn diff_shows_what_an_action_changed() {
-    let bless = std::env::var_os("PAGESIGHT_BLESS").is_some();
+    let mut goldens = common::Goldens::new();
     let mut session = Session::start(SessionOptions::default())
         .await
         .expect("launch Chromium");
@@ -58,7 +60,6 @@ async fn diff_shows_what_an_action_changed() {
         ("form", "dom", "Create account"),
         ("modal", "a11y", "button \"Close\""),
     ];
-    let mut mismatches = Vec::new();
     for (page, mode, target) in cases {
         session
             .open(
@@ -102,22 +103,8 @@ async fn diff_shows_what_an_action_changed() {
         );
         let diff = diff.replace(&prefix, "file:///fixtures/pages/");
         let path = root().join(format!("fixtures/golden/diff/{page}.{mode}.txt"));
-        if bless {
-            std::fs::write(&path, &diff).expect("write golden");
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path).unwrap_or_default();
-        if expected != diff {
-            mismatches.push(format!(
-                "{}:\n--- expected\n{expected}--- got\n{diff}",
-                path.display()
-            ));
-        }
+        goldens.check(&path, &diff);
     }
     session.shutdown().await.expect("close");
-    assert!(
-        mismatches.is_empty(),
-        "{}\n(rewrite with PAGESIGHT_BLESS=1 after checking the change)",
-        mismatches.join("\n")
-    );
+    goldens.assert_all_match();
 }

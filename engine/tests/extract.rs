@@ -27,12 +27,11 @@ fn dir() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fixture_pages_extract_as_their_goldens() {
-    let bless = std::env::var_os("PAGESIGHT_BLESS").is_some();
+    let mut goldens = common::Goldens::new();
     let origins = common::serve_two_origins(dir()).expect("serve the fixture pages");
     let mut session = Session::start(SessionOptions::default())
         .await
         .expect("launch Chromium");
-    let mut mismatches = Vec::new();
     for page in PAGES {
         session
             .open(&format!("{}/{page}", origins.a))
@@ -53,24 +52,10 @@ async fn fixture_pages_extract_as_their_goldens() {
             .replace(&origins.a, "{{A}}")
             .replace(&origins.b, "{{B}}");
         let path = dir().join(format!("{page}.md"));
-        if bless {
-            std::fs::write(&path, &got).expect("write golden");
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path).unwrap_or_default();
-        if expected != got {
-            mismatches.push(format!(
-                "{}: differs from the golden\n--- expected\n{expected}\n--- got\n{got}",
-                path.display()
-            ));
-        }
+        goldens.check(&path, &got);
     }
     session.shutdown().await.expect("close");
-    assert!(
-        mismatches.is_empty(),
-        "{}\n(rewrite with PAGESIGHT_BLESS=1 after checking the change)",
-        mismatches.join("\n")
-    );
+    goldens.assert_all_match();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

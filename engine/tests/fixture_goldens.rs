@@ -2,6 +2,8 @@
 //! Chromium. A change to what an agent reads shows up as a diff of these files; after checking
 //! it by eye, rewrite them with `PAGESIGHT_BLESS=1 cargo test -p pagesight --test fixture_goldens`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use pagesight::render::Mode;
@@ -26,7 +28,7 @@ fn root() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fixture_pages_render_as_their_goldens() {
-    let bless = std::env::var_os("PAGESIGHT_BLESS").is_some();
+    let mut goldens = common::Goldens::new();
     let pages_dir = root().join("fixtures/pages");
     let golden_dir = root().join("fixtures/golden/pages");
     // The page URLs hold where the checkout lives; the goldens must not.
@@ -39,7 +41,6 @@ async fn fixture_pages_render_as_their_goldens() {
     let mut session = Session::start(SessionOptions::default())
         .await
         .expect("launch Chromium");
-    let mut mismatches = Vec::new();
     for page in PAGES {
         session
             .open(&pages_dir.join(page).to_string_lossy())
@@ -57,24 +58,9 @@ async fn fixture_pages_render_as_their_goldens() {
                 .text
                 .replace(&url_prefix, "file:///fixtures/pages/");
             let path = golden_dir.join(format!("{page}.{ext}.txt"));
-            if bless {
-                std::fs::create_dir_all(&golden_dir).expect("create golden dir");
-                std::fs::write(&path, &text).expect("write golden");
-                continue;
-            }
-            let expected = std::fs::read_to_string(&path).unwrap_or_default();
-            if expected != text {
-                mismatches.push(format!(
-                    "{}: differs from the golden\n--- expected\n{expected}\n--- got\n{text}",
-                    path.display()
-                ));
-            }
+            goldens.check(&path, &text);
         }
     }
     session.shutdown().await.expect("close");
-    assert!(
-        mismatches.is_empty(),
-        "{}\n(rewrite with PAGESIGHT_BLESS=1 after checking the change)",
-        mismatches.join("\n")
-    );
+    goldens.assert_all_match();
 }

@@ -100,8 +100,7 @@ use crate::command::{self, AfterAction};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::UidTable;
 use crate::live::Kept;
-use crate::render::Format;
-use crate::response::Dialog;
+use crate::response::{Dialog, SnapshotOutput};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use dialog::Raced;
 use remote::{Frames, LiveNode};
@@ -283,6 +282,14 @@ impl Action {
     }
 }
 
+/// What an action reports: the fields its steps wrote, and the snapshot taken after it when
+/// one was asked for (`Some(None)`: none could be taken). The snapshot is kept apart so that
+/// its text is never copied into, or read back out of, JSON.
+pub(crate) struct Done {
+    pub fields: Map<String, Value>,
+    pub snapshot: Option<Option<SnapshotOutput>>,
+}
+
 /// One action command: what to do, to which element, and what to take afterwards.
 pub(crate) struct ActionRequest<'c> {
     action: Action,
@@ -358,10 +365,7 @@ impl<'c> ActionRequest<'c> {
 }
 
 /// Executes one action on a page; the result's fields are listed in `docs/protocol.md`.
-pub(crate) async fn execute(
-    target: ActTarget<'_>,
-    request: ActionRequest<'_>,
-) -> Result<Map<String, Value>> {
+pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -> Result<Done> {
     let ActionRequest { action, uid, then } = request;
     let ActTarget {
         page,
@@ -476,15 +480,15 @@ pub(crate) async fn execute(
         dialog_key: "dialog",
         then,
     };
-    finish(page, kept, uids, last, state, &mut out, &end).await;
-    Ok(out)
+    let snapshot = finish(page, kept, uids, last, state, &mut out, &end).await;
+    Ok(Done {
+        fields: out,
+        snapshot,
+    })
 }
 
 /// `dialog`: accepts or dismisses the open dialog, then ends like an action.
-pub(crate) async fn answer(
-    target: ActTarget<'_>,
-    command: &command::AnswerDialog,
-) -> Result<Map<String, Value>> {
+pub(crate) async fn answer(target: ActTarget<'_>, command: &command::AnswerDialog) -> Result<Done> {
     let ActTarget {
         page,
         kept,
@@ -498,8 +502,11 @@ pub(crate) async fn answer(
         dialog_key: "next",
         then: &command.then,
     };
-    finish(page, kept, uids, last, state, &mut out, &end).await;
-    Ok(out)
+    let snapshot = finish(page, kept, uids, last, state, &mut out, &end).await;
+    Ok(Done {
+        fields: out,
+        snapshot,
+    })
 }
 
 /// The error an action on a node ends with, and whether the uid's node is gone. A node that
@@ -557,70 +564,66 @@ async fn finish(
     state: &mut ActState,
     out: &mut Map<String, Value>,
     end: &End<'_>,
-) {
+) -> Option<Option<SnapshotOutput>> {
     let open = state.dialogs.current().map(DialogInfo::to_json);
     let blocked = open.is_some() || (end.dialog_key == "dialog" && out.contains_key("dialog"));
     if let Some(d) = open {
         out.insert(end.dialog_key.into(), d);
     }
     if blocked {
-        if end.then.snapshot {
-            out.insert("snapshot".into(), Value::Null);
-            out.insert(
-                "note".into(),
-                Value::String(
-                    "a dialog is open and blocks the page, so no snapshot was taken; answer it \
-                     with {\"cmd\":\"dialog\",\"accept\":true|false}"
-                        .into(),
-                ),
-            );
+        if !end.then.snapshot {
+            return None;
         }
-        return;
+        out.insert(
+            "note".into(),
+            Value::String(
+                "a dialog is open and blocks the page, so no snapshot was taken; answer it \
+                 with {\"cmd\":\"dialog\",\"accept\":true|false}"
+                    .into(),
+            ),
+        );
+        return Some(None);
     }
     if let Raced::Dialog(d) = state.dialogs.race(live::release(page)).await {
         out.insert(end.dialog_key.into(), d.to_json());
-        return;
+        return None;
     }
-    if end.then.snapshot {
-        let taken = state
-            .dialogs
-            .race(take_snapshot(page, kept, uids, last, &end.then.options))
-            .await;
-        match taken {
-            Raced::Done(Ok(v)) => {
-                out.insert("snapshot".into(), v);
-            }
-            Raced::Done(Err(e)) => {
-                out.insert("snapshot".into(), Value::Null);
-                out.insert(
-                    "snapshotError".into(),
-                    json!({ "code": e.code().as_str(), "message": e.message() }),
-                );
-            }
-            Raced::Dialog(d) => {
-                out.insert(end.dialog_key.into(), d.to_json());
-                out.insert("snapshot".into(), Value::Null);
-            }
+    if !end.then.snapshot {
+        return None;
+    }
+    let taken = state
+        .dialogs
+        .race(take_snapshot(page, kept, uids, last, &end.then.options))
+        .await;
+    match taken {
+        Raced::Done(Ok(taken)) => Some(Some(taken)),
+        Raced::Done(Err(e)) => {
+            out.insert(
+                "snapshotError".into(),
+                json!({ "code": e.code().as_str(), "message": e.message() }),
+            );
+            Some(None)
+        }
+        Raced::Dialog(d) => {
+            out.insert(end.dialog_key.into(), d.to_json());
+            Some(None)
         }
     }
 }
 
+/// The same live snapshot as the `snapshot` command, as rendered.
 async fn take_snapshot(
     page: &Page,
     kept: &Kept,
     uids: &mut UidTable,
     last: &mut Option<Snapshot>,
     options: &SnapshotOptions,
-) -> Result<Value> {
-    // The same live snapshot as the `snapshot` command.
+) -> Result<SnapshotOutput> {
     let snapshot = crate::snapshot::take_snapshot_after(page, kept, uids, options, last).await?;
-    let value = match options.format {
-        Format::Text => Value::String(snapshot.output.clone()),
-        Format::Json => serde_json::from_str(&snapshot.output).map_err(|e| {
-            Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
-        })?,
-    };
-    Ok(value)
+    Ok(SnapshotOutput {
+        format: options.format,
+        text: snapshot.output.clone(),
+    })
 }
 
 /// The body of one action, raced against dialogs by [`execute`].

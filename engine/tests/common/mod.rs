@@ -108,3 +108,46 @@ pub fn html_in(dir: &Path) -> Vec<PathBuf> {
     pages.sort();
     pages
 }
+
+/// Outputs compared with golden files: each mismatch is collected, so one run shows them all.
+/// With `PAGESIGHT_BLESS=1` the goldens are rewritten instead (check the diff before committing).
+pub struct Goldens {
+    bless: bool,
+    mismatches: Vec<String>,
+}
+
+impl Goldens {
+    pub fn new() -> Goldens {
+        Goldens {
+            bless: std::env::var_os("PAGESIGHT_BLESS").is_some(),
+            mismatches: Vec::new(),
+        }
+    }
+
+    /// Compares `got` with the golden at `path` (or writes it, when blessing).
+    pub fn check(&mut self, path: &Path, got: &str) {
+        if self.bless {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).expect("create the goldens' folder");
+            }
+            std::fs::write(path, got).expect("write golden");
+            return;
+        }
+        let expected = std::fs::read_to_string(path).unwrap_or_default();
+        if expected != got {
+            self.mismatches.push(format!(
+                "{}: differs from the golden\n--- expected\n{expected}\n--- got\n{got}",
+                path.display()
+            ));
+        }
+    }
+
+    /// Fails with every mismatch found.
+    pub fn assert_all_match(self) {
+        assert!(
+            self.mismatches.is_empty(),
+            "{}\n(rewrite with PAGESIGHT_BLESS=1 after checking the change)",
+            self.mismatches.join("\n")
+        );
+    }
+}
