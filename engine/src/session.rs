@@ -447,6 +447,40 @@ impl Session {
         Ok(Closed { closed: target })
     }
 
+    /// The CDP target id of the page commands act on, if one is open.
+    pub fn current_target(&self) -> Option<&str> {
+        self.current_page().map(Page::target_id)
+    }
+
+    /// Makes the page with this CDP target id (as [`Session::pages`] lists it) the current one,
+    /// attaching to it if the session did not open it. Unlike [`Session::select_page`], it needs
+    /// no listing when the session already has the page, so a front end that serves several
+    /// clients can switch pages before every command at no cost.
+    pub async fn select_target(&mut self, target_id: &str) -> Result<()> {
+        if let Some(i) = self
+            .pages
+            .iter()
+            .position(|p| p.page.target_id() == target_id)
+        {
+            self.current = Some(i);
+            return Ok(());
+        }
+        let listed = self.browser.pages().await?;
+        if !listed.iter().any(|p| p.target_id == target_id) {
+            return Err(Error::new(
+                ErrorCode::BrowserClosed,
+                format!(
+                    "the page {target_id} is gone (closed, or its tab crashed); list the pages \
+                     and choose another"
+                ),
+            ));
+        }
+        let page = self.browser.attach_page(target_id).await?;
+        self.pages.push(PageState::new(page));
+        self.current = Some(self.pages.len() - 1);
+        Ok(())
+    }
+
     /// The page commands act on, if one is open.
     pub fn current_page(&self) -> Option<&Page> {
         self.current.map(|i| &self.pages[i].page)
