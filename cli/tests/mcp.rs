@@ -119,7 +119,7 @@ fn actions_change_the_page_over_stdio() {
         let snapshot = ok(&client, "take_snapshot", json!({})).await;
         let name = uid_of(&snapshot, "textbox \"Name\"");
         let agree = uid_of(&snapshot, "checkbox \"I agree\"");
-        let color = uid_of(&snapshot, "combobox \"Color\"");
+        let color = uid_of(&snapshot, "value=\"Red\"");
         let search = uid_of(&snapshot, "textbox \"Search\"");
 
         ok(
@@ -148,6 +148,37 @@ fn actions_change_the_page_over_stdio() {
             after.contains("yes:cobol"),
             "the search was submitted:\n{after}"
         );
+        client.cancel().await.expect("close the client");
+    });
+}
+
+#[test]
+fn typing_dragging_waiting_and_resizing() {
+    runtime().block_on(async {
+        let client = stdio_client().await;
+        let url = fixture_url("fixtures/pages/actions/forms.html");
+        ok(&client, "navigate_page", json!({"url": url})).await;
+        let snapshot = ok(&client, "take_snapshot", json!({})).await;
+        // The controlled field writes its state, upper-cased, into the page's text.
+        let controlled = uid_of(&snapshot, "textbox \"Controlled\"");
+        ok(&client, "click", json!({"uid": controlled})).await;
+        ok(&client, "type_text", json!({"text": "typed here"})).await;
+        let found = ok(&client, "wait_for", json!({"text": ["nothing", "TYPED HERE"]})).await;
+        assert!(found.contains("TYPED HERE"), "{found}");
+        let missing = fails(&client, "wait_for", json!({"text": ["no such words"], "timeout": 300})).await;
+        assert!(missing.starts_with("TIMEOUT"), "{missing}");
+
+        ok(&client, "resize_page", json!({"width": 600, "height": 500})).await;
+        let resized = ok(&client, "resize_page", json!({"width": 640, "height": 480})).await;
+        assert!(resized.contains("640"), "{resized}");
+
+        let drag = fixture_url("fixtures/pages/actions/drag.html");
+        ok(&client, "navigate_page", json!({"url": drag})).await;
+        let snapshot = ok(&client, "take_snapshot", json!({})).await;
+        let card = uid_of(&snapshot, "button \"Card A\"");
+        let done = uid_of(&snapshot, "\"Done\"");
+        ok(&client, "drag", json!({"from_uid": card, "to_uid": done})).await;
+        ok(&client, "wait_for", json!({"text": "dropped card into done"})).await;
         client.cancel().await.expect("close the client");
     });
 }
@@ -248,12 +279,31 @@ fn serves_over_http() {
         .await
         .expect("the address within 30 s");
 
-        let client = http_client(&address).await;
-        let url = fixture_url("fixtures/pages/actions/clicks.html");
-        ok(&client, "navigate_page", json!({"url": url})).await;
-        let snapshot = ok(&client, "take_snapshot", json!({})).await;
-        assert!(snapshot.contains("RootWebArea"), "{snapshot}");
-        client.cancel().await.expect("close the client");
+        // Two agents on one server: each has its own selected page, and a pageId addresses
+        // a page without selecting it.
+        let a = http_client(&address).await;
+        let b = http_client(&address).await;
+        let clicks = fixture_url("fixtures/pages/actions/clicks.html");
+        let forms = fixture_url("fixtures/pages/actions/forms.html");
+        ok(&a, "navigate_page", json!({"url": clicks})).await;
+        let opened = ok(&b, "new_page", json!({"url": forms})).await;
+        let b_page: u32 = opened
+            .strip_prefix("Page ")
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("new_page names the page's id: {opened}"));
+        let a_snapshot = ok(&a, "take_snapshot", json!({})).await;
+        assert!(a_snapshot.contains("clicks.html"), "{a_snapshot}");
+        let b_snapshot = ok(&b, "take_snapshot", json!({})).await;
+        assert!(b_snapshot.contains("actions/forms.html"), "{b_snapshot}");
+        let by_id = ok(&a, "take_snapshot", json!({"pageId": b_page})).await;
+        assert!(by_id.contains("actions/forms.html"), "{by_id}");
+        let still = ok(&a, "take_snapshot", json!({})).await;
+        assert!(still.contains("clicks.html"), "a pageId does not select: {still}");
+        let pages = ok(&a, "list_pages", json!({})).await;
+        assert!(pages.contains("clicks.html") && pages.contains("forms.html"), "{pages}");
+        a.cancel().await.expect("close a client");
+        b.cancel().await.expect("close a client");
 
         // SIGTERM: the server closes its browser and exits.
         let pid = server

@@ -280,3 +280,64 @@ pub struct Scroll {
     #[serde(default)]
     pub pixels: Option<f64>,
 }
+
+/// `drag`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Drag {
+    #[serde(default)]
+    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    pub page_id: Option<u32>,
+    /// The uid of the element to drag.
+    #[serde(rename = "from_uid", alias = "fromUid")]
+    pub from_uid: String,
+    /// The uid of the element to drop it on.
+    #[serde(rename = "to_uid", alias = "toUid")]
+    pub to_uid: String,
+    /// Answer with the whole new snapshot instead of what changed.
+    #[serde(default, deserialize_with = "null_default")]
+    pub include_snapshot: bool,
+}
+
+/// `type_text`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeText {
+    #[serde(default)]
+    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    pub page_id: Option<u32>,
+    /// The text.
+    pub text: String,
+    /// A key to press afterwards ("Enter", "Tab").
+    #[serde(default)]
+    pub submit_key: Option<String>,
+}
+
+/// `wait_for`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitFor {
+    #[serde(default)]
+    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    pub page_id: Option<u32>,
+    /// Texts; the wait ends when any of them shows.
+    #[serde(deserialize_with = "one_or_many")]
+    #[schemars(length(min = 1))]
+    pub text: Vec<String>,
+    /// Milliseconds (default 5000, at most 60000; 0 or less: the default).
+    #[serde(default)]
+    pub timeout: Option<i64>,
+}
+
+/// `resize_page`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResizePage {
+    #[serde(default)]
+    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    pub page_id: Option<u32>,
+    /// Viewport width, CSS px.
+    pub width: u32,
+    /// Viewport height, CSS px.
+    pub height: u32,
+}

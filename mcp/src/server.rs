@@ -461,6 +461,87 @@ impl PagesightServer {
         })
     }
 
+    #[tool(
+        description = "Drag an element onto another (mouse and HTML5 drag and drop).",
+        input_schema = input::<args::Drag>()
+    )]
+    async fn drag(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::Drag = tri!(args::parse("drag", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Drag {
+            from_uid: a.from_uid,
+            to_uid: a.to_uid,
+            then: Self::then(a.include_snapshot),
+        };
+        Ok(Self::action_answer(tri!(page.session()).drag(&command).await))
+    }
+
+    #[tool(
+        description = "Type text into the focused field, then optionally press submitKey.",
+        input_schema = input::<args::TypeText>()
+    )]
+    async fn type_text(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::TypeText = tri!(args::parse("type_text", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::TypeText {
+            text: a.text,
+            submit_key: a.submit_key,
+            then: Self::then(false),
+        };
+        Ok(Self::action_answer(tri!(page.session()).type_text(&command).await))
+    }
+
+    #[tool(
+        description = "Wait until any of the texts shows on the page.",
+        input_schema = input::<args::WaitFor>()
+    )]
+    async fn wait_for(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::WaitFor = tri!(args::parse("wait_for", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::WaitFor {
+            text: a.text,
+            timeout: a
+                .timeout
+                .and_then(|t| u64::try_from(t).ok())
+                .filter(|t| *t > 0)
+                .map(|t| t.min(command::WAIT_FOR_MAX_MS)),
+        };
+        Ok(Self::action_answer(tri!(page.session()).wait_for(&command).await))
+    }
+
+    #[tool(description = "Set the page's viewport size.", input_schema = input::<args::ResizePage>())]
+    async fn resize_page(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::ResizePage = tri!(args::parse("resize_page", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Resize {
+            width: a.width,
+            height: a.height,
+        };
+        Ok(Self::action_answer(tri!(page.session()).resize(&command).await))
+    }
+
+    #[tool(
+        description = "Open a new tab, load a URL, and select it for this client.",
+        input_schema = input::<args::NewPage>()
+    )]
+    async fn new_page(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::NewPage = tri!(args::parse("new_page", value(arguments)));
+        let mut shared = self.shared.lock().await;
+        let session = tri!(shared.session().await);
+        let opened = tri!(session.new_page(&a.url).await);
+        let target = opened.target_id.clone();
+        self.select(Some(target.clone()));
+        let id = shared.id_of(&target);
+        let mut answer = Self::action_answer(Ok(&opened));
+        if let Some(first) = answer.content.first_mut() {
+            if let Some(t) = first.as_text() {
+                let text = format!("Page {id} is open and selected. {}", t.text);
+                *first = rmcp::model::ContentBlock::text(text);
+            }
+        }
+        Ok(answer)
+    }
+
     #[tool(description = "List the browser's pages with their ids.", input_schema = schema_for_empty_input())]
     async fn list_pages(&self) -> Result<CallToolResult, ErrorData> {
         let mut shared = self.shared.lock().await;

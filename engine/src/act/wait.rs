@@ -85,11 +85,15 @@ pub(crate) async fn wait_for_text(
                 .map(|t| serde_json::to_string(t).unwrap_or_default())
                 .collect::<Vec<_>>()
                 .join(", ");
-            let which = if texts.len() > 1 { "none of " } else { "" };
+            let (which, verb) = if texts.len() > 1 {
+                ("none of ", "appeared")
+            } else {
+                ("", "did not appear")
+            };
             Err(Error::new(
                 ErrorCode::Timeout,
                 format!(
-                    "{which}{list} did not appear on the page within {} ms; take a snapshot to \
+                    "{which}{list} {verb} on the page within {} ms; take a snapshot to \
                      see what it shows, or wait again (timeout up to 60000 ms)",
                     timeout.as_millis()
                 ),
