@@ -19,13 +19,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::extract::{ExtractOptions, Extraction};
 use crate::identity::UidTable;
 use crate::live::Kept;
-use crate::render::Mode;
 use crate::response::{
     typed_result, ActionResult, Clicked, Closed, Dialog, DialogAnswered, Filled, Hovered,
     Navigation, Opened, PageInfo, PageSelected, Pressed, Response, Scrolled, Selected,
     SnapshotOutput, Uploaded,
 };
 use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
+use crate::summary::{self, Element, Names, Summarize, Went};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,8 +38,9 @@ struct PageState {
     kept: Kept,
     uids: UidTable,
     last: Option<Snapshot>,
-    /// The mode of the last `snapshot` command: what `diff` compares in.
-    last_mode: Mode,
+    /// The options of the last `snapshot` command: what `diff` compares in (its mode), and
+    /// an action's `"diff": true` (its mode, `expand` and `verbose`).
+    view: SnapshotOptions,
     /// Dialogs and input state of the page for actions (`crate::act`).
     act: ActState,
 }
@@ -53,6 +54,7 @@ impl PageState {
             uids: &mut self.uids,
             last: &mut self.last,
             state: &mut self.act,
+            view: self.view,
         }
     }
 
@@ -63,7 +65,7 @@ impl PageState {
             kept: Kept::default(),
             uids: UidTable::new(),
             last: None,
-            last_mode: Mode::default(),
+            view: SnapshotOptions::default(),
         }
     }
 }
@@ -216,19 +218,31 @@ impl Session {
     pub async fn answer_dialog(&mut self, command: &AnswerDialog) -> Result<DialogAnswered> {
         let state = self.current_page_mut()?;
         let done = crate::act::answer(state.act_target(), command).await?;
-        typed_result(done.fields, done.snapshot)
+        summarized(state, None, done)
     }
 
     /// Runs an action on the current page (see [`crate::act`]).
-    async fn act<T: ActionResult>(&mut self, request: ActionRequest<'_>) -> Result<T> {
+    async fn act<T: ActionResult + Summarize>(&mut self, request: ActionRequest<'_>) -> Result<T> {
         let state = self.current_page_mut()?;
+        // The element as the snapshot the agent read named it, before the action may remove it.
+        let target = request.uid().map(|u| {
+            let element = state.last.as_ref().and_then(|s| Element::of(s, u));
+            (u.to_string(), element)
+        });
         let done = crate::act::execute(state.act_target(), request).await?;
-        typed_result(done.fields, done.snapshot)
+        summarized(state, target, done)
     }
 
     /// Navigates the current page (opening one if there is none) to a URL or a local file, and
     /// waits for it to load.
     pub async fn open(&mut self, url: &str) -> Result<Opened> {
+        let mut opened = self.navigate(url).await?;
+        opened.summary = summary::opened(&opened);
+        Ok(opened)
+    }
+
+    /// [`Session::open`] without its summary.
+    async fn navigate(&mut self, url: &str) -> Result<Opened> {
         let url = normalize_url(url)?;
         let index = match self.current {
             Some(i) => i,
@@ -247,6 +261,7 @@ impl Session {
             .await?;
         Ok(match navigated {
             Navigated::Done(outcome) => Opened {
+                summary: String::new(),
                 url,
                 loaded: !outcome.timed_out,
                 warning: load_warning(&outcome, self.load_timeout),
@@ -254,6 +269,7 @@ impl Session {
                 note: None,
             },
             Navigated::Dialog(d) => Opened {
+                summary: String::new(),
                 url,
                 loaded: false,
                 warning: None,
@@ -274,7 +290,7 @@ impl Session {
             &mut state.last,
         );
         let text = state.act.unless_dialog(taken).await?.output.clone();
-        state.last_mode = options.mode;
+        state.view = *options;
         Ok(SnapshotOutput {
             format: options.format,
             text,
@@ -294,7 +310,7 @@ impl Session {
     /// previous one.
     pub async fn diff(&mut self) -> Result<String> {
         let state = self.current_page_mut()?;
-        let mode = state.last_mode;
+        let mode = state.view.mode;
         let Some(previous) = state.last.as_ref() else {
             return Err(Error::new(
                 ErrorCode::NoSnapshot,
@@ -331,12 +347,14 @@ impl Session {
 
     /// Goes back one entry in the page's history and waits for the document.
     pub async fn back(&mut self) -> Result<Navigation> {
-        self.history(-1).await
+        let went = self.history(-1).await?;
+        Ok(with_summary(Went::Back, went))
     }
 
     /// Goes forward one entry in the page's history and waits for the document.
     pub async fn forward(&mut self) -> Result<Navigation> {
-        self.history(1).await
+        let went = self.history(1).await?;
+        Ok(with_summary(Went::Forward, went))
     }
 
     async fn history(&mut self, delta: i64) -> Result<Navigation> {
@@ -359,16 +377,18 @@ impl Session {
         let reloaded = async {
             let loaded = state.page.reload(timeout).await?;
             Ok(Navigation {
+                summary: String::new(),
                 url: None,
                 loaded,
                 dialog: None,
                 note: None,
             })
         };
-        match state.act.navigation(reloaded).await? {
-            Navigated::Done(v) => Ok(v),
-            Navigated::Dialog(d) => Ok(interrupted_navigation(d)),
-        }
+        let went = match state.act.navigation(reloaded).await? {
+            Navigated::Done(v) => v,
+            Navigated::Dialog(d) => interrupted_navigation(d),
+        };
+        Ok(with_summary(Went::Reload, went))
     }
 
     /// The browser's pages, with the one commands act on marked `current`.
@@ -484,6 +504,7 @@ async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Nav
     let url = entry.url.clone();
     let loaded = page.go_to_history_entry(entry.id, timeout).await?;
     Ok(Navigation {
+        summary: String::new(),
         url: Some(url),
         loaded,
         dialog: None,
@@ -494,11 +515,35 @@ async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Nav
 /// The result of a history move or reload the loaded document interrupted with a dialog.
 fn interrupted_navigation(dialog: Dialog) -> Navigation {
     Navigation {
+        summary: String::new(),
         url: None,
         loaded: false,
         dialog: Some(dialog),
         note: Some(DIALOG_WHILE_LOADING.into()),
     }
+}
+
+/// A navigation's result with its summary.
+fn with_summary(went: Went, mut result: Navigation) -> Navigation {
+    result.summary = summary::navigated(went, &result);
+    result
+}
+
+/// An action's typed result with its summary: its element named as `target` says (the action's
+/// uid and what the snapshot before it said of it), any other by the page's last snapshot.
+fn summarized<T: ActionResult + Summarize>(
+    state: &mut PageState,
+    target: Option<(String, Option<Element>)>,
+    done: crate::act::Done,
+) -> Result<T> {
+    let mut typed: T = typed_result(done.fields, done.snapshot, done.changes)?;
+    let names = Names {
+        target,
+        last: state.last.as_ref(),
+    };
+    let summary = typed.summarize(&names);
+    typed.aftermath().summary = summary;
+    Ok(typed)
 }
 
 /// The JSON response line for a command's outcome.
