@@ -115,7 +115,7 @@ pub struct SelectPage {
 }
 
 /// What every action may ask for after it is done: a snapshot of the page, taken as `snapshot`
-/// would with these options.
+/// would with these options, and the exact change of the page's snapshot text.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AfterAction {
     /// Take a snapshot after the action and return it in the result's `snapshot`.
@@ -124,6 +124,11 @@ pub struct AfterAction {
     /// How to take that snapshot.
     #[serde(flatten)]
     pub options: SnapshotOptions,
+    /// Take a snapshot after the action with the options of the page's last `snapshot` command
+    /// (its mode, `expand` and `verbose`, as text) and return in the result's `changes` how its
+    /// text differs from the page's last snapshot's, as a patch (docs/protocol.md, "Patch").
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub diff: bool,
 }
 
 /// `click`: a trusted mouse click at a visible, uncovered point of the element.
@@ -865,13 +870,15 @@ mod tests {
     #[test]
     fn fields_take_their_defaults_when_absent_or_null() {
         let Command::Click(c) =
-            parse(json!({"cmd":"click","uid":"1_2","button":null,"count":null})).expect("click")
+            parse(json!({"cmd":"click","uid":"1_2","button":null,"count":null,"diff":null}))
+                .expect("click")
         else {
             panic!("not a click")
         };
         assert_eq!(c.button, MouseButton::Left);
         assert_eq!(c.count, 1);
         assert!(!c.then.snapshot);
+        assert!(!c.then.diff);
         let Command::Snapshot(s) =
             parse(json!({"cmd":"snapshot","mode":"dom","expand":"ALL","verbose":null}))
                 .expect("snapshot")

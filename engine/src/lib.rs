@@ -67,6 +67,7 @@ pub mod response;
 pub mod session;
 #[doc(hidden)]
 pub mod snapshot;
+mod summary;
 mod task;
 #[doc(hidden)]
 pub mod transport;

@@ -177,6 +177,9 @@ pub struct ErrorBody {
 /// `open`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Opened {
+    /// What happened, in a sentence or two for an agent to read.
+    #[serde(default)]
+    pub summary: String,
     /// The URL navigated to (a file path becomes its `file://` URL).
     pub url: String,
     /// Whether the page's `load` came before the timeout.
@@ -195,6 +198,9 @@ pub struct Opened {
 /// `back`, `forward` and `reload`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Navigation {
+    /// What happened, in a sentence or two for an agent to read.
+    #[serde(default)]
+    pub summary: String,
     /// The history entry's URL (`back`, `forward`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -249,6 +255,10 @@ pub struct Closed {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Aftermath {
+    /// What was done, to which element, and what followed, in a sentence or two for an agent
+    /// to read (a password is never in it).
+    #[serde(default)]
+    pub summary: String,
     /// The action started a navigation of the page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub navigated: Option<bool>,
@@ -269,6 +279,14 @@ pub struct Aftermath {
         deserialize_with = "present"
     )]
     pub snapshot: Option<Option<SnapshotOutput>>,
+    /// With `"diff": true`: how the text of the page's snapshot changed, as a patch of the last
+    /// snapshot's text (`""`: no change), or `null` when no snapshot could be taken.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub changes: Option<Option<String>>,
     /// Why the snapshot after the action failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_error: Option<ErrorBody>,
@@ -656,23 +674,33 @@ action_results! {
 }
 
 /// An action's result, written field by field by the steps of the action, read into its typed
-/// form, with the snapshot taken after it. In debug builds the typed form is checked to write
-/// back exactly the fields written, so a field a step adds and the type lacks fails the tests
-/// instead of going missing.
+/// form, with the snapshot and the changes taken after it. In debug builds the typed form is
+/// checked to write back exactly the fields written (and the `summary`, written later from the
+/// typed form), so a field a step adds and the type lacks fails the tests instead of going
+/// missing.
 pub(crate) fn typed_result<T: ActionResult>(
     fields: Map<String, Value>,
     snapshot: Option<Option<SnapshotOutput>>,
+    changes: Option<Option<String>>,
 ) -> Result<T> {
     #[cfg(debug_assertions)]
     let written = Value::Object(fields.clone());
     let mut typed: T = serde_json::from_value(Value::Object(fields))
         .map_err(|e| Error::protocol(format!("an action's result is not in its shape: {e}")))?;
     #[cfg(debug_assertions)]
-    debug_assert_eq!(
-        serde_json::to_value(&typed).ok().as_ref(),
-        Some(&written),
-        "the typed result drops or changes a field"
-    );
-    typed.aftermath().snapshot = snapshot;
+    {
+        let mut back = serde_json::to_value(&typed).ok();
+        if let Some(Value::Object(map)) = back.as_mut() {
+            map.remove("summary");
+        }
+        debug_assert_eq!(
+            back.as_ref(),
+            Some(&written),
+            "the typed result drops or changes a field"
+        );
+    }
+    let after = typed.aftermath();
+    after.snapshot = snapshot;
+    after.changes = changes;
     Ok(typed)
 }

@@ -19,13 +19,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::extract::{ExtractOptions, Extraction};
 use crate::identity::UidTable;
 use crate::live::Kept;
-use crate::render::Mode;
 use crate::response::{
     typed_result, ActionResult, Clicked, Closed, Dialog, DialogAnswered, Dragged, Filled, Hovered,
     Navigation, Opened, PageInfo, PageOpened, PageSelected, Pressed, Resized, Response, Scrolled,
     Selected, Size, SnapshotOutput, Typed, Uploaded, Waited,
 };
 use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
+use crate::summary::{self, Element, Names, Summarize, Went};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,8 +38,9 @@ struct PageState {
     kept: Kept,
     uids: UidTable,
     last: Option<Snapshot>,
-    /// The mode of the last `snapshot` command: what `diff` compares in.
-    last_mode: Mode,
+    /// The options of the last `snapshot` command: what `diff` compares in (its mode), and
+    /// an action's `"diff": true` (its mode, `expand` and `verbose`).
+    view: SnapshotOptions,
     /// Dialogs and input state of the page for actions (`crate::act`).
     act: ActState,
 }
@@ -53,6 +54,7 @@ impl PageState {
             uids: &mut self.uids,
             last: &mut self.last,
             state: &mut self.act,
+            view: self.view,
         }
     }
 
@@ -63,7 +65,7 @@ impl PageState {
             kept: Kept::default(),
             uids: UidTable::new(),
             last: None,
-            last_mode: Mode::default(),
+            view: SnapshotOptions::default(),
         }
     }
 }
@@ -284,7 +286,10 @@ impl Session {
         let index = self.pages.len() - 1;
         let before = self.current.replace(index);
         let opened = match self.navigate(index, url).await {
-            Ok(opened) => opened,
+            Ok(mut opened) => {
+                opened.summary = summary::opened(&opened);
+                opened
+            }
             Err(e) => {
                 let state = self.pages.remove(index);
                 self.current = before;
@@ -297,7 +302,7 @@ impl Session {
             return Err(Error::new(
                 ErrorCode::BrowserClosed,
                 format!(
-                    "the new page {target_id} closed right after it was opened; list the pages                      with {{\"cmd\":\"pages\"}}"
+                    "the new page {target_id} closed right after it was opened; list the pages with {{\"cmd\":\"pages\"}}"
                 ),
             ));
         };
@@ -312,21 +317,33 @@ impl Session {
     pub async fn answer_dialog(&mut self, command: &AnswerDialog) -> Result<DialogAnswered> {
         let state = self.current_page_mut()?;
         let done = crate::act::answer(state.act_target(), command).await?;
-        typed_result(done.fields, done.snapshot)
+        summarized(state, None, done)
     }
 
     /// Runs an action on the current page (see [`crate::act`]).
-    async fn act<T: ActionResult>(&mut self, request: ActionRequest<'_>) -> Result<T> {
+    async fn act<T: ActionResult + Summarize>(&mut self, request: ActionRequest<'_>) -> Result<T> {
         let state = self.current_page_mut()?;
+        // The element as the snapshot the agent read named it, before the action may remove it.
+        let target = request.uid().map(|u| {
+            let element = state.last.as_ref().and_then(|s| Element::of(s, u));
+            (u.to_string(), element)
+        });
         // On the heap: an action's future is large, and debug builds copy it on the stack at
         // every level it is awaited through.
         let done = Box::pin(crate::act::execute(state.act_target(), request)).await?;
-        typed_result(done.fields, done.snapshot)
+        summarized(state, target, done)
     }
 
     /// Navigates the current page (opening one if there is none) to a URL or a local file, and
     /// waits for it to load.
     pub async fn open(&mut self, url: &str) -> Result<Opened> {
+        let mut opened = self.navigate(url).await?;
+        opened.summary = summary::opened(&opened);
+        Ok(opened)
+    }
+
+    /// [`Session::open`] without its summary.
+    async fn navigate(&mut self, url: &str) -> Result<Opened> {
         let url = normalize_url(url)?;
         let index = match self.current {
             Some(i) => i,
@@ -351,6 +368,7 @@ impl Session {
             .await?;
         Ok(match navigated {
             Navigated::Done(outcome) => Opened {
+                summary: String::new(),
                 url,
                 loaded: !outcome.timed_out,
                 warning: load_warning(&outcome, self.load_timeout),
@@ -358,6 +376,7 @@ impl Session {
                 note: None,
             },
             Navigated::Dialog(d) => Opened {
+                summary: String::new(),
                 url,
                 loaded: false,
                 warning: None,
@@ -378,7 +397,7 @@ impl Session {
             &mut state.last,
         );
         let text = state.act.unless_dialog(taken).await?.output.clone();
-        state.last_mode = options.mode;
+        state.view = *options;
         Ok(SnapshotOutput {
             format: options.format,
             text,
@@ -398,7 +417,7 @@ impl Session {
     /// previous one.
     pub async fn diff(&mut self) -> Result<String> {
         let state = self.current_page_mut()?;
-        let mode = state.last_mode;
+        let mode = state.view.mode;
         let Some(previous) = state.last.as_ref() else {
             return Err(Error::new(
                 ErrorCode::NoSnapshot,
@@ -435,12 +454,14 @@ impl Session {
 
     /// Goes back one entry in the page's history and waits for the document.
     pub async fn back(&mut self) -> Result<Navigation> {
-        self.history(-1).await
+        let went = self.history(-1).await?;
+        Ok(with_summary(Went::Back, went))
     }
 
     /// Goes forward one entry in the page's history and waits for the document.
     pub async fn forward(&mut self) -> Result<Navigation> {
-        self.history(1).await
+        let went = self.history(1).await?;
+        Ok(with_summary(Went::Forward, went))
     }
 
     async fn history(&mut self, delta: i64) -> Result<Navigation> {
@@ -463,16 +484,18 @@ impl Session {
         let reloaded = async {
             let loaded = state.page.reload(timeout).await?;
             Ok(Navigation {
+                summary: String::new(),
                 url: None,
                 loaded,
                 dialog: None,
                 note: None,
             })
         };
-        match state.act.navigation(reloaded).await? {
-            Navigated::Done(v) => Ok(v),
-            Navigated::Dialog(d) => Ok(interrupted_navigation(d)),
-        }
+        let went = match state.act.navigation(reloaded).await? {
+            Navigated::Done(v) => v,
+            Navigated::Dialog(d) => interrupted_navigation(d),
+        };
+        Ok(with_summary(Went::Reload, went))
     }
 
     /// The browser's pages, with the one commands act on marked `current`.
@@ -622,6 +645,7 @@ async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Nav
     let url = entry.url.clone();
     let loaded = page.go_to_history_entry(entry.id, timeout).await?;
     Ok(Navigation {
+        summary: String::new(),
         url: Some(url),
         loaded,
         dialog: None,
@@ -632,11 +656,35 @@ async fn go_in_history(page: &Page, delta: i64, timeout: Duration) -> Result<Nav
 /// The result of a history move or reload the loaded document interrupted with a dialog.
 fn interrupted_navigation(dialog: Dialog) -> Navigation {
     Navigation {
+        summary: String::new(),
         url: None,
         loaded: false,
         dialog: Some(dialog),
         note: Some(DIALOG_WHILE_LOADING.into()),
     }
+}
+
+/// A navigation's result with its summary.
+fn with_summary(went: Went, mut result: Navigation) -> Navigation {
+    result.summary = summary::navigated(went, &result);
+    result
+}
+
+/// An action's typed result with its summary: its element named as `target` says (the action's
+/// uid and what the snapshot before it said of it), any other by the page's last snapshot.
+fn summarized<T: ActionResult + Summarize>(
+    state: &mut PageState,
+    target: Option<(String, Option<Element>)>,
+    done: crate::act::Done,
+) -> Result<T> {
+    let mut typed: T = typed_result(done.fields, done.snapshot, done.changes)?;
+    let names = Names {
+        target,
+        last: state.last.as_ref(),
+    };
+    let summary = typed.summarize(&names);
+    typed.aftermath().summary = summary;
+    Ok(typed)
 }
 
 /// The JSON response line for a command's outcome.

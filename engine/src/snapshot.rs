@@ -124,6 +124,20 @@ impl Snapshot {
         output
     }
 
+    /// This snapshot's text in the mode of `view` (`verbose` too), as text: its output when it
+    /// was rendered so, else rendered again. What lies in view is the snapshot's own: its
+    /// analysis was made with the `expand` it was taken with.
+    pub fn text_in(&self, view: &SnapshotOptions) -> String {
+        let text = SnapshotOptions {
+            format: Format::Text,
+            ..*view
+        };
+        match &self.source {
+            Some(source) if source.options == text => self.output.clone(),
+            _ => render_snapshot(self, &text),
+        }
+    }
+
     /// Puts `new` in `slot`, freeing the snapshot it held on another thread when it is large:
     /// the caller waits for the new one to be answered, not for the old one to be freed.
     pub fn replace(slot: &mut Option<Snapshot>, new: Snapshot) {

@@ -14,7 +14,7 @@ use pagesight::session::{Session, SessionOptions};
 use serde_json::{json, Value};
 
 mod common;
-use common::{serve_on, serve_two_origins, Origins};
+use common::{assert_changes_exact, serve_on, serve_two_origins, Origins};
 
 static BROWSER: OnceLock<Result<String, String>> = OnceLock::new();
 
@@ -152,6 +152,38 @@ impl Tab {
         }
     }
 
+    /// Runs an action that must succeed, as [`Tab::ok`], asking `"diff": true` too, and checks
+    /// its exactness: the `changes` turn the text of a snapshot taken right before the action
+    /// into exactly the text of a fresh one taken right after it. When the action leaves a
+    /// dialog open, no snapshot can be taken: `changes` is `null` and a note says why.
+    async fn act(&mut self, mut cmd: Value) -> Value {
+        let before = self.ok(json!({"cmd":"snapshot"})).await;
+        cmd["diff"] = json!(true);
+        let r = self.ok(cmd.clone()).await;
+        assert!(
+            r["summary"].as_str().is_some_and(|s| !s.is_empty()),
+            "{cmd}: no summary in {r}"
+        );
+        if r.get("dialog").is_some_and(|d| !d.is_null()) {
+            assert_eq!(r["changes"], Value::Null, "{cmd}: {r}");
+            assert!(
+                r["note"].as_str().is_some_and(|n| n.contains("no changes")),
+                "{r}"
+            );
+            return r;
+        }
+        let changes = r["changes"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{cmd}: no changes in {r}"));
+        let fresh = self.ok(json!({"cmd":"snapshot"})).await;
+        assert_changes_exact(
+            before.as_str().unwrap_or_default(),
+            changes,
+            fresh.as_str().unwrap_or_default(),
+        );
+        r
+    }
+
     async fn err(&mut self, cmd: Value) -> (String, String) {
         match self.run(cmd.clone()).await {
             Ok(v) => panic!("{cmd} should have failed but returned {v}"),
@@ -285,10 +317,10 @@ async fn click_increments_a_counter() {
     let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let inc = t.uid("inc").await;
-    let r = t.ok(json!({"cmd":"click","uid":inc})).await;
+    let r = t.act(json!({"cmd":"click","uid":inc})).await;
     assert_eq!(r["clicked"], json!(inc));
     assert!(r["at"]["x"].as_f64().is_some(), "{r}");
-    t.ok(json!({"cmd":"click","uid":inc})).await;
+    t.act(json!({"cmd":"click","uid":inc})).await;
     assert_eq!(t.text("count").await, "2");
     t.close().await;
 }
@@ -298,15 +330,15 @@ async fn double_right_and_middle_click() {
     let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let dbl = t.uid("dbl").await;
-    t.ok(json!({"cmd":"click","uid":dbl,"count":2})).await;
+    t.act(json!({"cmd":"click","uid":dbl,"count":2})).await;
     assert_eq!(t.text("dbl-count").await, "1");
     let ctx = t.uid("ctx").await;
     let r = t
-        .ok(json!({"cmd":"click","uid":ctx,"button":"right"}))
+        .act(json!({"cmd":"click","uid":ctx,"button":"right"}))
         .await;
     assert_eq!(r["button"], "right");
     assert_eq!(t.text("ctx-count").await, "1");
-    t.ok(json!({"cmd":"click","uid":ctx,"button":"middle"}))
+    t.act(json!({"cmd":"click","uid":ctx,"button":"middle"}))
         .await;
     assert_eq!(t.text("mid-count").await, "1");
     t.close().await;
@@ -317,7 +349,7 @@ async fn click_scrolls_a_far_element_into_view() {
     let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let far = t.uid("far").await;
-    t.ok(json!({"cmd":"click","uid":far})).await;
+    t.act(json!({"cmd":"click","uid":far})).await;
     assert_eq!(t.text("far-count").await, "1");
     t.close().await;
 }
@@ -329,7 +361,7 @@ async fn click_inside_a_shadow_root() {
     let btn = t
         .uid_js("document.getElementById('shadow-host').shadowRoot.getElementById('shadow-btn')")
         .await;
-    t.ok(json!({"cmd":"click","uid":btn})).await;
+    t.act(json!({"cmd":"click","uid":btn})).await;
     assert_eq!(t.text("count").await, "1");
     t.close().await;
 }
@@ -339,10 +371,10 @@ async fn click_through_a_pseudo_element_and_a_dropdown_option() {
     let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let icon = t.uid("icon-btn").await;
-    t.ok(json!({"cmd":"click","uid":icon})).await;
+    t.act(json!({"cmd":"click","uid":icon})).await;
     assert_eq!(t.text("count").await, "1");
     let large = t.uid("opt-large").await;
-    let r = t.ok(json!({"cmd":"click","uid":large})).await;
+    let r = t.act(json!({"cmd":"click","uid":large})).await;
     assert_eq!(r["value"], "Large", "{r}");
     assert_eq!(
         t.eval("document.getElementById('size').value").await,
@@ -356,7 +388,7 @@ async fn click_that_navigates_waits_for_the_load() {
     let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let link = t.uid("nav-link").await;
-    let r = t.ok(json!({"cmd":"click","uid":link})).await;
+    let r = t.act(json!({"cmd":"click","uid":link})).await;
     assert_eq!(r["navigated"], true, "{r}");
     assert_eq!(r["loaded"], true, "{r}");
     assert!(
@@ -381,6 +413,16 @@ async fn back_and_forward_return_to_each_page_and_wait_for_it() {
         let started = std::time::Instant::now();
         let r = t.ok(json!({"cmd": cmd})).await;
         assert_eq!(r["loaded"], true, "{cmd}: {r}");
+        let went = if cmd == "back" {
+            "Went back to "
+        } else {
+            "Went forward to "
+        };
+        let summary = r["summary"].as_str().unwrap_or_default();
+        assert!(
+            summary.starts_with(went) && summary.ends_with(&format!("{page} and it loaded.")),
+            "{cmd}: {r}"
+        );
         assert!(
             r["url"].as_str().unwrap_or("").ends_with(page),
             "{cmd}: {r}"
@@ -409,7 +451,7 @@ async fn click_inside_a_same_process_iframe() {
     let b = t
         .uid_js("document.getElementById('frame').contentDocument.getElementById('frame-button')")
         .await;
-    t.ok(json!({"cmd":"click","uid":b})).await;
+    t.act(json!({"cmd":"click","uid":b})).await;
     assert_eq!(t.eval("document.title").await, "clicked in frame");
     t.close().await;
 }
@@ -423,7 +465,7 @@ async fn click_on_occluded_button_names_the_backdrop() {
     assert!(msg.contains("modal-backdrop"), "{msg}");
     // The dialog's own buttons are clickable.
     let stay = t.uid("modal-cancel").await;
-    t.ok(json!({"cmd":"click","uid":stay})).await;
+    t.act(json!({"cmd":"click","uid":stay})).await;
     t.close().await;
 }
 
@@ -472,7 +514,7 @@ async fn removed_element_is_stale() {
     t.snapshot().await;
     let removable = t.uid("removable").await;
     let remover = t.uid("remove-it").await;
-    t.ok(json!({"cmd":"click","uid":remover})).await;
+    t.act(json!({"cmd":"click","uid":remover})).await;
     let msg = assert_code!(
         t.err(json!({"cmd":"click","uid":removable})).await,
         "STALE_UID"
@@ -523,14 +565,14 @@ async fn hover_opens_menus() {
     let mut t = Tab::open("actions/hover-menu.html").await;
     t.snapshot().await;
     let css = t.uid("css-trigger").await;
-    let r = t.ok(json!({"cmd":"hover","uid":css})).await;
+    let r = t.act(json!({"cmd":"hover","uid":css})).await;
     assert_eq!(r["hovered"], json!(css));
     let shown = t
         .eval("getComputedStyle(document.getElementById('css-items')).display")
         .await;
     assert_eq!(shown, "block");
     let js = t.uid("js-trigger").await;
-    t.ok(json!({"cmd":"hover","uid":js})).await;
+    t.act(json!({"cmd":"hover","uid":js})).await;
     assert_eq!(t.text("hovered").await, "js-menu");
     let shown = t
         .eval("getComputedStyle(document.getElementById('js-items')).display")
@@ -539,7 +581,7 @@ async fn hover_opens_menus() {
     // The item that appeared can be clicked once a new snapshot names it.
     t.snapshot().await;
     let item = t.uid("js-item").await;
-    t.ok(json!({"cmd":"click","uid":item})).await;
+    t.act(json!({"cmd":"click","uid":item})).await;
     assert_eq!(t.eval("location.hash").await, "#profile");
     t.close().await;
 }
@@ -552,26 +594,35 @@ async fn fill_text_fields_replacing_their_value() {
     t.snapshot().await;
     let name = t.uid("name").await;
     let r = t
-        .ok(json!({"cmd":"fill","uid":name,"text":"Ada Lovelace"}))
+        .act(json!({"cmd":"fill","uid":name,"text":"Ada Lovelace"}))
         .await;
-    assert_eq!(r, json!({"filled": name, "value": "Ada Lovelace"}));
+    assert_eq!(
+        r["summary"],
+        format!("Filled textbox \"Name\" (uid={name}) with \"Ada Lovelace\".")
+    );
+    let mut fields = r.clone();
+    if let Some(map) = fields.as_object_mut() {
+        map.remove("summary");
+        map.remove("changes");
+    }
+    assert_eq!(fields, json!({"filled": name, "value": "Ada Lovelace"}));
     assert_eq!(
         t.eval("document.getElementById('name').value").await,
         "Ada Lovelace"
     );
     let bio = t.uid("bio").await;
     let r = t
-        .ok(json!({"cmd":"fill","uid":bio,"text":"Line one\nLine two"}))
+        .act(json!({"cmd":"fill","uid":bio,"text":"Line one\nLine two"}))
         .await;
     assert_eq!(r["value"], "Line one\nLine two");
     let editor = t.uid("editor").await;
     let r = t
-        .ok(json!({"cmd":"fill","uid":editor,"text":"Plain new text"}))
+        .act(json!({"cmd":"fill","uid":editor,"text":"Plain new text"}))
         .await;
     assert_eq!(r["value"], "Plain new text");
     assert_eq!(t.text("editor").await, "Plain new text");
     // Empty text clears.
-    let r = t.ok(json!({"cmd":"fill","uid":name,"text":""})).await;
+    let r = t.act(json!({"cmd":"fill","uid":name,"text":""})).await;
     assert_eq!(r["value"], "");
     t.close().await;
 }
@@ -581,11 +632,11 @@ async fn fill_a_controlled_input() {
     let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let c = t.uid("controlled").await;
-    let r = t.ok(json!({"cmd":"fill","uid":c,"text":"hello"})).await;
+    let r = t.act(json!({"cmd":"fill","uid":c,"text":"hello"})).await;
     // The page upper-cases its state and writes it back: the value read back is the page's.
     assert_eq!(r["value"], "HELLO");
     assert_eq!(t.text("echo").await, "HELLO");
-    t.ok(json!({"cmd":"fill","uid":c,"text":"again"})).await;
+    t.act(json!({"cmd":"fill","uid":c,"text":"again"})).await;
     assert_eq!(t.text("echo").await, "AGAIN");
     t.close().await;
 }
@@ -596,12 +647,12 @@ async fn fill_number_date_and_read_only() {
     t.snapshot().await;
     let age = t.uid("age").await;
     assert_eq!(
-        t.ok(json!({"cmd":"fill","uid":age,"text":"42"})).await["value"],
+        t.act(json!({"cmd":"fill","uid":age,"text":"42"})).await["value"],
         "42"
     );
     let when = t.uid("when").await;
     assert_eq!(
-        t.ok(json!({"cmd":"fill","uid":when,"text":"2024-03-15"}))
+        t.act(json!({"cmd":"fill","uid":when,"text":"2024-03-15"}))
             .await["value"],
         "2024-03-15"
     );
@@ -629,20 +680,20 @@ async fn fill_checkboxes() {
     let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let agree = t.uid("agree").await;
-    let r = t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    let r = t.act(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
     assert_eq!(r["checked"], true);
     assert_eq!(
         t.eval("document.getElementById('agree').checked").await,
         true
     );
     // Already checked: nothing changes.
-    t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    t.act(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
     assert_eq!(
         t.eval("document.getElementById('agree').checked").await,
         true
     );
     let news = t.uid("news").await;
-    let r = t.ok(json!({"cmd":"fill","uid":news,"text":"false"})).await;
+    let r = t.act(json!({"cmd":"fill","uid":news,"text":"false"})).await;
     assert_eq!(r["checked"], false);
     assert_eq!(
         t.eval("document.getElementById('news').checked").await,
@@ -663,11 +714,13 @@ async fn select_native_by_text_and_value() {
     t.snapshot().await;
     let color = t.uid("color").await;
     let r = t
-        .ok(json!({"cmd":"select","uid":color,"option":"Green"}))
+        .act(json!({"cmd":"select","uid":color,"option":"Green"}))
         .await;
     assert_eq!(r["value"], "g");
     assert_eq!(t.text("color-echo").await, "changed:g");
-    let r = t.ok(json!({"cmd":"select","uid":color,"option":"b"})).await;
+    let r = t
+        .act(json!({"cmd":"select","uid":color,"option":"b"}))
+        .await;
     assert_eq!(r["value"], "b");
     assert_eq!(t.eval("document.getElementById('color').value").await, "b");
     let msg = assert_code!(
@@ -690,7 +743,7 @@ async fn select_in_a_custom_listbox() {
     t.snapshot().await;
     let fruit = t.uid("fruit").await;
     let r = t
-        .ok(json!({"cmd":"select","uid":fruit,"option":"Banana"}))
+        .act(json!({"cmd":"select","uid":fruit,"option":"Banana"}))
         .await;
     assert_eq!(r["option"], "Banana");
     assert_eq!(t.text("fruit-echo").await, "Banana");
@@ -710,8 +763,8 @@ async fn press_enter_submits_a_form() {
     let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let q = t.uid("q").await;
-    t.ok(json!({"cmd":"fill","uid":q,"text":"rust"})).await;
-    let r = t.ok(json!({"cmd":"press","key":"Enter","uid":q})).await;
+    t.act(json!({"cmd":"fill","uid":q,"text":"rust"})).await;
+    let r = t.act(json!({"cmd":"press","key":"Enter","uid":q})).await;
     assert_eq!(r["pressed"], "Enter");
     assert_eq!(t.text("submitted").await, "yes:rust");
     t.close().await;
@@ -723,10 +776,10 @@ async fn press_tab_moves_focus_and_shift_tab_back() {
     t.snapshot().await;
     let first = t.uid("first").await;
     let second = t.uid("second").await;
-    let r = t.ok(json!({"cmd":"press","key":"Tab","uid":first})).await;
+    let r = t.act(json!({"cmd":"press","key":"Tab","uid":first})).await;
     assert_eq!(t.text("focus").await, "second");
     assert_eq!(r["focus"]["uid"], json!(second));
-    t.ok(json!({"cmd":"press","key":"Shift+Tab"})).await;
+    t.act(json!({"cmd":"press","key":"Shift+Tab"})).await;
     assert_eq!(t.text("focus").await, "first");
     assert!(t.text("keys").await.contains("S-Tab"));
     t.close().await;
@@ -737,16 +790,16 @@ async fn press_control_a_selects_and_keys_type() {
     let mut t = Tab::open("actions/forms.html").await;
     t.snapshot().await;
     let name = t.uid("name").await;
-    t.ok(json!({"cmd":"press","key":"Control+A","uid":name}))
+    t.act(json!({"cmd":"press","key":"Control+A","uid":name}))
         .await;
     let selected = t
         .eval("(e=>e.selectionStart===0&&e.selectionEnd===e.value.length)(document.getElementById('name'))")
         .await;
     assert_eq!(selected, true);
     // Typing replaces the selection; Shift+letter types the capital.
-    t.ok(json!({"cmd":"press","key":"Shift+x"})).await;
-    t.ok(json!({"cmd":"press","key":"y"})).await;
-    t.ok(json!({"cmd":"press","key":"Backspace"})).await;
+    t.act(json!({"cmd":"press","key":"Shift+x"})).await;
+    t.act(json!({"cmd":"press","key":"y"})).await;
+    t.act(json!({"cmd":"press","key":"Backspace"})).await;
     assert_eq!(t.eval("document.getElementById('name').value").await, "X");
     let keys = t.text("keys").await;
     assert!(
@@ -769,7 +822,7 @@ async fn press_control_a_selects_and_keys_type() {
 async fn scroll_the_page_and_a_container() {
     let mut t = Tab::open("actions/scroll.html").await;
     let r = t
-        .ok(json!({"cmd":"scroll","direction":"down","pixels":500}))
+        .act(json!({"cmd":"scroll","direction":"down","pixels":500}))
         .await;
     assert_eq!(r["scrolled"], "page");
     let moved = r["moved"].as_f64().unwrap_or(0.0);
@@ -777,7 +830,7 @@ async fn scroll_the_page_and_a_container() {
     assert_eq!(r["atEnd"], false);
     let y = t.eval("scrollY").await.as_f64().unwrap_or(0.0);
     assert!((y - 500.0).abs() < 2.0, "scrollY {y}");
-    let r = t.ok(json!({"cmd":"scroll","direction":"up"})).await;
+    let r = t.act(json!({"cmd":"scroll","direction":"up"})).await;
     assert_eq!(r["atEnd"], true, "{r}");
     assert_eq!(t.eval("scrollY").await, 0);
 
@@ -785,7 +838,7 @@ async fn scroll_the_page_and_a_container() {
     let item = t.uid("item-0").await;
     let box_uid = t.uid("box").await;
     let r = t
-        .ok(json!({"cmd":"scroll","uid":item,"direction":"down","pixels":150}))
+        .act(json!({"cmd":"scroll","uid":item,"direction":"down","pixels":150}))
         .await;
     assert_eq!(r["scrolled"], json!(box_uid), "{r}");
     assert!(
@@ -794,7 +847,7 @@ async fn scroll_the_page_and_a_container() {
     );
     assert_eq!(r["atEnd"], false);
     let r = t
-        .ok(json!({"cmd":"scroll","uid":box_uid,"direction":"down"}))
+        .act(json!({"cmd":"scroll","uid":box_uid,"direction":"down"}))
         .await;
     assert_eq!(r["atEnd"], true, "{r}");
     let end = t
@@ -819,12 +872,12 @@ async fn upload_through_a_hidden_file_input() {
     std::fs::write(&b, "png").expect("write");
     let pick = t.uid("pick").await;
     let r = t
-        .ok(json!({"cmd":"upload","uid":pick,"files":[a.to_string_lossy()]}))
+        .act(json!({"cmd":"upload","uid":pick,"files":[a.to_string_lossy()]}))
         .await;
     assert_eq!(r["files"], json!(["notes.txt"]));
     assert_eq!(t.text("file-name").await, "notes.txt");
     let btn = t.uid("photo-btn").await;
-    t.ok(json!({"cmd":"upload","uid":btn,"files":[a.to_string_lossy(), b.to_string_lossy()]}))
+    t.act(json!({"cmd":"upload","uid":btn,"files":[a.to_string_lossy(), b.to_string_lossy()]}))
         .await;
     assert_eq!(t.text("photo-names").await, "notes.txt,photo.png");
     let missing = dir.path().join("missing.pdf");
@@ -845,7 +898,7 @@ async fn alert_confirm_and_prompt_never_hang() {
     t.snapshot().await;
     let alert = t.uid("alert").await;
     let r = t
-        .ok(json!({"cmd":"click","uid":alert,"snapshot":true}))
+        .act(json!({"cmd":"click","uid":alert,"snapshot":true}))
         .await;
     assert_eq!(
         r["dialog"],
@@ -868,16 +921,28 @@ async fn alert_confirm_and_prompt_never_hang() {
     assert_eq!(current["dialog"]["type"], "alert", "{pages}");
     let r = t.ok(json!({"cmd":"dialog","accept":true})).await;
     assert_eq!(r["accepted"], true);
+    assert_eq!(
+        r["summary"], "Accepted the alert dialog \"Hello from the page\".",
+        "{r}"
+    );
     assert_eq!(t.text("after-alert").await, "yes");
 
     let confirm = t.uid("confirm").await;
-    let r = t.ok(json!({"cmd":"click","uid":confirm})).await;
+    let r = t.act(json!({"cmd":"click","uid":confirm})).await;
     assert_eq!(r["dialog"]["type"], "confirm");
+    let summary = r["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.starts_with(&format!("Clicked button \"Confirm\" (uid={confirm})."))
+            && summary.contains(
+                "A confirm dialog opened: \"Delete everything?\" — answer it with dialog."
+            ),
+        "{summary}"
+    );
     t.ok(json!({"cmd":"dialog","accept":false})).await;
     assert_eq!(t.text("confirm-result").await, "false");
 
     let prompt = t.uid("prompt").await;
-    let r = t.ok(json!({"cmd":"click","uid":prompt})).await;
+    let r = t.act(json!({"cmd":"click","uid":prompt})).await;
     assert_eq!(r["dialog"]["type"], "prompt");
     assert_eq!(r["dialog"]["defaultPrompt"], "Ada");
     t.ok(json!({"cmd":"dialog","accept":true,"text":"Grace"}))
@@ -891,6 +956,102 @@ async fn alert_confirm_and_prompt_never_hang() {
     t.close().await;
 }
 
+// ----- summaries and changes -----
+
+#[tokio::test]
+async fn summaries_name_the_element_and_never_a_password() {
+    let mut t = Tab::open("forms.html").await;
+    t.snapshot().await;
+    let name = t.uid_named("textbox", "Full name");
+    let r = t
+        .act(json!({"cmd":"fill","uid":name,"text":"Grace Hopper"}))
+        .await;
+    assert_eq!(
+        r["summary"],
+        format!("Filled textbox \"Full name\" (uid={name}) with \"Grace Hopper\"."),
+        "{r}"
+    );
+    let password = t.uid_named("textbox", "Password");
+    let r = t
+        .act(json!({"cmd":"fill","uid":password,"text":"hunter2"}))
+        .await;
+    assert_eq!(
+        r["summary"],
+        format!("Filled textbox \"Password\" (uid={password}) (the value is not shown)."),
+        "{r}"
+    );
+    assert!(!r.to_string().contains("hunter2"), "{r}");
+    let news = t.uid_named("checkbox", "Newsletter (unchecked by script)");
+    let r = t.act(json!({"cmd":"fill","uid":news,"text":"true"})).await;
+    assert_eq!(
+        r["summary"],
+        format!("Ticked checkbox \"Newsletter (unchecked by script)\" (uid={news})."),
+        "{r}"
+    );
+    let changes = r["changes"].as_str().unwrap_or_default();
+    assert!(
+        changes.contains(&format!(
+            "+    uid={news} checkbox \"Newsletter (unchecked by script)\""
+        )),
+        "{changes}"
+    );
+    let country = t.uid_named("combobox", "Country");
+    let r = t
+        .act(json!({"cmd":"select","uid":country,"option":"Spain"}))
+        .await;
+    assert_eq!(
+        r["summary"],
+        format!("Chose \"Spain\" in combobox \"Country\" (uid={country})."),
+        "{r}"
+    );
+    let r = t.act(json!({"cmd":"press","uid":name,"key":"Tab"})).await;
+    let summary = r["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.starts_with(&format!(
+            "Pressed Tab on textbox \"Full name\" (uid={name}). The focus is now on "
+        )),
+        "{summary}"
+    );
+    let opened = t.ok(json!({"cmd":"open","url":"about:blank"})).await;
+    assert_eq!(opened["summary"], "Opened about:blank and it loaded.");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn changes_start_from_nothing_and_follow_each_other() {
+    let mut t = Tab::open("actions/clicks.html").await;
+    // No snapshot yet: the changes add the whole text.
+    let r = t.ok(json!({"cmd":"press","key":"Shift","diff":true})).await;
+    let changes = r["changes"].as_str().unwrap_or_default();
+    let fresh = t.ok(json!({"cmd":"snapshot"})).await;
+    let fresh = fresh.as_str().unwrap_or_default();
+    assert!(changes.starts_with("@@ -0,0 +1,"), "{changes}");
+    common::assert_changes_exact("", changes, fresh);
+    // Each action's changes start where the previous one's ended.
+    t.snapshot().await;
+    let inc = t.uid("inc").await;
+    let before = t.ok(json!({"cmd":"snapshot","expand":"all"})).await;
+    let mut text = before.as_str().unwrap_or_default().to_string();
+    for n in 1..=3 {
+        let r = t.ok(json!({"cmd":"click","uid":inc,"diff":true})).await;
+        let changes = r["changes"].as_str().unwrap_or_default();
+        assert!(changes.starts_with("@@ "), "click {n}: {changes}");
+        text = common::apply_changes(&text, changes);
+    }
+    assert_eq!(t.text("count").await, "3");
+    let fresh = t.ok(json!({"cmd":"snapshot","expand":"all"})).await;
+    assert_eq!(text, fresh.as_str().unwrap_or_default());
+    // Nothing changed: no hunk, and the summary says so.
+    let r = t.ok(json!({"cmd":"press","key":"Shift","diff":true})).await;
+    assert_eq!(r["changes"], "", "{r}");
+    let summary = r["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.starts_with("Pressed Shift.") && summary.ends_with(" The snapshot did not change."),
+        "{r}"
+    );
+    t.close().await;
+}
+
 // ----- snapshot with the result -----
 
 #[tokio::test]
@@ -898,7 +1059,9 @@ async fn action_returns_a_fresh_snapshot() {
     let mut t = Tab::open("actions/clicks.html").await;
     t.snapshot().await;
     let inc = t.uid("inc").await;
-    let r = t.ok(json!({"cmd":"click","uid":inc,"snapshot":true})).await;
+    let r = t
+        .act(json!({"cmd":"click","uid":inc,"snapshot":true}))
+        .await;
     let text = r["snapshot"].as_str().unwrap_or_default();
     assert!(text.contains(&format!("uid={inc}")), "{text}");
     assert!(
@@ -906,7 +1069,7 @@ async fn action_returns_a_fresh_snapshot() {
         "{text}"
     );
     // The uids stay valid after the action's snapshot.
-    t.ok(json!({"cmd":"click","uid":inc})).await;
+    t.act(json!({"cmd":"click","uid":inc})).await;
     assert_eq!(t.text("count").await, "2");
     t.close().await;
 }
@@ -948,7 +1111,7 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
     // The frame lies below the fold, offset by margin, border and padding: the click scrolls
     // the page and must land on the button through the translated point.
     let btn = t.uid_named("button", "Press me");
-    let r = t.ok(json!({"cmd":"click","uid":btn})).await;
+    let r = t.act(json!({"cmd":"click","uid":btn})).await;
     assert_eq!(r["clicked"], json!(btn));
     let m = t
         .wait_log("the click", |m| {
@@ -964,12 +1127,12 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
 
     // Far down inside the frame: the frame itself scrolls.
     let low = t.uid_named("button", "Low button");
-    t.ok(json!({"cmd":"click","uid":low})).await;
+    t.act(json!({"cmd":"click","uid":low})).await;
     t.wait_log("the low click", |m| m["value"]["target"] == "low")
         .await;
 
     let name = t.uid_named("textbox", "Name");
-    let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Grace"})).await;
+    let r = t.act(json!({"cmd":"fill","uid":name,"text":"Grace"})).await;
     assert_eq!(r["value"], "Grace", "{r}");
     let m = t
         .wait_log("the input", |m| {
@@ -978,7 +1141,7 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
         .await;
     assert_eq!(m["value"]["trusted"], true, "{m}");
 
-    let r = t.ok(json!({"cmd":"press","uid":name,"key":"x"})).await;
+    let r = t.act(json!({"cmd":"press","uid":name,"key":"x"})).await;
     assert_eq!(r["focus"]["tag"], "input", "{r}");
     t.wait_log("the key", |m| {
         m["kind"] == "key" && m["value"]["key"] == "x"
@@ -991,7 +1154,7 @@ async fn click_fill_select_and_press_inside_a_cross_site_frame() {
 
     let color = t.uid_named("combobox", "Colour");
     let r = t
-        .ok(json!({"cmd":"select","uid":color,"option":"Blue"}))
+        .act(json!({"cmd":"select","uid":color,"option":"Blue"}))
         .await;
     assert_eq!(r["value"], "b", "{r}");
     t.wait_log("the change", |m| {
@@ -1026,7 +1189,7 @@ async fn dialog_from_a_cross_site_frame_is_reported_and_answered() {
     let mut t = Tab::open_served("oopif.html").await;
     t.snapshot().await;
     let alert = t.uid_named("button", "Alert");
-    let r = t.ok(json!({"cmd":"click","uid":alert})).await;
+    let r = t.act(json!({"cmd":"click","uid":alert})).await;
     assert_eq!(
         r["dialog"],
         json!({"type":"alert","message":"From the frame"}),
@@ -1046,7 +1209,7 @@ async fn page_commands_answer_at_once_while_a_dialog_is_open() {
     let mut t = Tab::open("actions/dialogs.html").await;
     t.snapshot().await;
     let alert = t.uid("alert").await;
-    let r = t.ok(json!({"cmd":"click","uid":alert})).await;
+    let r = t.act(json!({"cmd":"click","uid":alert})).await;
     assert_eq!(r["dialog"]["type"], "alert", "{r}");
     for cmd in [
         json!({"cmd":"snapshot"}),
@@ -1086,7 +1249,7 @@ async fn a_dialog_opening_during_a_reload_answers_promptly() {
     let mut t = Tab::open("actions/beforeunload.html").await;
     t.snapshot().await;
     let guard = t.uid("guard").await;
-    t.ok(json!({"cmd":"click","uid":guard})).await;
+    t.act(json!({"cmd":"click","uid":guard})).await;
     assert_eq!(t.text("guarded").await, "yes");
     let started = std::time::Instant::now();
     let msg = assert_code!(t.err(json!({"cmd":"reload"})).await, "OCCLUDED");
@@ -1111,7 +1274,7 @@ async fn an_action_waits_for_a_late_dom_change() {
     t.snapshot().await;
     let later = t.uid("later").await;
     let r = t
-        .ok(json!({"cmd":"click","uid":later,"snapshot":true}))
+        .act(json!({"cmd":"click","uid":later,"snapshot":true}))
         .await;
     let text = r["snapshot"].as_str().unwrap_or_default();
     assert!(text.contains("Found 3 results"), "{text}");
@@ -1148,31 +1311,31 @@ async fn a_hostile_page_cannot_tamper_with_actions() {
     // Its getComputedStyle says everything is hidden, matches() says disabled, contains()
     // says no hit is inside anything: acting from its world would refuse or misreport.
     let inc = t.uid("inc").await;
-    t.ok(json!({"cmd":"click","uid":inc})).await;
+    t.act(json!({"cmd":"click","uid":inc})).await;
     assert_eq!(t.text("count").await, "1");
 
     let name = t.uid("name").await;
-    let r = t.ok(json!({"cmd":"fill","uid":name,"text":"Ada"})).await;
+    let r = t.act(json!({"cmd":"fill","uid":name,"text":"Ada"})).await;
     assert_eq!(r["value"], "Ada", "{r}");
     assert!(r.get("warning").is_none(), "{r}");
     assert_eq!(t.text("name-echo").await, "Ada");
 
     let color = t.uid("color").await;
     let r = t
-        .ok(json!({"cmd":"select","uid":color,"option":"Green"}))
+        .act(json!({"cmd":"select","uid":color,"option":"Green"}))
         .await;
     assert_eq!(r["value"], "g", "{r}");
     assert_eq!(t.text("color-echo").await, "g");
 
     let agree = t.uid("agree").await;
-    let r = t.ok(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
+    let r = t.act(json!({"cmd":"fill","uid":agree,"text":"true"})).await;
     assert_eq!(r["checked"], true, "{r}");
     assert_eq!(t.text("agree-echo").await, "true");
 
     // Its scrollTop always reads 0: the container's real offsets are reported.
     let box_ = t.uid("box").await;
     let r = t
-        .ok(json!({"cmd":"scroll","uid":box_,"direction":"down","pixels":100}))
+        .act(json!({"cmd":"scroll","uid":box_,"direction":"down","pixels":100}))
         .await;
     assert!(r["moved"].as_f64().unwrap_or(0.0) > 50.0, "{r}");
     t.close().await;
@@ -1183,13 +1346,13 @@ async fn a_dialog_on_mousedown_does_not_leave_the_button_down() {
     let mut t = Tab::open("actions/mousedown-dialog.html").await;
     t.snapshot().await;
     let press = t.uid("press-alert").await;
-    let r = t.ok(json!({"cmd":"click","uid":press})).await;
+    let r = t.act(json!({"cmd":"click","uid":press})).await;
     assert_eq!(r["dialog"]["message"], "Pressed", "{r}");
     t.ok(json!({"cmd":"dialog","accept":true})).await;
     assert_eq!(t.text("up").await, "yes");
     // The next pointer move sees no button held.
     let other = t.uid("other").await;
-    t.ok(json!({"cmd":"hover","uid":other})).await;
+    t.act(json!({"cmd":"hover","uid":other})).await;
     assert_eq!(t.text("buttons").await, "0");
     t.close().await;
 }
@@ -1199,12 +1362,12 @@ async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
     let mut t = Tab::open_served("oopif.html").await;
     t.snapshot().await;
     let btn = t.uid_named("button", "Press me");
-    t.ok(json!({"cmd":"hover","uid":btn})).await;
+    t.act(json!({"cmd":"hover","uid":btn})).await;
     t.wait_log("the hover", |m| m["kind"] == "hover").await;
 
     let list = t.uid_named("list", "Items");
     let r = t
-        .ok(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
+        .act(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
         .await;
     assert_eq!(r["method"], "wheel", "{r}");
     assert!(r["moved"].as_f64().unwrap_or(0.0) >= 30.0, "{r}");
@@ -1217,7 +1380,7 @@ async fn hover_scroll_and_upload_inside_a_cross_site_frame() {
     std::fs::write(&file, "hello").expect("write a file to upload");
     let pick = t.uid_named("button", "Attach file");
     let r = t
-        .ok(json!({"cmd":"upload","uid":pick,"files":[file.to_string_lossy()]}))
+        .act(json!({"cmd":"upload","uid":pick,"files":[file.to_string_lossy()]}))
         .await;
     let name = file
         .file_name()
@@ -1239,14 +1402,14 @@ async fn click_inside_a_scaled_cross_site_frame() {
     // Drawn at 75 %: a point translated without the scale would land elsewhere in the frame.
     for name in ["Low button", "Press me"] {
         let uid = t.uid_named("button", name);
-        t.ok(json!({"cmd":"click","uid":uid})).await;
+        t.act(json!({"cmd":"click","uid":uid})).await;
     }
     t.wait_log("the low click", |m| m["value"]["target"] == "low")
         .await;
     t.wait_log("the click", |m| m["value"]["target"] == "btn")
         .await;
     let name = t.uid_named("textbox", "Name");
-    t.ok(json!({"cmd":"fill","uid":name,"text":"Lin"})).await;
+    t.act(json!({"cmd":"fill","uid":name,"text":"Lin"})).await;
     t.wait_log("the input", |m| m["value"]["value"] == "Lin")
         .await;
     t.close().await;
@@ -1274,7 +1437,7 @@ async fn click_inside_a_frame_nested_in_a_cross_site_frame() {
     );
     t.snapshot().await;
     let deep = t.uid_named("button", "Deep button");
-    t.ok(json!({"cmd":"click","uid":deep})).await;
+    t.act(json!({"cmd":"click","uid":deep})).await;
     let m = t
         .wait_log("the deep click", |m| m["value"]["target"] == "deep")
         .await;
@@ -1289,13 +1452,13 @@ async fn a_click_dialog_is_answered_without_a_second_mouseup() {
     let mut t = Tab::open("actions/mousedown-dialog.html").await;
     t.snapshot().await;
     let click = t.uid("click-alert").await;
-    let r = t.ok(json!({"cmd":"click","uid":click})).await;
+    let r = t.act(json!({"cmd":"click","uid":click})).await;
     assert_eq!(r["dialog"]["message"], "Clicked", "{r}");
     t.ok(json!({"cmd":"dialog","accept":true})).await;
     // One press, one release: the release already reached the page before the dialog.
     assert_eq!(t.text("ups").await, "1");
     let other = t.uid("other").await;
-    t.ok(json!({"cmd":"hover","uid":other})).await;
+    t.act(json!({"cmd":"hover","uid":other})).await;
     assert_eq!(t.text("ups").await, "1");
     assert_eq!(t.text("buttons").await, "0");
     t.close().await;
@@ -1321,7 +1484,7 @@ async fn a_dialog_opened_by_focusing_is_reported() {
         t.ok(json!({"cmd":"dialog","accept":true})).await;
         // Focus it away again so the next command focuses it anew.
         let other = t.uid("other").await;
-        t.ok(json!({"cmd":"click","uid":other})).await;
+        t.act(json!({"cmd":"click","uid":other})).await;
     }
     t.close().await;
 }
@@ -1381,7 +1544,7 @@ async fn a_dialog_opening_while_the_page_settles_is_reported() {
     let late = t.uid("late-alert").await;
     let started = std::time::Instant::now();
     let r = t
-        .ok(json!({"cmd":"click","uid":late,"snapshot":true}))
+        .act(json!({"cmd":"click","uid":late,"snapshot":true}))
         .await;
     assert!(
         started.elapsed().as_secs() < 10,
@@ -1407,7 +1570,7 @@ async fn a_frame_part_off_the_page_is_not_interactable_not_covered() {
     assert!(msg.contains("outside the page's viewport"), "{msg}");
     // The part of the same frame that shows still takes clicks.
     let list = t.uid_named("list", "Items");
-    t.ok(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
+    t.act(json!({"cmd":"scroll","uid":list,"direction":"down","pixels":60}))
         .await;
     t.wait_log("the scroll", |m| m["kind"] == "scroll").await;
     t.close().await;

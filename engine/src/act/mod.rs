@@ -76,11 +76,17 @@
 //! with `OCCLUDED` (retryable: the dialog covers the page), saying how to answer it; `pages`
 //! keeps working and lists it under the page's `"dialog"`.
 //!
-//! Every action may add `"dialog":{"type","message"}` (a dialog opened and is waiting for
-//! `{"cmd":"dialog",…}`), `"navigated":true,"url":"…","loaded":bool` (it started a navigation),
-//! `"settled":false` (the DOM was still changing when the 3 s wait ended),
-//! and, with `"snapshot": true`, `"snapshot":<text>` (a JSON value for `"format":"json"`). No
-//! snapshot is taken while a dialog is open (the page cannot answer until it is closed).
+//! Every action's result also holds `"summary"`: a sentence or two saying what was done, to
+//! which element, and what followed, written from the typed result by `crate::summary` (not
+//! here: the steps only write facts). Every action may add `"dialog":{"type","message"}` (a
+//! dialog opened and is waiting for `{"cmd":"dialog",…}`), `"navigated":true,"url":"…",
+//! "loaded":bool` (it started a navigation), `"settled":false` (the DOM was still changing when
+//! the 3 s wait ended), with `"snapshot": true` `"snapshot":<text>` (a JSON value for
+//! `"format":"json"`), and with `"diff": true` `"changes":"<patch>"`: the exact change of the
+//! snapshot text in the view of the page's last `snapshot` command, as a patch of the last
+//! snapshot's text (`crate::render::diff::patch`; the new snapshot becomes the last one). No
+//! snapshot is taken while a dialog is open (the page cannot answer until it is closed):
+//! `snapshot` and `changes` are then `null`, and a `"note"` says why.
 
 mod dialog;
 mod drag;
@@ -227,6 +233,8 @@ pub struct ActTarget<'a> {
     pub uids: &'a mut UidTable,
     pub last: &'a mut Option<Snapshot>,
     pub state: &'a mut ActState,
+    /// The options of the page's last `snapshot` command: the view `"diff": true` compares in.
+    pub view: SnapshotOptions,
 }
 
 /// What the inner steps of an action read: the page (where input goes), the scope the node
@@ -325,12 +333,13 @@ impl Action {
     }
 }
 
-/// What an action reports: the fields its steps wrote, and the snapshot taken after it when
-/// one was asked for (`Some(None)`: none could be taken). The snapshot is kept apart so that
-/// its text is never copied into, or read back out of, JSON.
+/// What an action reports: the fields its steps wrote, and the snapshot and the changes taken
+/// after it when they were asked for (`Some(None)`: none could be taken). They are kept apart
+/// so that their text is never copied into, or read back out of, JSON.
 pub(crate) struct Done {
     pub fields: Map<String, Value>,
     pub snapshot: Option<Option<SnapshotOutput>>,
+    pub changes: Option<Option<String>>,
 }
 
 /// One action command: what to do, to which element, and what to take afterwards.
@@ -343,6 +352,11 @@ pub(crate) struct ActionRequest<'c> {
 }
 
 impl<'c> ActionRequest<'c> {
+    /// The uid the action names, if any.
+    pub(crate) fn uid(&self) -> Option<&'c str> {
+        self.uid
+    }
+
     pub(crate) fn click(c: &'c command::Click) -> Self {
         let action = Action::Click {
             button: c.button,
@@ -458,6 +472,7 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
         uids,
         last,
         state,
+        view,
     } = target;
     if let Some(d) = state.dialogs.current() {
         return Err(dialog::blocked(d));
@@ -585,11 +600,13 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
     let end = End {
         dialog_key: "dialog",
         then,
+        view: &view,
     };
-    let snapshot = finish(page, kept, uids, last, state, &mut out, &end).await;
+    let (snapshot, changes) = finish(page, kept, uids, last, state, &mut out, &end).await;
     Ok(Done {
         fields: out,
         snapshot,
+        changes,
     })
 }
 
@@ -601,17 +618,20 @@ pub(crate) async fn answer(target: ActTarget<'_>, command: &command::AnswerDialo
         uids,
         last,
         state,
+        view,
     } = target;
     let mut out = answer_dialog(page, state, command).await?;
     // Another dialog right after this one is reported as the next one.
     let end = End {
         dialog_key: "next",
         then: &command.then,
+        view: &view,
     };
-    let snapshot = finish(page, kept, uids, last, state, &mut out, &end).await;
+    let (snapshot, changes) = finish(page, kept, uids, last, state, &mut out, &end).await;
     Ok(Done {
         fields: out,
         snapshot,
+        changes,
     })
 }
 
@@ -657,11 +677,22 @@ fn forget_uid(uids: &mut UidTable, uid: &str) {
 struct End<'a> {
     /// The result key an open dialog is reported under.
     dialog_key: &'static str,
-    /// Whether to take a snapshot, and how.
+    /// Whether to take a snapshot and the changes, and how.
     then: &'a AfterAction,
+    /// The view the changes compare in (the options of the page's last `snapshot` command).
+    view: &'a SnapshotOptions,
 }
 
-/// The shared end of every command: report an open dialog, release objects, take the snapshot.
+/// What [`finish`] took: the snapshot and the changes, each `None` when not asked for and
+/// `Some(None)` when it could not be taken.
+type Taken = (Option<Option<SnapshotOutput>>, Option<Option<String>>);
+
+/// The shared end of every command: report an open dialog, release objects, take the snapshot
+/// and the changes.
+///
+/// The changes compare the last snapshot's text in the view with a new snapshot's text in
+/// it, which becomes the page's last snapshot: the next action's changes start from there. With
+/// no earlier snapshot the changes add the whole text.
 async fn finish(
     page: &Page,
     kept: &Kept,
@@ -670,51 +701,104 @@ async fn finish(
     state: &mut ActState,
     out: &mut Map<String, Value>,
     end: &End<'_>,
-) -> Option<Option<SnapshotOutput>> {
+) -> Taken {
+    let (wants_snapshot, wants_diff) = (end.then.snapshot, end.then.diff);
+    let not_taken: Taken = (wants_snapshot.then_some(None), wants_diff.then_some(None));
     let open = state.dialogs.current().map(DialogInfo::to_json);
     let blocked = open.is_some() || (end.dialog_key == "dialog" && out.contains_key("dialog"));
     if let Some(d) = open {
         out.insert(end.dialog_key.into(), d);
     }
     if blocked {
-        if !end.then.snapshot {
-            return None;
+        if !wants_snapshot && !wants_diff {
+            return (None, None);
         }
+        let what = match (wants_snapshot, wants_diff) {
+            (true, true) => "no snapshot was taken and no changes are reported",
+            (true, false) => "no snapshot was taken",
+            _ => "no changes are reported",
+        };
         out.insert(
             "note".into(),
-            Value::String(
-                "a dialog is open and blocks the page, so no snapshot was taken; answer it \
-                 with {\"cmd\":\"dialog\",\"accept\":true|false}"
-                    .into(),
-            ),
+            Value::String(format!(
+                "a dialog is open and blocks the page, so {what}; answer it with \
+                 {{\"cmd\":\"dialog\",\"accept\":true|false}}"
+            )),
         );
-        return Some(None);
+        return not_taken;
     }
     if let Raced::Dialog(d) = state.dialogs.race(live::release(page)).await {
         out.insert(end.dialog_key.into(), d.to_json());
-        return None;
+        return (None, wants_diff.then_some(None));
     }
-    if !end.then.snapshot {
-        return None;
+    if !wants_snapshot && !wants_diff {
+        return (None, None);
     }
-    let taken = state
-        .dialogs
-        .race(take_snapshot(page, kept, uids, last, &end.then.options))
-        .await;
-    match taken {
-        Raced::Done(Ok(taken)) => Some(Some(taken)),
-        Raced::Done(Err(e)) => {
-            out.insert(
-                "snapshotError".into(),
-                json!({ "code": e.code().as_str(), "message": e.message() }),
-            );
-            Some(None)
+    let view = SnapshotOptions {
+        format: crate::render::Format::Text,
+        ..*end.view
+    };
+    // The text the changes start from, before a new snapshot replaces the last one.
+    let before = wants_diff.then(|| last.as_ref().map(|s| s.text_in(&view)).unwrap_or_default());
+    let mut snapshot = None;
+    if wants_snapshot {
+        // Boxed: a snapshot's future is large, and an action's future holds two of them.
+        let taken = state
+            .dialogs
+            .race(Box::pin(take_snapshot(
+                page,
+                kept,
+                uids,
+                last,
+                &end.then.options,
+            )))
+            .await;
+        snapshot = Some(match taken {
+            Raced::Done(Ok(taken)) => Some(taken),
+            Raced::Done(Err(e)) => {
+                out.insert("snapshotError".into(), error_json(&e));
+                None
+            }
+            Raced::Dialog(d) => {
+                out.insert(end.dialog_key.into(), d.to_json());
+                return (Some(None), wants_diff.then_some(None));
+            }
+        });
+    }
+    let Some(before) = before else {
+        return (snapshot, None);
+    };
+    // The snapshot just taken is the one the changes need when it was taken in the view.
+    let same_view = matches!(&snapshot, Some(Some(_)) if end.then.options == view);
+    let after = if same_view {
+        last.as_ref().map(|s| Ok(s.output.clone()))
+    } else {
+        let taken = state
+            .dialogs
+            .race(Box::pin(take_snapshot(page, kept, uids, last, &view)))
+            .await;
+        match taken {
+            Raced::Done(r) => Some(r.map(|s| s.text)),
+            Raced::Dialog(d) => {
+                out.insert(end.dialog_key.into(), d.to_json());
+                None
+            }
         }
-        Raced::Dialog(d) => {
-            out.insert(end.dialog_key.into(), d.to_json());
-            Some(None)
+    };
+    let changes = match after {
+        Some(Ok(after)) => Some(crate::render::diff::patch(&before, &after)),
+        Some(Err(e)) => {
+            out.entry("snapshotError").or_insert_with(|| error_json(&e));
+            None
         }
-    }
+        None => None,
+    };
+    (snapshot, Some(changes))
+}
+
+/// An error as a result's `snapshotError`.
+fn error_json(e: &Error) -> Value {
+    json!({ "code": e.code().as_str(), "message": e.message() })
 }
 
 /// The same live snapshot as the `snapshot` command, as rendered.

@@ -151,3 +151,74 @@ impl Goldens {
         );
     }
 }
+
+/// Applies a patch of an action's `changes` (docs/protocol.md, "Patch") to the text it was made
+/// from. Written here from the documented format alone, apart from the engine's own `apply`, so
+/// that the tests check the format as a client reads it. Panics on a patch that does not fit.
+pub fn apply_changes(before: &str, changes: &str) -> String {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let lines: Vec<&str> = changes.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let (mut copied, mut at) = (0usize, 0usize);
+    while at < lines.len() {
+        let header = lines[at].trim_end_matches('\n');
+        let numbers: Vec<usize> = header
+            .trim_start_matches("@@ -")
+            .trim_end_matches(" @@")
+            .split([',', ' ', '+'])
+            .filter(|s| !s.is_empty())
+            .map(|n| {
+                n.parse()
+                    .unwrap_or_else(|_| panic!("bad hunk header {header:?}"))
+            })
+            .collect();
+        assert!(
+            header.starts_with("@@ -") && numbers.len() == 4,
+            "bad hunk header {header:?}"
+        );
+        let (line, removed, added) = (numbers[0], numbers[1], numbers[3]);
+        let start = if removed == 0 { line } else { line - 1 };
+        assert!(start >= copied, "hunk {header:?} goes back");
+        out.extend(old[copied..start].iter().copied());
+        at += 1;
+        // One side's lines, each with its newline unless a "\ No newline" line follows it.
+        let mut take = |sign: char, n: usize| -> Vec<String> {
+            (0..n)
+                .map(|_| {
+                    let l = lines[at].strip_prefix(sign).unwrap_or_else(|| {
+                        panic!(
+                            "line {:?} of {header:?} should start with {sign}",
+                            lines[at]
+                        )
+                    });
+                    at += 1;
+                    let mut l = l.to_string();
+                    if lines.get(at).is_some_and(|n| n.starts_with('\\')) {
+                        at += 1;
+                        l.pop();
+                    }
+                    l
+                })
+                .collect()
+        };
+        for (i, gone) in take('-', removed).into_iter().enumerate() {
+            assert_eq!(old[start + i], gone, "hunk {header:?} removes another line");
+        }
+        for new in take('+', added) {
+            out.push_str(&new);
+        }
+        copied = start + removed;
+    }
+    out.extend(old[copied..].iter().copied());
+    out
+}
+
+/// Checks that an action's `changes` turn the snapshot text `before` (taken right before the
+/// action) into exactly `fresh` (taken right after it).
+pub fn assert_changes_exact(before: &str, changes: &str, fresh: &str) {
+    let applied = apply_changes(before, changes);
+    assert!(
+        applied == fresh,
+        "the changes do not give the fresh snapshot\n--- before\n{before}\n--- changes\n{changes}\n--- applied\n{applied}\n--- fresh\n{fresh}"
+    );
+}
