@@ -65,6 +65,9 @@ pub enum Command {
     Dialog(AnswerDialog),
     /// The page's main content (or with `all`, the whole visible page) as markdown and text.
     Extract(ExtractOptions),
+    /// A picture of the page, of the whole page or of one element; with `annotate`, every
+    /// interactive element boxed and labelled with its uid.
+    Screenshot(Screenshot),
 }
 
 /// `open`: navigate to a URL or a local file.
@@ -236,6 +239,87 @@ pub struct AnswerDialog {
     /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
+}
+
+/// `screenshot`: a picture of the viewport, of the whole page (`fullPage`) or of one element
+/// (`uid`), returned as base64 or written to a file (`path`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Screenshot {
+    /// `png` (default), `jpeg` or `webp`. An annotated screenshot is always PNG.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub format: ImageFormat,
+    /// Compression quality 0-100 for `jpeg` and `webp` (Chromium's default when absent); not
+    /// used for PNG.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "quality"
+    )]
+    #[schemars(range(min = 0, max = 100))]
+    pub quality: Option<u8>,
+    /// Only this element (its border box, scrolled into view first), by its uid from the
+    /// latest snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// The whole scrollable page instead of the viewport (not with `uid`).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub full_page: bool,
+    /// Take a snapshot first and draw a box and a uid label on every interactive element it
+    /// shows in the picture.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub annotate: bool,
+    /// Write the image to this file instead of returning its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// The encoding of a screenshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    /// Lossless; the default.
+    #[default]
+    Png,
+    /// Lossy, small.
+    Jpeg,
+    /// Lossy or lossless, small.
+    Webp,
+}
+
+impl ImageFormat {
+    /// The wire name (`png`, `jpeg`, `webp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Webp => "webp",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ImageFormat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match lenient_name(d)?.as_str() {
+            "png" => Ok(ImageFormat::Png),
+            "jpeg" | "jpg" => Ok(ImageFormat::Jpeg),
+            "webp" => Ok(ImageFormat::Webp),
+            other => Err(de::Error::custom(format!(
+                "\"format\" must be \"png\", \"jpeg\" or \"webp\", not {other:?}"
+            ))),
+        }
+    }
+}
+
+/// `quality`: a whole number from 0 to 100 (`80.0` is 80).
+fn quality<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u8>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        None => Ok(None),
+        Some(q) if (0.0..=100.0).contains(&q) && q.fract() == 0.0 => Ok(Some(q as u8)),
+        Some(q) => Err(de::Error::custom(format!(
+            "\"quality\" must be a whole number from 0 to 100, not {q}"
+        ))),
+    }
 }
 
 /// A mouse button.
@@ -515,6 +599,10 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("dialog", r#"{"cmd":"dialog","accept":true}"#),
     ("extract", r#"{"cmd":"extract"}"#),
+    (
+        "screenshot",
+        r#"{"cmd":"screenshot","format":"png","annotate":true}"#,
+    ),
 ];
 
 impl Command {
@@ -549,6 +637,7 @@ impl Command {
             Command::Upload(_) => "upload",
             Command::Dialog(_) => "dialog",
             Command::Extract(_) => "extract",
+            Command::Screenshot(_) => "screenshot",
         }
     }
 
@@ -606,6 +695,7 @@ impl Command {
             "upload" => Command::Upload(fields(value, cmd, e)?),
             "dialog" => Command::Dialog(fields(value, cmd, e)?),
             "extract" => Command::Extract(fields(value, cmd, e)?),
+            "screenshot" => Command::Screenshot(fields(value, cmd, e)?),
             other => {
                 return Err(Error::invalid_argument(format!(
                     "the command {other:?} is listed but not read; this is a bug"
@@ -781,6 +871,33 @@ mod tests {
         assert!(m.contains("no \"cmd\" field"), "{m}");
         let m = message(json!({"cmd":"dialog"}));
         assert!(m.contains("\"dialog\" needs a \"accept\" field"), "{m}");
+    }
+
+    #[test]
+    fn screenshot_fields_read_leniently() {
+        let Command::Screenshot(s) = parse(json!({"cmd":"screenshot"})).expect("screenshot") else {
+            panic!()
+        };
+        assert_eq!(s, Screenshot::default());
+        assert_eq!(s.format, ImageFormat::Png);
+        let Command::Screenshot(s) = parse(json!({
+            "cmd":"screenshot","format":" JPEG ","quality":80.0,"fullPage":true,
+            "annotate":null,"uid":null,"path":null
+        }))
+        .expect("screenshot") else {
+            panic!()
+        };
+        assert_eq!(s.format, ImageFormat::Jpeg);
+        assert_eq!(s.quality, Some(80));
+        assert!(s.full_page && !s.annotate);
+        assert_eq!((s.uid, s.path), (None, None));
+        let m = message(json!({"cmd":"screenshot","quality":101}));
+        assert!(
+            m.contains("\"quality\" must be a whole number from 0 to 100"),
+            "{m}"
+        );
+        let m = message(json!({"cmd":"screenshot","format":"gif"}));
+        assert!(m.contains("\"format\" must be \"png\""), "{m}");
     }
 
     #[test]
