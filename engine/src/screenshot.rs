@@ -337,6 +337,7 @@ pub fn labelled<U: UidSource + ?Sized>(
                 width: in_image.width,
                 height: in_image.height,
                 label: uid.clone(),
+                occluded: analysis.click(node).occluded,
             },
             uid,
         });
@@ -373,6 +374,13 @@ pub fn write_file(path: &str, bytes: &[u8]) -> Result<String> {
     temp.write_all(bytes)
         .and_then(|()| temp.as_file().sync_all())
         .map_err(|e| cannot(e.to_string()))?;
+    // A temporary file is made readable by its owner alone; a picture is an ordinary file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let readable = std::fs::Permissions::from_mode(0o644);
+        std::fs::set_permissions(temp.path(), readable).map_err(|e| cannot(e.to_string()))?;
+    }
     // On failure the temporary file is removed when `PersistError` drops it.
     temp.persist(target)
         .map_err(|e| cannot(e.error.to_string()))?;

@@ -292,6 +292,19 @@ async fn path_writes_the_file_and_a_bad_folder_leaves_nothing() {
     );
     let b = std::fs::read(&file).expect("the file");
     assert!(b.starts_with(&[0xFF, 0xD8, 0xFF]));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&file)
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o644,
+            "an ordinary file, not a private temporary one"
+        );
+    }
     assert_eq!(size(&r), (1280, 800));
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .expect("list")

@@ -29,6 +29,9 @@ pub struct Mark {
     pub height: f64,
     /// The label: digits and `_` are drawn, any other character as a blank.
     pub label: String,
+    /// Something else covers the element where a click would land: its outline is dashed, so
+    /// that a box drawn over what covers it does not read as a visible element.
+    pub occluded: bool,
 }
 
 /// Where a label is drawn: a whole-pixel rectangle inside the image.
@@ -54,6 +57,9 @@ impl LabelBox {
 
 /// Width of the outline, image px.
 pub const OUTLINE: i32 = 2;
+/// The dashes of an occluded element's outline: drawn, then left out, image px.
+const DASH: i32 = 6;
+const DASH_GAP: i32 = 4;
 
 /// The colours marks cycle through: saturated and dark or bright enough to stand out on the
 /// usual white, grey and dark page backgrounds, each with the text colour readable on it.
@@ -217,10 +223,28 @@ fn outline(pixmap: &mut Pixmap, m: &Mark, rgb: [u8; 3]) {
         return;
     }
     let t = OUTLINE.min(w).min(h);
-    fill_px(pixmap, left, top, w, t, rgb);
-    fill_px(pixmap, left, bottom - t, w, t, rgb);
-    fill_px(pixmap, left, top, t, h, rgb);
-    fill_px(pixmap, right - t, top, t, h, rgb);
+    if !m.occluded {
+        fill_px(pixmap, left, top, w, t, rgb);
+        fill_px(pixmap, left, bottom - t, w, t, rgb);
+        fill_px(pixmap, left, top, t, h, rgb);
+        fill_px(pixmap, right - t, top, t, h, rgb);
+        return;
+    }
+    // Dashes from every corner along each side.
+    let mut x = left;
+    while x < right {
+        let len = DASH.min(right - x);
+        fill_px(pixmap, x, top, len, t, rgb);
+        fill_px(pixmap, x, bottom - t, len, t, rgb);
+        x += DASH + DASH_GAP;
+    }
+    let mut y = top;
+    while y < bottom {
+        let len = DASH.min(bottom - y);
+        fill_px(pixmap, left, y, t, len, rgb);
+        fill_px(pixmap, right - t, y, t, len, rgb);
+        y += DASH + DASH_GAP;
+    }
 }
 
 /// Fills a whole-pixel rectangle, clipped to the image, without anti-aliasing.
@@ -257,6 +281,7 @@ mod tests {
             width: w,
             height: h,
             label: label.into(),
+            occluded: false,
         }
     }
 
@@ -337,6 +362,27 @@ mod tests {
         assert_eq!(px(51, (40 - h + 1) as u32), fill);
         // Far away: unchanged.
         assert_eq!(px(190, 95), [255, 255, 255]);
+    }
+
+    #[test]
+    fn an_occluded_element_has_a_dashed_outline() {
+        let png = blank_png(200, 100);
+        let marks = [Mark {
+            occluded: true,
+            ..mark(50.0, 40.0, 60.0, 30.0, "3_5")
+        }];
+        let out = annotate_png(&png, &marks).expect("annotate");
+        let p = Pixmap::decode_png(&out).expect("decode");
+        let px = |x: u32, y: u32| {
+            let c = p.pixel(x, y).expect("in the image");
+            [c.red(), c.green(), c.blue()]
+        };
+        let (fill, _) = colour(0);
+        // A dash from the bottom left corner, then a gap.
+        assert_eq!(px(50, 69), fill);
+        assert_eq!(px(55, 69), fill);
+        assert_eq!(px(57, 69), [255, 255, 255]);
+        assert_eq!(px(60, 69), fill);
     }
 
     #[test]
