@@ -221,7 +221,7 @@ async fn full_page_is_taller_than_the_viewport() {
     let (w, h) = size(&r);
     assert!(h > 800, "{h}");
     assert_eq!(h, page_height);
-    assert!(w >= 1265 && w <= 1280, "{w}");
+    assert!((1265..=1280).contains(&w), "{w}");
     let p = decode(&bytes(&r));
     assert_eq!((u64::from(p.width()), u64::from(p.height())), (w, h));
     // The viewport is where it was.
