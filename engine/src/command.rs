@@ -75,6 +75,9 @@ pub enum Command {
     Resize(Resize),
     /// Open a new tab, navigate it and make it the current page.
     NewPage(NewPage),
+    /// A picture of the page, of the whole page or of one element; with `annotate`, every
+    /// interactive element boxed and labelled with its uid.
+    Screenshot(Screenshot),
 }
 
 /// `open`: navigate to a URL or a local file.
@@ -322,6 +325,63 @@ impl WaitFor {
     }
 }
 
+/// `screenshot`: a picture of the viewport, of the whole page (`fullPage`) or of one element
+/// (`uid`), returned as base64 or written to a file (`path`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Screenshot {
+    /// `png` (default), `jpeg` or `webp`. An annotated screenshot is always PNG.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub format: ImageFormat,
+    /// Compression quality 0-100 for `jpeg` and `webp` (Chromium's default when absent); not
+    /// used for PNG.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "quality"
+    )]
+    #[schemars(range(min = 0, max = 100))]
+    pub quality: Option<u8>,
+    /// Only this element (its border box, scrolled into view first), by its uid from the
+    /// latest snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// The whole scrollable page instead of the viewport (not with `uid`).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub full_page: bool,
+    /// Take a snapshot first and draw a box and a uid label on every interactive element it
+    /// shows in the picture.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub annotate: bool,
+    /// Write the image to this file instead of returning its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// The encoding of a screenshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    /// Lossless; the default.
+    #[default]
+    Png,
+    /// Lossy, small.
+    Jpeg,
+    /// Lossy or lossless, small.
+    Webp,
+}
+
+impl ImageFormat {
+    /// The wire name (`png`, `jpeg`, `webp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Webp => "webp",
+        }
+    }
+}
+
 /// The smallest width or height `resize` takes, CSS px.
 pub const VIEWPORT_MIN: u32 = 100;
 /// The largest width or height `resize` takes, CSS px.
@@ -345,6 +405,30 @@ pub struct Resize {
 pub struct NewPage {
     /// A URL (`https://…`, `file://…`, `data:…`) or the path of a local file, as `open` takes.
     pub url: String,
+}
+
+impl<'de> Deserialize<'de> for ImageFormat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match lenient_name(d)?.as_str() {
+            "png" => Ok(ImageFormat::Png),
+            "jpeg" | "jpg" => Ok(ImageFormat::Jpeg),
+            "webp" => Ok(ImageFormat::Webp),
+            other => Err(de::Error::custom(format!(
+                "\"format\" must be \"png\", \"jpeg\" or \"webp\", not {other:?}"
+            ))),
+        }
+    }
+}
+
+/// `quality`: a whole number from 0 to 100 (`80.0` is 80).
+fn quality<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u8>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        None => Ok(None),
+        Some(q) if (0.0..=100.0).contains(&q) && q.fract() == 0.0 => Ok(Some(q as u8)),
+        Some(q) => Err(de::Error::custom(format!(
+            "\"quality\" must be a whole number from 0 to 100, not {q}"
+        ))),
+    }
 }
 
 /// A mouse button.
@@ -686,6 +770,11 @@ const COMMANDS: &[(&str, &str)] = &[
         "new_page",
         r#"{"cmd":"new_page","url":"https://example.com"}"#,
     ),
+
+    (
+        "screenshot",
+        r#"{"cmd":"screenshot","format":"png","annotate":true}"#,
+    ),
 ];
 
 impl Command {
@@ -725,6 +814,7 @@ impl Command {
             Command::WaitFor(_) => "wait_for",
             Command::Resize(_) => "resize",
             Command::NewPage(_) => "new_page",
+            Command::Screenshot(_) => "screenshot",
         }
     }
 
@@ -787,6 +877,7 @@ impl Command {
             "wait_for" => Command::WaitFor(fields(value, cmd, e)?),
             "resize" => Command::Resize(fields(value, cmd, e)?),
             "new_page" => Command::NewPage(fields(value, cmd, e)?),
+            "screenshot" => Command::Screenshot(fields(value, cmd, e)?),
             other => {
                 return Err(Error::invalid_argument(format!(
                     "the command {other:?} is listed but not read; this is a bug"
@@ -1008,6 +1099,32 @@ mod tests {
         assert!(m.contains("\"width\""), "{m}");
         let m = message(json!({"cmd":"new_page"}));
         assert!(m.contains("\"new_page\" needs a \"url\" field"), "{m}");
+    }
+
+    fn screenshot_fields_read_leniently() {
+        let Command::Screenshot(s) = parse(json!({"cmd":"screenshot"})).expect("screenshot") else {
+            panic!()
+        };
+        assert_eq!(s, Screenshot::default());
+        assert_eq!(s.format, ImageFormat::Png);
+        let Command::Screenshot(s) = parse(json!({
+            "cmd":"screenshot","format":" JPEG ","quality":80.0,"fullPage":true,
+            "annotate":null,"uid":null,"path":null
+        }))
+        .expect("screenshot") else {
+            panic!()
+        };
+        assert_eq!(s.format, ImageFormat::Jpeg);
+        assert_eq!(s.quality, Some(80));
+        assert!(s.full_page && !s.annotate);
+        assert_eq!((s.uid, s.path), (None, None));
+        let m = message(json!({"cmd":"screenshot","quality":101}));
+        assert!(
+            m.contains("\"quality\" must be a whole number from 0 to 100"),
+            "{m}"
+        );
+        let m = message(json!({"cmd":"screenshot","format":"gif"}));
+        assert!(m.contains("\"format\" must be \"png\""), "{m}");
     }
 
     #[test]

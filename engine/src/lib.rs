@@ -64,6 +64,8 @@ mod parallel;
 pub mod render;
 pub mod response;
 #[doc(hidden)]
+pub mod screenshot;
+#[doc(hidden)]
 pub mod session;
 #[doc(hidden)]
 pub mod snapshot;

@@ -13,7 +13,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::command::{MouseButton, ScrollDirection};
+use crate::command::{ImageFormat, MouseButton, ScrollDirection};
 use crate::error::{Error, Result};
 pub use crate::extract::Extraction;
 use crate::render::Format;
@@ -65,6 +65,8 @@ pub enum Response {
     Resized(Resized),
     /// `new_page`.
     PageOpened(PageOpened),
+    /// `screenshot`.
+    Screenshot(Screenshot),
 }
 
 impl Response {
@@ -249,6 +251,30 @@ pub struct PageSelected {
 pub struct Closed {
     /// The closed page's target id.
     pub closed: String,
+}
+
+/// `screenshot`: the image, as base64 or written to a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Screenshot {
+    /// The image's encoding (`png` for every annotated screenshot).
+    pub format: ImageFormat,
+    /// The image's width, px.
+    pub width: u32,
+    /// The image's height, px.
+    pub height: u32,
+    /// The image, base64; absent when it was written to `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// The file the image was written to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// With `annotate`: how many elements were labelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotated: Option<usize>,
+    /// With `annotate`: the uids labelled, in the order they were drawn (the colours cycle
+    /// in this order). Every one is a uid of the snapshot the screenshot took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uids: Option<Vec<String>>,
 }
 
 /// What followed an action, common to every action's result.

@@ -14,7 +14,10 @@ use serde_json::{json, Value};
 use crate::act::{ActState, ActTarget, ActionRequest, Navigated, DIALOG_WHILE_LOADING};
 use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
 use crate::cdp::page as cdp_page;
-use crate::command::{self, AnswerDialog, Command};
+use base64::Engine as _;
+
+use crate::analysis::Expand;
+use crate::command::{self, AnswerDialog, Command, ImageFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::extract::{ExtractOptions, Extraction};
 use crate::identity::UidTable;
@@ -181,6 +184,7 @@ impl Session {
             Command::WaitFor(c) => Response::Waited(self.wait_for(&c).await?),
             Command::Resize(c) => Response::Resized(self.resize(&c).await?),
             Command::NewPage(c) => Response::PageOpened(self.new_page(&c.url).await?),
+            Command::Screenshot(c) => Response::Screenshot(self.screenshot(&c).await?),
         })
     }
 
@@ -337,13 +341,13 @@ impl Session {
     /// Navigates the current page (opening one if there is none) to a URL or a local file, and
     /// waits for it to load.
     pub async fn open(&mut self, url: &str) -> Result<Opened> {
-        let mut opened = self.navigate(url).await?;
+        let mut opened = self.navigate_current(url).await?;
         opened.summary = summary::opened(&opened);
         Ok(opened)
     }
 
     /// [`Session::open`] without its summary.
-    async fn navigate(&mut self, url: &str) -> Result<Opened> {
+    async fn navigate_current(&mut self, url: &str) -> Result<Opened> {
         let url = normalize_url(url)?;
         let index = match self.current {
             Some(i) => i,
@@ -410,6 +414,92 @@ impl Session {
         let state = self.current_page_mut()?;
         let work = crate::extract::extract_page(&state.page, &state.kept, &mut state.uids, options);
         state.act.unless_dialog(work).await
+    }
+
+    /// Takes a picture of the viewport, the whole page or one element; with `annotate`, takes a
+    /// snapshot first (as `snapshot` would, in the mode of the last one) and draws a box and a
+    /// uid label on every interactive element it prints that the picture shows.
+    pub async fn screenshot(
+        &mut self,
+        command: &command::Screenshot,
+    ) -> Result<crate::response::Screenshot> {
+        use crate::screenshot::{self as shot, Area};
+        if command.uid.is_some() && command.full_page {
+            return Err(Error::invalid_argument(
+                "\"uid\" and \"fullPage\" cannot be combined: a screenshot is of one element or of the whole page",
+            ));
+        }
+        let state = self.current_page_mut()?;
+        let area = match &command.uid {
+            Some(uid) => Area::Clip(crate::act::element_box(state.act_target(), uid).await?),
+            None if command.full_page => Area::FullPage,
+            None => Area::Viewport,
+        };
+        let mode = state.view.mode;
+        if command.annotate {
+            let options = SnapshotOptions {
+                mode,
+                expand: if command.full_page {
+                    Expand::All
+                } else {
+                    Expand::Viewport
+                },
+                ..SnapshotOptions::default()
+            };
+            let taken = take_snapshot_after(
+                &state.page,
+                &state.kept,
+                &mut state.uids,
+                &options,
+                &mut state.last,
+            );
+            state.act.unless_dialog(taken).await?;
+        }
+        let format = if command.annotate {
+            ImageFormat::Png
+        } else {
+            command.format
+        };
+        let taken = shot::capture(&state.page, area, format, command.quality);
+        let picture = state.act.unless_dialog(taken).await?;
+        let mut labelled_uids = None;
+        let (bytes, base64) = match (&state.last, command.annotate) {
+            (Some(snapshot), true) => {
+                let labels = shot::labelled(
+                    &snapshot.model,
+                    &snapshot.analysis,
+                    &snapshot.uids,
+                    mode,
+                    &picture.placement,
+                    (picture.width, picture.height),
+                    !command.full_page,
+                );
+                let marks: Vec<_> = labels.iter().map(|l| l.mark.clone()).collect();
+                let png = crate::render::annotate::annotate_png(&picture.bytes, &marks)?;
+                labelled_uids = Some(labels.into_iter().map(|l| l.uid).collect::<Vec<_>>());
+                (png, None)
+            }
+            _ => (picture.bytes, Some(picture.base64)),
+        };
+        let (data, path) =
+            match &command.path {
+                Some(path) => (None, Some(shot::write_file(path, &bytes)?)),
+                None => (
+                    Some(base64.unwrap_or_else(|| {
+                        base64::engine::general_purpose::STANDARD.encode(&bytes)
+                    })),
+                    None,
+                ),
+            };
+        Ok(crate::response::Screenshot {
+            format,
+            width: picture.width,
+            height: picture.height,
+            data,
+            path,
+            annotated: labelled_uids.as_ref().map(Vec::len),
+            uids: labelled_uids,
+        })
     }
 
     /// Takes a new snapshot and returns what changed since the previous one of this page, in the

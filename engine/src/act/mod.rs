@@ -610,6 +610,47 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
     })
 }
 
+/// The current border box of the element `uid` names, in the page's viewport CSS px, after
+/// scrolling it into view: what a screenshot of one element clips to. The uid is resolved as
+/// every action resolves it (`NO_SNAPSHOT`, `UNKNOWN_UID`, `STALE_UID`), and a dialog blocks it
+/// as it blocks an action.
+pub(crate) async fn element_box(target: ActTarget<'_>, uid: &str) -> Result<crate::model::Rect> {
+    let ActTarget {
+        page, uids, state, ..
+    } = target;
+    if let Some(d) = state.dialogs.current() {
+        return Err(dialog::blocked(d));
+    }
+    let worlds = &state.worlds;
+    let work = async {
+        let frames = Frames::read(page).await?;
+        let (scope, node) = live::resolve_uid(page, uids, &frames, worlds, uid).await?;
+        let found = pointer::page_box(&scope, &node, uid).await;
+        let found = match found {
+            Err(e)
+                if e.code() == ErrorCode::NotInteractable
+                    || e.code() == ErrorCode::ProtocolError =>
+            {
+                match live::gone_since(&scope, &node).await {
+                    Some(why) => {
+                        forget_uid(uids, uid);
+                        Err(live::stale(uid, why))
+                    }
+                    None => Err(e),
+                }
+            }
+            other => other,
+        };
+        live::release_other_sessions(page, &scope).await;
+        live::release(page).await;
+        found
+    };
+    match state.dialogs.race(work).await {
+        Raced::Done(r) => r,
+        Raced::Dialog(d) => Err(dialog::blocked(&d)),
+    }
+}
+
 /// `dialog`: accepts or dismisses the open dialog, then ends like an action.
 pub(crate) async fn answer(target: ActTarget<'_>, command: &command::AnswerDialog) -> Result<Done> {
     let ActTarget {

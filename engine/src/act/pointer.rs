@@ -210,6 +210,41 @@ async fn content_quads(page: &Page, node: &LiveNode) -> Result<Vec<Vec<f64>>> {
     }
 }
 
+/// The element's current border box in the page's viewport CSS px: scrolled into view first,
+/// then the bounds of its content quads (which follow transforms), carried through every owner
+/// `<iframe>` of an out-of-process frame. Not limited to the viewport.
+pub(crate) async fn page_box(scope: &Scope, node: &LiveNode, label: &str) -> Result<Rect> {
+    let dom = &scope.session;
+    scroll_into_view(dom, node, label).await?;
+    let (quads, levels) = tokio::join!(content_quads(dom, node), scope.levels());
+    let (quads, levels) = (quads?, levels?);
+    let mut bounds: Option<Rect> = None;
+    for poly in quads.iter().filter_map(|q| quad_poly(q)) {
+        if area(&poly) < 0.25 {
+            continue;
+        }
+        for (mut x, mut y) in poly {
+            for level in &levels {
+                (x, y) = level.map(x, y);
+            }
+            let p = Rect::new(x, y, 0.0, 0.0);
+            bounds = Some(bounds.map_or(p, |b| {
+                Rect::from_edges(b.x.min(x), b.y.min(y), b.right().max(x), b.bottom().max(y))
+            }));
+        }
+    }
+    bounds
+        .filter(|b| b.width >= 1.0 && b.height >= 1.0 && b.x.is_finite() && b.y.is_finite())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotInteractable,
+                format!(
+                    "{label} has no size on the page (zero width or height, or not rendered), so there is nothing to take a picture of; take a new snapshot"
+                ),
+            )
+        })
+}
+
 type Poly = Vec<(f64, f64)>;
 
 fn quad_poly(q: &[f64]) -> Option<Poly> {

@@ -139,7 +139,8 @@ pub(crate) struct Level {
 }
 
 impl Level {
-    fn map(&self, x: f64, y: f64) -> (f64, f64) {
+    /// A point of the frame's viewport in the parent's viewport.
+    pub(crate) fn map(&self, x: f64, y: f64) -> (f64, f64) {
         (
             self.origin.0 + x * self.x_axis.0 + y * self.y_axis.0,
             self.origin.1 + x * self.x_axis.1 + y * self.y_axis.1,

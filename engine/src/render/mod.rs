@@ -19,6 +19,7 @@
 //! its quotes. Output is written into one pre-sized `String`; per-node work allocates nothing.
 
 pub mod a11y;
+pub mod annotate;
 pub mod diff;
 pub mod dom;
 pub mod escape;
