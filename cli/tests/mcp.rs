@@ -129,7 +129,13 @@ fn actions_change_the_page_over_stdio() {
         )
         .await;
         ok(&client, "fill", json!({"uid": color, "value": "Green"})).await;
-        ok(&client, "click", json!({"uid": agree})).await;
+        let clicked = ok(&client, "click", json!({"uid": agree})).await;
+        // A sentence naming the element, then what changed, as a patch of the snapshot.
+        assert!(
+            clicked.starts_with(&format!("Clicked checkbox \"I agree\" (uid={agree}).")),
+            "{clicked}"
+        );
+        assert!(clicked.contains("\n@@ -"), "{clicked}");
         ok(&client, "fill", json!({"uid": search, "value": "cobol"})).await;
         ok(&client, "press_key", json!({"key": "Enter"})).await;
 
@@ -163,9 +169,19 @@ fn typing_dragging_waiting_and_resizing() {
         let controlled = uid_of(&snapshot, "textbox \"Controlled\"");
         ok(&client, "click", json!({"uid": controlled})).await;
         ok(&client, "type_text", json!({"text": "typed here"})).await;
-        let found = ok(&client, "wait_for", json!({"text": ["nothing", "TYPED HERE"]})).await;
+        let found = ok(
+            &client,
+            "wait_for",
+            json!({"text": ["nothing", "TYPED HERE"]}),
+        )
+        .await;
         assert!(found.contains("TYPED HERE"), "{found}");
-        let missing = fails(&client, "wait_for", json!({"text": ["no such words"], "timeout": 300})).await;
+        let missing = fails(
+            &client,
+            "wait_for",
+            json!({"text": ["no such words"], "timeout": 300}),
+        )
+        .await;
         assert!(missing.starts_with("TIMEOUT"), "{missing}");
 
         ok(&client, "resize_page", json!({"width": 600, "height": 500})).await;
@@ -178,7 +194,66 @@ fn typing_dragging_waiting_and_resizing() {
         let card = uid_of(&snapshot, "button \"Card A\"");
         let done = uid_of(&snapshot, "\"Done\"");
         ok(&client, "drag", json!({"from_uid": card, "to_uid": done})).await;
-        ok(&client, "wait_for", json!({"text": "dropped card into done"})).await;
+        ok(
+            &client,
+            "wait_for",
+            json!({"text": "dropped card into done"}),
+        )
+        .await;
+        client.cancel().await.expect("close the client");
+    });
+}
+
+#[test]
+fn screenshots_plain_and_annotated() {
+    runtime().block_on(async {
+        let client = stdio_client().await;
+        let url = fixture_url("fixtures/pages/actions/clicks.html");
+        ok(&client, "navigate_page", json!({"url": url})).await;
+        let plain = call(
+            &client,
+            "take_screenshot",
+            json!({"format": "jpeg", "quality": 60}),
+        )
+        .await;
+        assert_ne!(plain.is_error, Some(true), "{}", text(&plain));
+        let image = plain
+            .content
+            .iter()
+            .find_map(|c| c.as_image())
+            .expect("an image");
+        assert_eq!(image.mime_type, "image/jpeg");
+        assert!(image.data.starts_with("/9j/"), "JPEG bytes in base64");
+
+        let annotated = call(&client, "take_screenshot", json!({"annotate": true})).await;
+        let said = text(&annotated);
+        let image = annotated
+            .content
+            .iter()
+            .find_map(|c| c.as_image())
+            .expect("an image");
+        assert!(image.data.starts_with("iVBORw0KGgo"), "PNG bytes in base64");
+        // The labels are uids of the snapshot the screenshot took: actions take them at once.
+        let labelled = said
+            .split("labelled: ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("the labelled uids are named: {said}"));
+        let snapshot = ok(&client, "take_snapshot", json!({})).await;
+        let increment = uid_of(&snapshot, "button \"Increment\"");
+        assert!(
+            labelled
+                .split_whitespace()
+                .any(|u| u.trim_end_matches('.') == increment),
+            "{said}"
+        );
+        ok(&client, "click", json!({"uid": increment})).await;
+
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("shot.png");
+        let saved = ok(&client, "take_screenshot", json!({"filePath": path})).await;
+        assert!(saved.contains("saved to"), "{saved}");
+        let bytes = std::fs::read(&path).expect("the file was written");
+        assert!(bytes.starts_with(b"\x89PNG"));
         client.cancel().await.expect("close the client");
     });
 }
@@ -299,9 +374,15 @@ fn serves_over_http() {
         let by_id = ok(&a, "take_snapshot", json!({"pageId": b_page})).await;
         assert!(by_id.contains("actions/forms.html"), "{by_id}");
         let still = ok(&a, "take_snapshot", json!({})).await;
-        assert!(still.contains("clicks.html"), "a pageId does not select: {still}");
+        assert!(
+            still.contains("clicks.html"),
+            "a pageId does not select: {still}"
+        );
         let pages = ok(&a, "list_pages", json!({})).await;
-        assert!(pages.contains("clicks.html") && pages.contains("forms.html"), "{pages}");
+        assert!(
+            pages.contains("clicks.html") && pages.contains("forms.html"),
+            "{pages}"
+        );
         a.cancel().await.expect("close a client");
         b.cancel().await.expect("close a client");
 

@@ -770,7 +770,6 @@ const COMMANDS: &[(&str, &str)] = &[
         "new_page",
         r#"{"cmd":"new_page","url":"https://example.com"}"#,
     ),
-
     (
         "screenshot",
         r#"{"cmd":"screenshot","format":"png","annotate":true}"#,

@@ -16,8 +16,8 @@ use crate::command::{MouseButton, ScrollDirection};
 use crate::identity::Uid;
 use crate::render::{caps, escape};
 use crate::response::{
-    Aftermath, Choice, Clicked, Dialog, DialogAnswered, Dragged, Filled, Focused, Hovered, Navigation,
-    Opened, Pressed, Scrolled, Selected, Typed, Uploaded,
+    Aftermath, Choice, Clicked, Dialog, DialogAnswered, Dragged, Filled, Focused, Hovered,
+    Navigation, Opened, Pressed, Scrolled, Selected, Typed, Uploaded,
 };
 use crate::snapshot::Snapshot;
 

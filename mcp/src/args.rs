@@ -341,3 +341,31 @@ pub struct ResizePage {
     /// Viewport height, CSS px.
     pub height: u32,
 }
+
+/// `take_screenshot`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TakeScreenshot {
+    #[serde(default)]
+    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    pub page_id: Option<u32>,
+    /// png (default), jpeg or webp.
+    #[serde(default, deserialize_with = "null_default")]
+    pub format: pagesight::command::ImageFormat,
+    /// 0-100, for jpeg and webp.
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 100))]
+    pub quality: Option<f64>,
+    /// Only this element.
+    #[serde(default)]
+    pub uid: Option<String>,
+    /// The whole scrollable page (not with uid).
+    #[serde(default, deserialize_with = "null_default")]
+    pub full_page: bool,
+    /// Box and label every interactive element with its snapshot uid (PNG).
+    #[serde(default, deserialize_with = "null_default")]
+    pub annotate: bool,
+    /// Save the image to this file instead of returning it.
+    #[serde(default)]
+    pub file_path: Option<String>,
+}

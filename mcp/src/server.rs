@@ -207,8 +207,12 @@ impl PagesightServer {
             Some(s) => s.to_string(),
             None => json.to_string(),
         };
-        if let Some(changes) = json.get("changes").and_then(Value::as_str) {
-            text.push_str("\n\n");
+        if let Some(changes) = json
+            .get("changes")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+        {
+            text.push_str("\nChanges since the last snapshot:\n");
             text.push_str(changes);
         }
         if let Some(snapshot) = json.get("snapshot").and_then(Value::as_str) {
@@ -218,10 +222,13 @@ impl PagesightServer {
         answer::success(text, &typed)
     }
 
+    /// After an action: the whole new snapshot when asked for, else what changed since the
+    /// last one.
     fn then(include_snapshot: bool) -> AfterAction {
         AfterAction {
             snapshot: include_snapshot,
             options: snapshot_options(),
+            diff: !include_snapshot,
         }
     }
 }
@@ -253,6 +260,58 @@ impl PagesightServer {
             )));
         }
         Ok(answer::text(snapshot.text))
+    }
+
+    #[tool(
+        description = "Screenshot of the viewport, the full page or one element; with annotate, \
+                       every interactive element boxed and labelled with its snapshot uid.",
+        input_schema = input::<args::TakeScreenshot>()
+    )]
+    async fn take_screenshot(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::TakeScreenshot = tri!(args::parse("take_screenshot", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let quality = match a.quality {
+            Some(q) if (0.0..=100.0).contains(&q) => Some(q.round() as u8),
+            Some(q) => {
+                return Ok(answer::error(&Error::invalid_argument(format!(
+                    "take_screenshot: quality must be from 0 to 100, not {q}"
+                ))))
+            }
+            None => None,
+        };
+        let command = command::Screenshot {
+            format: a.format,
+            quality,
+            uid: a.uid,
+            full_page: a.full_page,
+            annotate: a.annotate,
+            path: a.file_path,
+        };
+        let shot = tri!(tri!(page.session()).screenshot(&command).await);
+        let mut said = format!(
+            "A {}x{} {} screenshot",
+            shot.width,
+            shot.height,
+            shot.format.name()
+        );
+        if let Some(uids) = &shot.uids {
+            said.push_str(&format!(
+                ", {} element(s) labelled: {}",
+                uids.len(),
+                uids.join(" ")
+            ));
+        }
+        let mut result = match &shot.path {
+            Some(path) => answer::text(format!("{said}, saved to {path}.")),
+            None => answer::text(format!("{said}.")),
+        };
+        if let Some(data) = &shot.data {
+            let mime = format!("image/{}", shot.format.name());
+            result
+                .content
+                .push(rmcp::model::ContentBlock::image(data.clone(), mime));
+        }
+        Ok(result)
     }
 
     #[tool(
@@ -473,7 +532,9 @@ impl PagesightServer {
             to_uid: a.to_uid,
             then: Self::then(a.include_snapshot),
         };
-        Ok(Self::action_answer(tri!(page.session()).drag(&command).await))
+        Ok(Self::action_answer(
+            tri!(page.session()).drag(&command).await,
+        ))
     }
 
     #[tool(
@@ -488,7 +549,9 @@ impl PagesightServer {
             submit_key: a.submit_key,
             then: Self::then(false),
         };
-        Ok(Self::action_answer(tri!(page.session()).type_text(&command).await))
+        Ok(Self::action_answer(
+            tri!(page.session()).type_text(&command).await,
+        ))
     }
 
     #[tool(
@@ -506,7 +569,9 @@ impl PagesightServer {
                 .filter(|t| *t > 0)
                 .map(|t| t.min(command::WAIT_FOR_MAX_MS)),
         };
-        Ok(Self::action_answer(tri!(page.session()).wait_for(&command).await))
+        Ok(Self::action_answer(
+            tri!(page.session()).wait_for(&command).await,
+        ))
     }
 
     #[tool(description = "Set the page's viewport size.", input_schema = input::<args::ResizePage>())]
@@ -517,7 +582,9 @@ impl PagesightServer {
             width: a.width,
             height: a.height,
         };
-        Ok(Self::action_answer(tri!(page.session()).resize(&command).await))
+        Ok(Self::action_answer(
+            tri!(page.session()).resize(&command).await,
+        ))
     }
 
     #[tool(
