@@ -76,6 +76,7 @@
 //! snapshot is taken while a dialog is open (the page cannot answer until it is closed).
 
 mod dialog;
+mod evaluate;
 mod form;
 mod keyboard;
 mod live;
@@ -91,6 +92,7 @@ use std::future::Future;
 use serde_json::{json, Map, Value};
 
 pub use dialog::{DialogInfo, DialogWatch};
+pub(crate) use evaluate::evaluate;
 
 use crate::browser::Page;
 use crate::cdp::emulation::SetFocusEmulationEnabledParams;
