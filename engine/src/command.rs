@@ -910,6 +910,33 @@ mod tests {
     }
 
     #[test]
+    fn the_debugging_commands_read_their_ids_and_paging_leniently() {
+        let Command::ConsoleMessage(c) =
+            parse(json!({"cmd":"console_message","msgid":3})).expect("msgid")
+        else {
+            panic!("not a console_message")
+        };
+        assert_eq!(c.id, 3);
+        let Command::NetworkRequest(r) =
+            parse(json!({"cmd":"network_request","reqid":4})).expect("reqid")
+        else {
+            panic!("not a network_request")
+        };
+        assert_eq!(r.id, 4);
+        let Command::ConsoleMessages(l) =
+            parse(json!({"cmd":"console_messages","pageSize":2.0,"pageIdx":null,"types":null}))
+                .expect("paging")
+        else {
+            panic!("not console_messages")
+        };
+        assert_eq!((l.page_size, l.page_idx, l.types.len()), (Some(2), 0, 0));
+        let m = message(json!({"cmd":"network_requests","pageSize":0}));
+        assert!(m.contains("\"pageSize\" must be a whole number"), "{m}");
+        let m = message(json!({"cmd":"evaluate"}));
+        assert!(m.contains("\"evaluate\" needs a \"function\" field"), "{m}");
+    }
+
+    #[test]
     fn unknown_fields_are_ignored() {
         assert!(parse(json!({"cmd":"diff","extra":1})).is_ok());
         assert!(parse(json!({"cmd":"open","url":"x","whatever":[1,2]})).is_ok());
