@@ -22,6 +22,19 @@ pub struct BrowserArgs {
     pub target: Option<String>,
 }
 
+/// What a `run` session may do beyond perceiving and acting.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct DevtoolsArgs {
+    /// Record each page's console messages and network requests, for the console_messages,
+    /// console_message, network_requests and network_request commands (costs the browser
+    /// work on every console call and request, so it is off by default).
+    #[arg(long)]
+    pub collect_devtools: bool,
+    /// Allow the evaluate command, which runs any JavaScript sent to it in the page.
+    #[arg(long)]
+    pub allow_evaluate: bool,
+}
+
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
     /// URL or file path of the page (not needed with --from-capture, nor with --target: the
@@ -83,6 +96,7 @@ fn session_options(browser: &BrowserArgs, viewport: (u32, u32)) -> SessionOption
             device_scale_factor: 1.0,
         },
         load_timeout: None,
+        ..SessionOptions::default()
     }
 }
 
@@ -213,7 +227,11 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
     closed
 }
 
-pub async fn run(file: Option<PathBuf>, browser: BrowserArgs) -> Result<()> {
+pub async fn run(
+    file: Option<PathBuf>,
+    browser: BrowserArgs,
+    devtools: DevtoolsArgs,
+) -> Result<()> {
     exit_on_signals_with_cleanup()?;
     let input: Box<dyn BufRead + Send> = match &file {
         Some(path) => Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(
@@ -221,7 +239,12 @@ pub async fn run(file: Option<PathBuf>, browser: BrowserArgs) -> Result<()> {
         )?)),
         None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
-    let mut session = Session::start(session_options(&browser, (1280, 800))).await?;
+    let options = SessionOptions {
+        collect_devtools: devtools.collect_devtools,
+        allow_evaluate: devtools.allow_evaluate,
+        ..session_options(&browser, (1280, 800))
+    };
+    let mut session = Session::start(options).await?;
     let mut lines = input.lines();
     let result = loop {
         // Reading stdin blocks the thread: the runtime is told so, and hands this worker's other

@@ -32,6 +32,8 @@ enum Cmd {
         file: Option<PathBuf>,
         #[command(flatten)]
         browser: commands::BrowserArgs,
+        #[command(flatten)]
+        devtools: commands::DevtoolsArgs,
     },
     /// Save everything a snapshot needs to FILE (gzip JSON); render it later with
     /// `snapshot --from-capture FILE`.
@@ -71,7 +73,11 @@ fn main() -> ExitCode {
         match cli.command {
             Cmd::Snapshot(args) => commands::snapshot(args).await,
             Cmd::Extract(args) => commands::extract(args).await,
-            Cmd::Run { file, browser } => commands::run(file, browser).await,
+            Cmd::Run {
+                file,
+                browser,
+                devtools,
+            } => commands::run(file, browser, devtools).await,
             Cmd::Capture {
                 page,
                 output,

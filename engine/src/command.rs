@@ -78,6 +78,16 @@ pub enum Command {
     /// A picture of the page, of the whole page or of one element; with `annotate`, every
     /// interactive element boxed and labelled with its uid.
     Screenshot(Screenshot),
+    /// The console messages the page logged, a page of the list at a time.
+    ConsoleMessages(ConsoleMessages),
+    /// One console message with its arguments and stack trace.
+    ConsoleMessage(ConsoleMessage),
+    /// The network requests the page made, a page of the list at a time.
+    NetworkRequests(NetworkRequests),
+    /// One network request with its headers, timing and response body.
+    NetworkRequest(NetworkRequest),
+    /// Run a JavaScript function in the page's main world, with elements as its arguments.
+    Evaluate(Evaluate),
 }
 
 /// `open`: navigate to a URL or a local file.
@@ -431,6 +441,98 @@ fn quality<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u8>, D
     }
 }
 
+/// `console_messages`: which messages, and which part of the list.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleMessages {
+    /// How many messages a page of the list holds (default: all of them in one).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "page_size"
+    )]
+    #[schemars(range(min = 1))]
+    pub page_size: Option<usize>,
+    /// Which page of the list, from 0 (default 0).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub page_idx: usize,
+    /// Only messages of these types (`log`, `info`, `warn`, `error`, `debug`, …); all when
+    /// absent or empty.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub types: Vec<String>,
+}
+
+/// `console_message`: which message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConsoleMessage {
+    /// The message's `id` from `console_messages` (`msgid` is read as well).
+    #[serde(alias = "msgid")]
+    pub id: u64,
+}
+
+/// `network_requests`: which requests, and which part of the list.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkRequests {
+    /// How many requests a page of the list holds (default: all of them in one).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "page_size"
+    )]
+    #[schemars(range(min = 1))]
+    pub page_size: Option<usize>,
+    /// Which page of the list, from 0 (default 0).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub page_idx: usize,
+    /// Only requests of these resource types (`document`, `script`, `stylesheet`, `image`,
+    /// `font`, `xhr`, `fetch`, `other`, …); all when absent or empty.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub resource_types: Vec<String>,
+}
+
+/// `network_request`: which request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NetworkRequest {
+    /// The request's `id` from `network_requests` (`reqid` is read as well).
+    #[serde(alias = "reqid")]
+    pub id: u64,
+}
+
+/// `evaluate`: a JavaScript function to run in the page's main world.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Evaluate {
+    /// The function's source, e.g. `() => document.title` or `(el) => el.innerText`; it may be
+    /// `async`. Its result must be JSON-serialisable.
+    pub function: String,
+    /// Uids from the latest snapshot, passed to the function as its arguments (the elements).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub args: Vec<String>,
+}
+
+/// `pageSize`: a whole number of at least 1.
+fn page_size<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<usize>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        None => Ok(None),
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= usize::MAX as f64 => Ok(Some(n as usize)),
+        Some(n) => Err(de::Error::custom(format!(
+            "\"pageSize\" must be a whole number of at least 1, not {n}"
+        ))),
+    }
+}
+
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -774,6 +876,21 @@ const COMMANDS: &[(&str, &str)] = &[
         "screenshot",
         r#"{"cmd":"screenshot","format":"png","annotate":true}"#,
     ),
+
+    (
+        "console_messages",
+        r#"{"cmd":"console_messages","pageSize":20,"types":["error","warn"]}"#,
+    ),
+    ("console_message", r#"{"cmd":"console_message","id":3}"#),
+    (
+        "network_requests",
+        r#"{"cmd":"network_requests","pageSize":20,"resourceTypes":["fetch","xhr"]}"#,
+    ),
+    ("network_request", r#"{"cmd":"network_request","id":2}"#),
+    (
+        "evaluate",
+        r#"{"cmd":"evaluate","function":"(el) => el.innerText","args":["1_4"]}"#,
+    ),
 ];
 
 impl Command {
@@ -814,6 +931,11 @@ impl Command {
             Command::Resize(_) => "resize",
             Command::NewPage(_) => "new_page",
             Command::Screenshot(_) => "screenshot",
+            Command::ConsoleMessages(_) => "console_messages",
+            Command::ConsoleMessage(_) => "console_message",
+            Command::NetworkRequests(_) => "network_requests",
+            Command::NetworkRequest(_) => "network_request",
+            Command::Evaluate(_) => "evaluate",
         }
     }
 
@@ -877,6 +999,11 @@ impl Command {
             "resize" => Command::Resize(fields(value, cmd, e)?),
             "new_page" => Command::NewPage(fields(value, cmd, e)?),
             "screenshot" => Command::Screenshot(fields(value, cmd, e)?),
+            "console_messages" => Command::ConsoleMessages(fields(value, cmd, e)?),
+            "console_message" => Command::ConsoleMessage(fields(value, cmd, e)?),
+            "network_requests" => Command::NetworkRequests(fields(value, cmd, e)?),
+            "network_request" => Command::NetworkRequest(fields(value, cmd, e)?),
+            "evaluate" => Command::Evaluate(fields(value, cmd, e)?),
             other => {
                 return Err(Error::invalid_argument(format!(
                     "the command {other:?} is listed but not read; this is a bug"
@@ -1124,6 +1251,32 @@ mod tests {
         );
         let m = message(json!({"cmd":"screenshot","format":"gif"}));
         assert!(m.contains("\"format\" must be \"png\""), "{m}");
+    }
+
+    fn the_debugging_commands_read_their_ids_and_paging_leniently() {
+        let Command::ConsoleMessage(c) =
+            parse(json!({"cmd":"console_message","msgid":3})).expect("msgid")
+        else {
+            panic!("not a console_message")
+        };
+        assert_eq!(c.id, 3);
+        let Command::NetworkRequest(r) =
+            parse(json!({"cmd":"network_request","reqid":4})).expect("reqid")
+        else {
+            panic!("not a network_request")
+        };
+        assert_eq!(r.id, 4);
+        let Command::ConsoleMessages(l) =
+            parse(json!({"cmd":"console_messages","pageSize":2.0,"pageIdx":null,"types":null}))
+                .expect("paging")
+        else {
+            panic!("not console_messages")
+        };
+        assert_eq!((l.page_size, l.page_idx, l.types.len()), (Some(2), 0, 0));
+        let m = message(json!({"cmd":"network_requests","pageSize":0}));
+        assert!(m.contains("\"pageSize\" must be a whole number"), "{m}");
+        let m = message(json!({"cmd":"evaluate"}));
+        assert!(m.contains("\"evaluate\" needs a \"function\" field"), "{m}");
     }
 
     #[test]

@@ -17,8 +17,8 @@ use serde::Deserialize;
 
 use crate::browser::{self, Browser, LaunchOptions, LaunchTransport};
 use crate::cdp::{
-    accessibility, browser as cdp_browser, dom, dom_snapshot, emulation, input, page, runtime,
-    schema, target, Command,
+    accessibility, browser as cdp_browser, dom, dom_snapshot, emulation, input, log, network, page,
+    runtime, schema, target, Command,
 };
 use crate::error::Result;
 
@@ -61,6 +61,11 @@ pub const REQUIRED_COMMANDS: &[&str] = &[
     cdp_browser::GetVersionParams::METHOD,
     cdp_browser::CloseParams::METHOD,
     schema::GetDomainsParams::METHOD,
+    // devtools (console and network records, when a session collects them)
+    runtime::EnableParams::METHOD,
+    log::EnableParams::METHOD,
+    network::EnableParams::METHOD,
+    network::GetResponseBodyParams::METHOD,
 ];
 
 /// Domains that exist only at the browser level and are therefore not listed by

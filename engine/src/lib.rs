@@ -50,6 +50,7 @@ pub mod browser;
 #[doc(hidden)]
 pub mod capture;
 pub mod command;
+pub mod devtools;
 pub mod doctor;
 mod error;
 pub mod extract;

@@ -14,6 +14,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::command::{ImageFormat, MouseButton, ScrollDirection};
+pub use crate::devtools::{
+    ConsoleMessageDetail, ConsoleMessageList, ConsoleMessageSummary, NetworkRequestDetail,
+    NetworkRequestList, NetworkRequestSummary, StackFrame, Timing,
+};
 use crate::error::{Error, Result};
 pub use crate::extract::Extraction;
 use crate::render::Format;
@@ -67,6 +71,16 @@ pub enum Response {
     PageOpened(PageOpened),
     /// `screenshot`.
     Screenshot(Screenshot),
+    /// `console_messages`.
+    ConsoleMessages(ConsoleMessageList),
+    /// `console_message`.
+    ConsoleMessage(ConsoleMessageDetail),
+    /// `network_requests`.
+    NetworkRequests(NetworkRequestList),
+    /// `network_request`.
+    NetworkRequest(NetworkRequestDetail),
+    /// `evaluate`.
+    Evaluated(Evaluated),
 }
 
 impl Response {
@@ -669,6 +683,21 @@ pub struct PageOpened {
     /// The navigation, as `open` reports it.
     #[serde(flatten)]
     pub opened: Opened,
+}
+
+/// `evaluate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Evaluated {
+    /// What the function returned (awaited when it is a promise), as JSON; `null` for
+    /// `undefined`, and when a dialog interrupted it.
+    pub value: Value,
+    /// A dialog the function opened; it waits for `{"cmd":"dialog",…}` and the function's
+    /// result is lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    /// What to do about that dialog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The result of an action: it ends with what followed the action.

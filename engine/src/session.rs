@@ -18,14 +18,16 @@ use base64::Engine as _;
 
 use crate::analysis::Expand;
 use crate::command::{self, AnswerDialog, Command, ImageFormat};
+use crate::devtools::{DevtoolsLog, Paging, NOT_COLLECTING};
 use crate::error::{Error, ErrorCode, Result};
 use crate::extract::{ExtractOptions, Extraction};
 use crate::identity::UidTable;
 use crate::live::Kept;
 use crate::response::{
-    typed_result, ActionResult, Clicked, Closed, Dialog, DialogAnswered, Dragged, Filled, Hovered,
-    Navigation, Opened, PageInfo, PageOpened, PageSelected, Pressed, Resized, Response, Scrolled,
-    Selected, Size, SnapshotOutput, Typed, Uploaded, Waited,
+    typed_result, ActionResult, Clicked, Closed, ConsoleMessageDetail, ConsoleMessageList, Dialog,
+    DialogAnswered, Dragged, Evaluated, Filled, Hovered, Navigation, NetworkRequestDetail,
+    NetworkRequestList, Opened, PageInfo, PageOpened, PageSelected, Pressed, Resized, Response,
+    Scrolled, Selected, Size, SnapshotOutput, Typed, Uploaded, Waited,
 };
 use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
 use crate::summary::{self, Element, Names, Summarize, Went};
@@ -46,6 +48,8 @@ struct PageState {
     view: SnapshotOptions,
     /// Dialogs and input state of the page for actions (`crate::act`).
     act: ActState,
+    /// Its console messages and network requests, when the session collects them.
+    devtools: Option<DevtoolsLog>,
 }
 
 impl PageState {
@@ -61,15 +65,29 @@ impl PageState {
         }
     }
 
-    fn new(page: Page) -> Self {
-        PageState {
+    /// The state of a page the session just opened or attached; with `collect_devtools`, its
+    /// console messages and network requests are recorded from now on.
+    async fn new(page: Page, collect_devtools: bool) -> Result<Self> {
+        let devtools = match collect_devtools {
+            true => Some(DevtoolsLog::start(&page).await?),
+            false => None,
+        };
+        Ok(PageState {
             act: ActState::new(&page),
             page,
             kept: Kept::default(),
             uids: UidTable::new(),
             last: None,
             view: SnapshotOptions::default(),
-        }
+            devtools,
+        })
+    }
+
+    /// The page's record of console messages and network requests, or how to turn it on.
+    fn devtools(&self) -> Result<&DevtoolsLog> {
+        self.devtools
+            .as_ref()
+            .ok_or_else(|| Error::invalid_argument(NOT_COLLECTING))
     }
 }
 
@@ -80,6 +98,8 @@ pub struct Session {
     pages: Vec<PageState>,
     current: Option<usize>,
     load_timeout: Duration,
+    collect_devtools: bool,
+    allow_evaluate: bool,
 }
 
 /// Where a session's browser comes from.
@@ -93,6 +113,14 @@ pub struct SessionOptions {
     pub viewport: Viewport,
     /// `None`: [`DEFAULT_LOAD_TIMEOUT`].
     pub load_timeout: Option<Duration>,
+    /// Record each page's console messages and network requests (for `console_messages`,
+    /// `network_requests`, …) from when the session opens or attaches it. Off by default: it
+    /// enables Chromium's `Runtime`, `Log` and `Network` domains on every page, which costs
+    /// the browser work on every console call and request (see [`crate::devtools`]).
+    pub collect_devtools: bool,
+    /// Allow `evaluate`, which runs any JavaScript the caller sends in the page's main world.
+    /// Off by default: it gives whoever sends commands full script power over the page.
+    pub allow_evaluate: bool,
 }
 
 impl Session {
@@ -121,10 +149,13 @@ impl Session {
             pages: Vec::new(),
             current: None,
             load_timeout: options.load_timeout.unwrap_or(DEFAULT_LOAD_TIMEOUT),
+            collect_devtools: options.collect_devtools,
+            allow_evaluate: options.allow_evaluate,
         };
         if let Some(target) = &options.target {
             let page = session.browser.attach_page(target).await?;
-            session.pages.push(PageState::new(page));
+            let state = PageState::new(page, session.collect_devtools).await?;
+            session.pages.push(state);
             session.current = Some(0);
         }
         Ok(session)
@@ -185,7 +216,89 @@ impl Session {
             Command::Resize(c) => Response::Resized(self.resize(&c).await?),
             Command::NewPage(c) => Response::PageOpened(self.new_page(&c.url).await?),
             Command::Screenshot(c) => Response::Screenshot(self.screenshot(&c).await?),
+            Command::ConsoleMessages(c) => {
+                Response::ConsoleMessages(self.console_messages(&c).await?)
+            }
+            Command::ConsoleMessage(c) => Response::ConsoleMessage(self.console_message(&c).await?),
+            Command::NetworkRequests(c) => {
+                Response::NetworkRequests(self.network_requests(&c).await?)
+            }
+            Command::NetworkRequest(c) => Response::NetworkRequest(self.network_request(&c).await?),
+            Command::Evaluate(c) => Response::Evaluated(self.evaluate(&c).await?),
         })
+    }
+
+    /// The console messages of the current page, a page of the list at a time (see
+    /// [`crate::devtools`]).
+    pub async fn console_messages(
+        &mut self,
+        command: &command::ConsoleMessages,
+    ) -> Result<ConsoleMessageList> {
+        let paging = Paging {
+            page_size: command.page_size,
+            page_idx: command.page_idx,
+        };
+        let state = self.current_page_mut()?;
+        state
+            .devtools()?
+            .console_messages(&command.types, paging)
+            .await
+    }
+
+    /// One console message of the current page, with its arguments and stack trace.
+    pub async fn console_message(
+        &mut self,
+        command: &command::ConsoleMessage,
+    ) -> Result<ConsoleMessageDetail> {
+        let state = self.current_page_mut()?;
+        state.devtools()?.console_message(command.id).await
+    }
+
+    /// The network requests of the current page, a page of the list at a time.
+    pub async fn network_requests(
+        &mut self,
+        command: &command::NetworkRequests,
+    ) -> Result<NetworkRequestList> {
+        let paging = Paging {
+            page_size: command.page_size,
+            page_idx: command.page_idx,
+        };
+        let state = self.current_page_mut()?;
+        state
+            .devtools()?
+            .network_requests(&command.resource_types, paging)
+            .await
+    }
+
+    /// One network request of the current page, with its headers, timing and response body.
+    pub async fn network_request(
+        &mut self,
+        command: &command::NetworkRequest,
+    ) -> Result<NetworkRequestDetail> {
+        let state = self.current_page_mut()?;
+        let devtools = state
+            .devtools
+            .as_ref()
+            .ok_or_else(|| Error::invalid_argument(NOT_COLLECTING))?;
+        // Reading the body needs the page: not while a dialog blocks it.
+        state
+            .act
+            .unless_dialog(devtools.network_request(command.id))
+            .await
+    }
+
+    /// Runs a JavaScript function in the current page's main world, with elements of the latest
+    /// snapshot as its arguments; refused unless [`SessionOptions::allow_evaluate`].
+    pub async fn evaluate(&mut self, command: &command::Evaluate) -> Result<Evaluated> {
+        if !self.allow_evaluate {
+            return Err(Error::invalid_argument(
+                "evaluate is off in this session: it runs any JavaScript in the page; start the \
+                 session with it allowed (`pagesight run --allow-evaluate`, or \
+                 `SessionOptions::allow_evaluate`)",
+            ));
+        }
+        let state = self.current_page_mut()?;
+        crate::act::evaluate(state.act_target(), command).await
     }
 
     /// Clicks an element.
@@ -286,7 +399,7 @@ impl Session {
         let url = normalize_url(url)?;
         let page = self.browser.new_page().await?;
         let target_id = page.target_id().to_string();
-        self.pages.push(PageState::new(page));
+        self.pages.push(PageState::new(page, self.collect_devtools).await?);
         let index = self.pages.len() - 1;
         let before = self.current.replace(index);
         let opened = match self.navigate(index, url).await {
@@ -353,7 +466,8 @@ impl Session {
             Some(i) => i,
             None => {
                 let page = self.browser.new_page().await?;
-                self.pages.push(PageState::new(page));
+                let state = PageState::new(page, self.collect_devtools).await?;
+                self.pages.push(state);
                 let i = self.pages.len() - 1;
                 self.current = Some(i);
                 i
@@ -637,7 +751,8 @@ impl Session {
             Some(i) => i,
             None => {
                 let page = self.browser.attach_page(&info.target_id).await?;
-                self.pages.push(PageState::new(page));
+                let state = PageState::new(page, self.collect_devtools).await?;
+                self.pages.push(state);
                 self.pages.len() - 1
             }
         };
@@ -693,7 +808,7 @@ impl Session {
             ));
         }
         let page = self.browser.attach_page(target_id).await?;
-        self.pages.push(PageState::new(page));
+        self.pages.push(PageState::new(page, self.collect_devtools).await?);
         self.current = Some(self.pages.len() - 1);
         Ok(())
     }

@@ -90,6 +90,7 @@
 
 mod dialog;
 mod drag;
+mod evaluate;
 mod form;
 mod keyboard;
 mod live;
@@ -107,6 +108,7 @@ use std::future::Future;
 use serde_json::{json, Map, Value};
 
 pub use dialog::{DialogInfo, DialogWatch};
+pub(crate) use evaluate::evaluate;
 
 use crate::browser::Page;
 use crate::cdp::emulation::SetFocusEmulationEnabledParams;
