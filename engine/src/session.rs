@@ -25,7 +25,7 @@ use crate::response::{
     Navigation, Opened, PageInfo, PageSelected, Pressed, Response, Scrolled, Selected,
     SnapshotOutput, Uploaded,
 };
-use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
+use crate::snapshot::{take_snapshot_after, Shown, Snapshot, SnapshotOptions};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -263,9 +263,15 @@ impl Session {
         })
     }
 
-    /// Takes a snapshot of the current page.
+    /// Takes a snapshot of the current page: with `uid`, of that element's subtree only; with
+    /// `max_chars`, cut to that many characters.
     pub async fn snapshot(&mut self, options: &SnapshotOptions) -> Result<SnapshotOutput> {
         let state = self.current_page_mut()?;
+        if let Some(uid) = &options.uid {
+            // A uid this page never issued, or one an earlier snapshot found gone, is answered
+            // before the page is captured.
+            state.uids.resolve(uid)?;
+        }
         let taken = take_snapshot_after(
             &state.page,
             &state.kept,
@@ -273,12 +279,17 @@ impl Session {
             options,
             &mut state.last,
         );
-        let text = state.act.unless_dialog(taken).await?.output.clone();
+        let snapshot = state.act.unless_dialog(taken).await?;
         state.last_mode = options.mode;
-        Ok(SnapshotOutput {
-            format: options.format,
-            text,
-        })
+        if let (Some(uid), Shown::UidNotShown) = (&options.uid, snapshot.shown) {
+            // The element is gone from the page since the uid was issued: the new snapshot
+            // found it stale.
+            state.uids.resolve(uid)?;
+        }
+        snapshot
+            .shown
+            .check(options.uid.as_deref(), options.mode, options.max_chars)?;
+        Ok(SnapshotOutput::of(snapshot, options))
     }
 
     /// The page's main content (or the whole visible page) as markdown and text, with the uids

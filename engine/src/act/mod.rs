@@ -593,7 +593,13 @@ async fn finish(
     }
     let taken = state
         .dialogs
-        .race(take_snapshot(page, kept, uids, last, &end.then.options))
+        .race(take_snapshot(
+            page,
+            kept,
+            uids,
+            last,
+            &end.then.options.snapshot_options(),
+        ))
         .await;
     match taken {
         Raced::Done(Ok(taken)) => Some(Some(taken)),
@@ -620,10 +626,8 @@ async fn take_snapshot(
     options: &SnapshotOptions,
 ) -> Result<SnapshotOutput> {
     let snapshot = crate::snapshot::take_snapshot_after(page, kept, uids, options, last).await?;
-    Ok(SnapshotOutput {
-        format: options.format,
-        text: snapshot.output.clone(),
-    })
+    snapshot.shown.check(None, options.mode, options.max_chars)?;
+    Ok(SnapshotOutput::of(snapshot, options))
 }
 
 /// The body of one action, raced against dialogs by [`execute`].
