@@ -18,13 +18,7 @@ use crate::render::{render, render_lines, Format, Mode, RenderOptions};
 /// What one snapshot should show and how: the fields of the `snapshot` command (absent or
 /// `null` fields take their defaults).
 #[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
+    Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 #[serde(default)]
 pub struct SnapshotOptions {
@@ -377,7 +371,11 @@ impl Shown {
 
 /// The output of an analysed snapshot and how much of its view it shows: the view rendered,
 /// then cut to the subtree of `options.uid`, then to the budget of `options.max_chars`.
-fn render_shown(snapshot: &Snapshot, options: &SnapshotOptions, consistent: bool) -> (String, Shown) {
+fn render_shown(
+    snapshot: &Snapshot,
+    options: &SnapshotOptions,
+    consistent: bool,
+) -> (String, Shown) {
     let render_options = RenderOptions {
         mode: options.mode,
         format: options.format,

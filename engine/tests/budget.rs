@@ -94,7 +94,10 @@ fn uid_on(line: &str) -> Option<String> {
         return rest.split(' ').next().map(str::to_string);
     }
     let rest = t.strip_prefix('*').unwrap_or(t).strip_prefix('[')?;
-    rest.split(']').next().map(str::to_string)
+    let uid = rest.split(']').next()?;
+    let (a, b) = uid.split_once('_')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    (digits(a) && digits(b)).then(|| uid.to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -135,8 +138,9 @@ async fn the_budget_is_never_exceeded_and_keeps_exact_lines_in_order() {
                 last.contains(&format!("maxChars={max}")) && last.contains("left out"),
                 "{what}: the last line says the budget applied: {last:?}"
             );
-            // The viewport comes first: the first section's heading is kept.
-            if max >= 2_000 {
+            // The viewport comes first: the first section's heading is kept (after the sticky
+            // table of contents, which is in the viewport too).
+            if max >= 10_000 {
                 assert!(text.contains("Section 1: methods"), "{what}:\n{text}");
             }
             // The lines the markers stand for add up to what was left out.
@@ -179,21 +183,28 @@ async fn markers_name_uids_whose_subtree_holds_the_lines_left_out() {
                 Some((uid, n))
             })
             .collect();
+        // The dom view nests only elements inside elements to act on: on this page its runs
+        // lie under the page itself, and no marker names a uid.
         assert!(
-            !markers.is_empty(),
+            mode == "dom" || !markers.is_empty(),
             "{mode}: no marker names a uid:\n{cut}"
         );
         for (uid, n) in markers.iter().take(4) {
-            let sub = text_of(
-                &snapshot(&mut session, json!({"mode": mode, "uid": uid})).await,
-            );
+            let sub = text_of(&snapshot(&mut session, json!({"mode": mode, "uid": uid})).await);
             let line = full
                 .lines()
                 .position(|l| uid_on(l).as_deref() == Some(uid.as_str()))
                 .unwrap_or_else(|| panic!("{mode}: {uid} is not in the full text"));
-            assert_eq!(sub, subtree_of(&full, line, indent), "{mode}: subtree {uid}");
+            assert_eq!(
+                sub,
+                subtree_of(&full, line, indent),
+                "{mode}: subtree {uid}"
+            );
             // Its lines are more than the marker's: the element itself and what was kept of it.
-            assert!(sub.lines().count() > *n, "{mode}: {uid} holds {n} more lines:\n{sub}");
+            assert!(
+                sub.lines().count() > *n,
+                "{mode}: {uid} holds {n} more lines:\n{sub}"
+            );
         }
     }
     session.shutdown().await.expect("close");
@@ -207,7 +218,9 @@ async fn a_subtree_is_the_whole_pages_lines_of_that_element() {
         let lines: Vec<&str> = full.lines().collect();
         // Far below the viewport: a section's region, its heading, and the last button.
         let picks = [
-            lines.iter().position(|l| l.contains("region \"Section 60\"")),
+            lines
+                .iter()
+                .position(|l| l.contains("region \"Section 60\"")),
             lines.iter().position(|l| l.contains("Section 60")),
             lines.iter().position(|l| l.contains("Run example 79")),
             lines.iter().position(|l| uid_on(l).is_some()),
@@ -217,7 +230,11 @@ async fn a_subtree_is_the_whole_pages_lines_of_that_element() {
                 continue;
             };
             let sub = text_of(&snapshot(&mut session, json!({"mode": mode, "uid": uid})).await);
-            assert_eq!(sub, subtree_of(&full, line, indent), "{mode}: subtree {uid}");
+            assert_eq!(
+                sub,
+                subtree_of(&full, line, indent),
+                "{mode}: subtree {uid}"
+            );
             // A subtree within a budget keeps to it as well.
             let cut = snapshot(
                 &mut session,
@@ -253,7 +270,7 @@ async fn bad_uids_and_too_small_budgets_are_clear_errors() {
         .open(&format!("{}/long-reference.html", origins.a))
         .await
         .expect("open");
-    let code = |r: pagesight::error::Result<Value>| match r {
+    let code = |r: pagesight::Result<Value>| match r {
         Ok(v) => panic!("expected an error, got {v}"),
         Err(e) => (e.code().as_str(), e.message().to_string()),
     };
@@ -319,7 +336,12 @@ async fn ordinary_pages_are_whole_within_the_default_budget() {
     let mut session = Session::start(SessionOptions::default())
         .await
         .expect("launch Chromium");
-    for page in ["forms.html", "long-page.html", "widgets-custom.html", "shadow-dom.html"] {
+    for page in [
+        "forms.html",
+        "long-page.html",
+        "widgets-custom.html",
+        "shadow-dom.html",
+    ] {
         session
             .open(&format!("{}/{page}", origins.a))
             .await

@@ -626,7 +626,9 @@ async fn take_snapshot(
     options: &SnapshotOptions,
 ) -> Result<SnapshotOutput> {
     let snapshot = crate::snapshot::take_snapshot_after(page, kept, uids, options, last).await?;
-    snapshot.shown.check(None, options.mode, options.max_chars)?;
+    snapshot
+        .shown
+        .check(None, options.mode, options.max_chars)?;
     Ok(SnapshotOutput::of(snapshot, options))
 }
 

@@ -44,9 +44,9 @@ use std::fmt::Write as _;
 
 use rustc_hash::FxHashMap;
 
+use super::budget::{Line, LineKind, Rendered};
 use super::escape::{self, push_quoted};
 use super::{caps, expand_all, facts, is_password, push_scroll_summary, push_uncaptured, scrolls};
-use super::budget::{Line, LineKind, Rendered};
 use super::{Labels, RenderOptions, UidSource, MASKED};
 use crate::analysis::{Analysis, ScrollInfo};
 use crate::identity::Uid;

@@ -102,8 +102,7 @@ impl Style {
         match self {
             Style::A11y => rest.starts_with("… "),
             Style::Dom => {
-                rest.starts_with("... ")
-                    && rest[4..].split(' ').nth(1).is_some_and(|w| w == "more")
+                rest.starts_with("... ") && rest[4..].split(' ').nth(1).is_some_and(|w| w == "more")
                     || rest.starts_with("... maxChars=")
             }
         }
@@ -141,7 +140,12 @@ pub fn apply(
     }
     let lines = &rendered.lines;
     let n = lines.len();
-    let text = |i: usize| rendered.text.get(lines[i].start..lines[i].end).unwrap_or("");
+    let text = |i: usize| {
+        rendered
+            .text
+            .get(lines[i].start..lines[i].end)
+            .unwrap_or("")
+    };
     let cost: Vec<usize> = (0..n).map(|i| text(i).chars().count() + 1).collect();
     let parent = parents(lines);
     let mut order: Vec<usize> = (0..n).collect();
@@ -280,7 +284,12 @@ fn assemble(
     let mut i = 0;
     while i < n {
         if kept[i] {
-            out.push_str(rendered.text.get(lines[i].start..lines[i].end).unwrap_or(""));
+            out.push_str(
+                rendered
+                    .text
+                    .get(lines[i].start..lines[i].end)
+                    .unwrap_or(""),
+            );
             out.push('\n');
             i += 1;
             continue;

@@ -28,10 +28,10 @@ use std::fmt::Write as _;
 
 use smallvec::SmallVec;
 
+use super::budget::{Line, LineKind, Rendered};
 use super::escape::{self, Style};
 use super::{caps, expand_all, facts, is_password, push_covered_by, push_pages, push_px};
 use super::{push_scroll_summary, scrolls, Labels, RenderOptions, UidSource, MASKED};
-use super::budget::{Line, LineKind, Rendered};
 use crate::analysis::Analysis;
 use crate::identity::Uid;
 use crate::model::{Checked, Display, Model, NodeId};

@@ -137,7 +137,10 @@ async fn measure(session: &mut Session, page: &str, runs: usize) -> Result<(), S
         full.chars().count(),
         full.lines().count(),
         text(&dom).chars().count(),
-        text(&cut["text"]).chars().count().max(text(&cut).chars().count()),
+        text(&cut["text"])
+            .chars()
+            .count()
+            .max(text(&cut).chars().count()),
         cut["omittedLines"],
         ms(median(&whole)),
         if sub.is_empty() {
