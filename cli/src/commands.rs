@@ -56,6 +56,14 @@ pub struct SnapshotArgs {
     /// a11y mode: print the full accessibility tree.
     #[arg(long)]
     verbose: bool,
+    /// Print only this element's subtree, as the whole page prints it (a uid of the page's
+    /// first snapshot, `1_…`).
+    #[arg(long)]
+    uid: Option<String>,
+    /// Print at most this many characters: the most useful lines, with a line for each part
+    /// left out.
+    #[arg(long, value_name = "N")]
+    max_chars: Option<usize>,
     /// Render a capture saved by `pagesight capture` instead of loading a page (no browser).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["page", "browser", "target"])]
     from_capture: Option<PathBuf>,
@@ -83,6 +91,8 @@ fn snapshot_options(args: &SnapshotArgs) -> Result<SnapshotOptions> {
         format: SnapshotOptions::parse_format(&args.format)?,
         expand: SnapshotOptions::parse_expand(&args.expand)?,
         verbose: args.verbose,
+        uid: args.uid.clone(),
+        max_chars: args.max_chars,
     })
 }
 
@@ -151,6 +161,10 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
             args.browser.target.is_some(),
         )
         .await?;
+        if options.uid.is_some() {
+            // The page's first snapshot issues the uids (`1_…`) a subtree is named by.
+            session.snapshot(&SnapshotOptions::default()).await?;
+        }
         Ok(session.snapshot(&options).await?.text)
     }
     .await;

@@ -136,12 +136,48 @@ pub struct AfterAction {
     pub snapshot: bool,
     /// How to take that snapshot.
     #[serde(flatten)]
-    pub options: SnapshotOptions,
+    pub options: ActionSnapshotOptions,
     /// Take a snapshot after the action with the options of the page's last `snapshot` command
     /// (its mode, `expand` and `verbose`, as text) and return in the result's `changes` how its
     /// text differs from the page's last snapshot's, as a patch (docs/protocol.md, "Patch").
     #[serde(default, deserialize_with = "null_as_default")]
     pub diff: bool,
+}
+
+/// How to take the snapshot after an action: the fields of `snapshot` but `uid` (an action's
+/// `uid` is the element it acts on).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ActionSnapshotOptions {
+    /// `a11y` (default) or `dom`.
+    #[serde(deserialize_with = "null_as_default")]
+    pub mode: Mode,
+    /// `text` (default) or `json`.
+    #[serde(deserialize_with = "null_as_default")]
+    pub format: Format,
+    /// How far beyond the viewport to show elements (default: the viewport).
+    #[serde(deserialize_with = "null_as_default")]
+    pub expand: Expand,
+    /// a11y mode: the full AX tree instead of the interesting nodes.
+    #[serde(deserialize_with = "null_as_default")]
+    pub verbose: bool,
+    /// Text formats: at most this many characters (see `snapshot`).
+    #[serde(rename = "maxChars", skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
+}
+
+impl ActionSnapshotOptions {
+    /// The options of the `snapshot` command that takes the same snapshot.
+    pub fn snapshot_options(&self) -> SnapshotOptions {
+        SnapshotOptions {
+            mode: self.mode,
+            format: self.format,
+            expand: self.expand,
+            verbose: self.verbose,
+            uid: None,
+            max_chars: self.max_chars,
+        }
+    }
 }
 
 /// `click`: a trusted mouse click at a visible, uncovered point of the element.

@@ -20,7 +20,9 @@ pub use crate::devtools::{
 };
 use crate::error::{Error, Result};
 pub use crate::extract::Extraction;
+use crate::render::budget::Omitted;
 use crate::render::Format;
+use crate::snapshot::{Shown, Snapshot, SnapshotOptions};
 
 /// The result of any command, as [`Session::execute`](crate::Session::execute) returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -104,25 +106,72 @@ pub struct SnapshotOutput {
     pub format: Format,
     /// The text, or the JSON document.
     pub text: String,
+    /// The `maxChars` asked for (text formats): the result is then an object saying how much
+    /// the budget left out.
+    pub max_chars: Option<usize>,
+    /// What the budget left out; `None` when the text is whole.
+    pub omitted: Option<Omitted>,
 }
 
 impl SnapshotOutput {
-    /// The rendered output as a JSON value: the text as a string, or the parsed document.
+    /// The output of a snapshot taken with `options`.
+    pub fn of(snapshot: &Snapshot, options: &SnapshotOptions) -> SnapshotOutput {
+        SnapshotOutput {
+            format: options.format,
+            text: snapshot.output.clone(),
+            max_chars: options.max_chars.filter(|_| options.format == Format::Text),
+            omitted: match snapshot.shown {
+                Shown::Budgeted(omitted) => Some(omitted),
+                _ => None,
+            },
+        }
+    }
+
+    /// The rendered output as a JSON value: the text as a string, or the parsed document, or
+    /// with a budget the object saying what it left out.
     pub fn to_json(&self) -> Result<Value> {
-        match self.format {
-            Format::Text => Ok(Value::String(self.text.clone())),
-            Format::Json => serde_json::from_str(&self.text).map_err(|e| {
+        match (self.format, self.max_chars) {
+            (Format::Text, None) => Ok(Value::String(self.text.clone())),
+            (Format::Text, Some(_)) => serde_json::to_value(self)
+                .map_err(|e| Error::protocol(format!("the snapshot cannot be written: {e}"))),
+            (Format::Json, _) => serde_json::from_str(&self.text).map_err(|e| {
                 Error::protocol(format!("the JSON renderer produced invalid JSON: {e}"))
             }),
         }
     }
 }
 
+/// The result of a text snapshot taken with `maxChars`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BudgetedJson {
+    text: String,
+    max_chars: usize,
+    /// Whether lines were left out.
+    truncated: bool,
+    omitted_lines: usize,
+    total_lines: usize,
+    total_chars: usize,
+}
+
 impl Serialize for SnapshotOutput {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self.format {
-            Format::Text => s.serialize_str(&self.text),
-            Format::Json => {
+        match (self.format, self.max_chars) {
+            (Format::Text, None) => s.serialize_str(&self.text),
+            (Format::Text, Some(max_chars)) => {
+                let lines = self.text.lines().count();
+                let chars = self.text.chars().count();
+                BudgetedJson {
+                    text: self.text.clone(),
+                    max_chars,
+                    truncated: self.omitted.is_some(),
+                    omitted_lines: self.omitted.map_or(0, |o| o.lines),
+                    total_lines: self.omitted.map_or(lines, |o| o.total_lines),
+                    total_chars: self.omitted.map_or(chars, |o| o.total_chars),
+                }
+                .serialize(s)
+            }
+            (Format::Json, _) => {
                 let raw = serde_json::value::RawValue::from_string(self.text.clone())
                     .map_err(serde::ser::Error::custom)?;
                 raw.serialize(s)
@@ -133,14 +182,33 @@ impl Serialize for SnapshotOutput {
 
 impl<'de> Deserialize<'de> for SnapshotOutput {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Ok(match Value::deserialize(d)? {
+        let value = Value::deserialize(d)?;
+        Ok(match value {
             Value::String(text) => SnapshotOutput {
                 format: Format::Text,
                 text,
+                max_chars: None,
+                omitted: None,
             },
+            Value::Object(ref o) if o.contains_key("maxChars") && o.contains_key("text") => {
+                let b: BudgetedJson =
+                    serde_json::from_value(value).map_err(serde::de::Error::custom)?;
+                SnapshotOutput {
+                    format: Format::Text,
+                    text: b.text,
+                    max_chars: Some(b.max_chars),
+                    omitted: b.truncated.then_some(Omitted {
+                        lines: b.omitted_lines,
+                        total_lines: b.total_lines,
+                        total_chars: b.total_chars,
+                    }),
+                }
+            }
             other => SnapshotOutput {
                 format: Format::Json,
                 text: other.to_string(),
+                max_chars: None,
+                omitted: None,
             },
         })
     }
@@ -152,7 +220,7 @@ impl JsonSchema for SnapshotOutput {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "The snapshot text, or for \"format\":\"json\" the snapshot document (docs/protocol.md, \"Snapshot JSON\")",
+            "description": "The snapshot text; with maxChars an object {text, maxChars, truncated, omittedLines, totalLines, totalChars}; for \"format\":\"json\" the snapshot document (docs/protocol.md, \"Snapshot JSON\")",
             "anyOf": [{ "type": "string" }, { "type": "object" }]
         })
     }

@@ -29,7 +29,7 @@ use crate::response::{
     NetworkRequestList, Opened, PageInfo, PageOpened, PageSelected, Pressed, Resized, Response,
     Scrolled, Selected, Size, SnapshotOutput, Typed, Uploaded, Waited,
 };
-use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
+use crate::snapshot::{take_snapshot_after, Shown, Snapshot, SnapshotOptions};
 use crate::summary::{self, Element, Names, Summarize, Went};
 
 /// How long `open` waits for the page's `load` event before snapshotting anyway.
@@ -61,7 +61,7 @@ impl PageState {
             uids: &mut self.uids,
             last: &mut self.last,
             state: &mut self.act,
-            view: self.view,
+            view: self.view.clone(),
         }
     }
 
@@ -504,9 +504,15 @@ impl Session {
         })
     }
 
-    /// Takes a snapshot of the current page.
+    /// Takes a snapshot of the current page: with `uid`, of that element's subtree only; with
+    /// `max_chars`, cut to that many characters.
     pub async fn snapshot(&mut self, options: &SnapshotOptions) -> Result<SnapshotOutput> {
         let state = self.current_page_mut()?;
+        if let Some(uid) = &options.uid {
+            // A uid this page never issued, or one an earlier snapshot found gone, is answered
+            // before the page is captured.
+            state.uids.resolve(uid)?;
+        }
         let taken = take_snapshot_after(
             &state.page,
             &state.kept,
@@ -514,12 +520,22 @@ impl Session {
             options,
             &mut state.last,
         );
-        let text = state.act.unless_dialog(taken).await?.output.clone();
-        state.view = *options;
-        Ok(SnapshotOutput {
-            format: options.format,
-            text,
-        })
+        let snapshot = state.act.unless_dialog(taken).await?;
+        // The view an action's changes compare in: this snapshot's, of the whole page when it
+        // was of one element.
+        state.view = SnapshotOptions {
+            uid: None,
+            ..options.clone()
+        };
+        if let (Some(uid), Shown::UidNotShown) = (&options.uid, snapshot.shown) {
+            // The element is gone from the page since the uid was issued: the new snapshot
+            // found it stale.
+            state.uids.resolve(uid)?;
+        }
+        snapshot
+            .shown
+            .check(options.uid.as_deref(), options.mode, options.max_chars)?;
+        Ok(SnapshotOutput::of(snapshot, options))
     }
 
     /// The page's main content (or the whole visible page) as markdown and text, with the uids

@@ -9,22 +9,16 @@ use crate::analysis::{analyze_view, Analysis, AnalysisOptions, Expand};
 use crate::browser::Page;
 use crate::capture::{AxScope, Capture};
 use crate::error::{Error, Result};
-use crate::identity::{assign_uids, TableMark, UidAssignment, UidTable};
+use crate::identity::{assign_uids, TableMark, Uid, UidAssignment, UidTable};
 use crate::live::{capture_for_view, confirm_hits, Captured, Inputs, Kept};
 use crate::model::Model;
-use crate::render::{render, Format, Mode, RenderOptions};
+use crate::render::budget::{self, Omitted, TooSmall};
+use crate::render::{render, render_lines, Format, Mode, RenderOptions};
 
 /// What one snapshot should show and how: the fields of the `snapshot` command (absent or
 /// `null` fields take their defaults).
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
+    Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 #[serde(default)]
 pub struct SnapshotOptions {
@@ -40,9 +34,27 @@ pub struct SnapshotOptions {
     /// a11y mode: the full AX tree instead of the interesting nodes.
     #[serde(deserialize_with = "crate::command::null_as_default")]
     pub verbose: bool,
+    /// Show only this element and what is under it: the lines the whole page prints for them,
+    /// moved left to start the text. A subtree is shown whole, whatever `expand` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Text formats: at most this many characters (newlines included). A longer snapshot
+    /// keeps its most useful whole lines (the viewport and what is near it first) and says in
+    /// a line of its own where each part left out is and how to see it. JSON is never cut.
+    #[serde(rename = "maxChars", skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
 }
 
 impl SnapshotOptions {
+    /// The view the analysis and the capture serve: a subtree is shown whole.
+    pub fn view_expand(&self) -> Expand {
+        if self.uid.is_some() {
+            Expand::All
+        } else {
+            self.expand
+        }
+    }
+
     /// Parses the `expand` argument of the command line and the session: a number of CSS px, or
     /// `all`.
     pub fn parse_expand(text: &str) -> Result<Expand> {
@@ -91,6 +103,8 @@ impl SnapshotOptions {
 pub struct Snapshot {
     /// The rendered text (or JSON).
     pub output: String,
+    /// How much of the view `output` shows (a subtree, a budget).
+    pub shown: Shown,
     pub model: Model,
     pub analysis: Analysis,
     pub uids: UidAssignment,
@@ -114,6 +128,7 @@ impl Snapshot {
     pub fn into_output(self) -> String {
         let Snapshot {
             output,
+            shown: _,
             model,
             analysis,
             uids,
@@ -130,7 +145,7 @@ impl Snapshot {
     pub fn text_in(&self, view: &SnapshotOptions) -> String {
         let text = SnapshotOptions {
             format: Format::Text,
-            ..*view
+            ..view.clone()
         };
         match &self.source {
             Some(source) if source.options == text => self.output.clone(),
@@ -217,7 +232,7 @@ pub async fn take_snapshot(
     uids: &mut UidTable,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
-    let scope = AxScope::for_view(options.expand, options.verbose);
+    let scope = AxScope::for_view(options.view_expand(), options.verbose);
     let capture = capture_for_view(page, kept, scope).await?;
     snapshot_of(page, capture, uids, options).await
 }
@@ -232,7 +247,7 @@ pub async fn take_snapshot_after<'s>(
     options: &SnapshotOptions,
     last: &'s mut Option<Snapshot>,
 ) -> Result<&'s Snapshot> {
-    let scope = AxScope::for_view(options.expand, options.verbose);
+    let scope = AxScope::for_view(options.view_expand(), options.verbose);
     let capture = capture_for_view(page, kept, scope).await?;
     if let Some(captured) = unless_repeated(last, capture, uids, page.target_id(), options) {
         Snapshot::replace(last, snapshot_of(page, captured, uids, options).await?);
@@ -250,22 +265,8 @@ async fn snapshot_of(
     let consistent = capture.capture().consistent;
     let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
     confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
-    snapshot.output = if consistent {
-        render_snapshot(&snapshot, options)
-    } else {
-        // A frame kept changing while it was captured: say so in the JSON.
-        crate::render::render(
-            &snapshot.model,
-            &snapshot.analysis,
-            &snapshot.uids,
-            &crate::render::RenderOptions {
-                mode: options.mode,
-                format: options.format,
-                verbose: options.verbose,
-                consistent: false,
-            },
-        )
-    };
+    // A frame that kept changing while it was captured is said so in the JSON.
+    (snapshot.output, snapshot.shown) = render_shown(&snapshot, options, consistent);
     Ok(snapshot)
 }
 
@@ -278,7 +279,7 @@ pub fn process(
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
     let mut snapshot = analyze_capture(capture, table, page_target, options)?;
-    snapshot.output = render_snapshot(&snapshot, options);
+    (snapshot.output, snapshot.shown) = render_shown(&snapshot, options, true);
     Ok(snapshot)
 }
 
@@ -295,7 +296,7 @@ pub fn analyze_capture(
     captured
         .capture()
         .ax_scope
-        .check(options.expand, options.verbose)?;
+        .check(options.view_expand(), options.verbose)?;
     let inputs = captured.inputs().cloned();
     let (model, view) = captured.into_model_and_view()?;
     // Uids depend on the model alone, not on the analysis.
@@ -306,7 +307,7 @@ pub fn analyze_capture(
             analyze_view(
                 &model,
                 &AnalysisOptions {
-                    expand: options.expand,
+                    expand: options.view_expand(),
                 },
                 view,
             )
@@ -315,7 +316,7 @@ pub fn analyze_capture(
     let source = match (inputs, table.settled()) {
         (Some(inputs), Some(table)) if options.format == Format::Text => Some(Source {
             inputs,
-            options: *options,
+            options: options.clone(),
             page_target: page_target.to_string(),
             table,
         }),
@@ -323,6 +324,7 @@ pub fn analyze_capture(
     };
     Ok(Snapshot {
         output: String::new(),
+        shown: Shown::Whole,
         model,
         analysis,
         uids,
@@ -330,19 +332,109 @@ pub fn analyze_capture(
     })
 }
 
-/// Renders an analysed snapshot in the mode and format `options` ask for.
+/// Renders an analysed snapshot in the mode and format `options` ask for, its subtree and
+/// budget applied (what is not shown is said in [`Snapshot::shown`]).
 pub fn render_snapshot(snapshot: &Snapshot, options: &SnapshotOptions) -> String {
-    render(
-        &snapshot.model,
-        &snapshot.analysis,
-        &snapshot.uids,
-        &RenderOptions {
-            mode: options.mode,
-            format: options.format,
-            verbose: options.verbose,
-            consistent: true,
+    render_shown(snapshot, options, true).0
+}
+
+/// How much of its view a snapshot's output shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shown {
+    /// All of it (a subtree: all of the subtree).
+    #[default]
+    Whole,
+    /// What the `maxChars` budget left room for.
+    Budgeted(Omitted),
+    /// The subtree's uid is on no line of the view: the output is empty.
+    UidNotShown,
+    /// The budget is too small to show even the outline: the output is empty.
+    TooSmall(TooSmall),
+}
+
+impl Shown {
+    /// An error for a snapshot that shows nothing of what was asked, else `Ok`. `uid`: the
+    /// subtree asked for.
+    pub fn check(&self, uid: Option<&str>, mode: Mode, max_chars: Option<usize>) -> Result<()> {
+        match self {
+            Shown::Whole | Shown::Budgeted(_) => Ok(()),
+            Shown::UidNotShown => {
+                if let Some(Err(e)) = uid.map(str::parse::<Uid>) {
+                    return Err(e);
+                }
+                Err(Error::invalid_argument(format!(
+                "uid {} is on the page but the {} view does not print it; take the subtree of a \
+                 uid this view prints (a snapshot in this mode shows them)",
+                uid.unwrap_or("?"),
+                match mode {
+                    Mode::A11y => "a11y",
+                    Mode::Dom => "dom",
+                }
+                )))
+            }
+            Shown::TooSmall(t) => Err(Error::invalid_argument(format!(
+                "maxChars {} is too small to show any of this snapshot: its outline alone (a \
+                 line saying what was left out) takes {} characters; ask for more, or for the \
+                 subtree of one element with uid",
+                max_chars.unwrap_or(0),
+                t.needed
+            ))),
+        }
+    }
+}
+
+/// The output of an analysed snapshot and how much of its view it shows: the view rendered,
+/// then cut to the subtree of `options.uid`, then to the budget of `options.max_chars`.
+fn render_shown(
+    snapshot: &Snapshot,
+    options: &SnapshotOptions,
+    consistent: bool,
+) -> (String, Shown) {
+    let render_options = RenderOptions {
+        mode: options.mode,
+        format: options.format,
+        verbose: options.verbose,
+        consistent,
+    };
+    let (model, analysis, uids) = (&snapshot.model, &snapshot.analysis, &snapshot.uids);
+    let uid = match options.uid.as_deref().map(str::parse::<Uid>) {
+        None => None,
+        Some(Ok(uid)) => Some(uid),
+        Some(Err(_)) => return (String::new(), Shown::UidNotShown),
+    };
+    if uid.is_none() && options.max_chars.is_none() {
+        return (render(model, analysis, uids, &render_options), Shown::Whole);
+    }
+    let Some(rendered) = render_lines(model, analysis, uids, &render_options) else {
+        // JSON is for programs, not for a model's context: never cut, only narrowed.
+        let json = render(model, analysis, uids, &render_options);
+        return match uid {
+            None => (json, Shown::Whole),
+            Some(uid) => match crate::render::json::subtree(&json, uid) {
+                Some(json) => (json, Shown::Whole),
+                None => (String::new(), Shown::UidNotShown),
+            },
+        };
+    };
+    let style = match options.mode {
+        Mode::A11y => budget::Style::A11y,
+        Mode::Dom => budget::Style::Dom,
+    };
+    let rendered = match uid {
+        None => rendered,
+        Some(uid) => match budget::subtree(&rendered, uid, style) {
+            Some(sub) => sub,
+            None => return (String::new(), Shown::UidNotShown),
         },
-    )
+    };
+    match options.max_chars {
+        None => (rendered.text, Shown::Whole),
+        Some(max) => match budget::apply(&rendered, max, style) {
+            Ok((text, None)) => (text, Shown::Whole),
+            Ok((text, Some(omitted))) => (text, Shown::Budgeted(omitted)),
+            Err(too_small) => (String::new(), Shown::TooSmall(too_small)),
+        },
+    }
 }
 
 /// Renders a saved capture (gzip'd or plain JSON bytes) with a fresh uid table: the offline
@@ -351,5 +443,9 @@ pub fn render_capture(bytes: &[u8], options: &SnapshotOptions) -> Result<String>
     let capture = Capture::from_bytes(bytes)?;
     let target = capture.target_id.clone().unwrap_or_default();
     let mut table = UidTable::new();
-    Ok(process(capture, &mut table, &target, options)?.into_output())
+    let snapshot = process(capture, &mut table, &target, options)?;
+    snapshot
+        .shown
+        .check(options.uid.as_deref(), options.mode, options.max_chars)?;
+    Ok(snapshot.into_output())
 }

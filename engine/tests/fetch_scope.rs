@@ -159,6 +159,7 @@ async fn compare(name: &str, page: &Page, tally: &mut Tally) {
                 format: Format::Text,
                 expand,
                 verbose: false,
+                ..SnapshotOptions::default()
             };
             let render = |c: Captured| {
                 let mut table = UidTable::new();

@@ -584,7 +584,7 @@ async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
     // uids: from the fourth on, each repeats the last.
     let mut taken = Vec::new();
     for _ in 0..5 {
-        taken.push(take(&mut table, &mut last, a11y).await);
+        taken.push(take(&mut table, &mut last, a11y.clone()).await);
     }
     let repeated: Vec<bool> = taken.iter().map(|(_, r)| *r).collect();
     assert_eq!(repeated, [false, false, false, true, true]);
@@ -601,15 +601,15 @@ async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
     .await;
     let (mut other_table, mut other_last) = (UidTable::new(), None);
     for _ in 0..2 {
-        let (text, _) = take(&mut other_table, &mut other_last, a11y).await;
+        let (text, _) = take(&mut other_table, &mut other_last, a11y.clone()).await;
         assert!(button_line(&text).contains("focused"), "{text}");
     }
-    let (focused, repeated) = take(&mut table, &mut last, a11y).await;
+    let (focused, repeated) = take(&mut table, &mut last, a11y.clone()).await;
     assert!(!repeated);
     assert!(button_line(&focused).contains("focused"), "{focused}");
     let mut again = Vec::new();
     for _ in 0..4 {
-        again.push(take(&mut table, &mut last, a11y).await);
+        again.push(take(&mut table, &mut last, a11y.clone()).await);
     }
     assert!(again.iter().all(|(t, _)| *t == focused), "{again:#?}");
     assert!(
@@ -629,21 +629,21 @@ async fn repeats_only_while_unchanged(page: &pagesight::browser::Page) {
     };
     let old = uid_of(&button_line(&focused));
     table.forget(old);
-    let (renewed, repeated) = take(&mut table, &mut last, a11y).await;
+    let (renewed, repeated) = take(&mut table, &mut last, a11y.clone()).await;
     assert!(!repeated);
     assert_ne!(uid_of(&button_line(&renewed)), old, "{renewed}");
 
     // Another mode, then another format: each computed, each time.
     let dom = SnapshotOptions {
         mode: Mode::Dom,
-        ..a11y
+        ..a11y.clone()
     };
     let json = SnapshotOptions {
         format: Format::Json,
-        ..a11y
+        ..a11y.clone()
     };
-    for options in [dom, json, json] {
-        let (text, repeated) = take(&mut table, &mut last, options).await;
+    for options in [dom, json.clone(), json] {
+        let (text, repeated) = take(&mut table, &mut last, options.clone()).await;
         assert!(!repeated, "{options:?}");
         assert_ne!(text, renewed, "{options:?}");
     }

@@ -779,7 +779,7 @@ async fn finish(
     }
     let view = SnapshotOptions {
         format: crate::render::Format::Text,
-        ..*end.view
+        ..end.view.clone()
     };
     // The text the changes start from, before a new snapshot replaces the last one.
     let before = wants_diff.then(|| last.as_ref().map(|s| s.text_in(&view)).unwrap_or_default());
@@ -793,7 +793,7 @@ async fn finish(
                 kept,
                 uids,
                 last,
-                &end.then.options,
+                &end.then.options.snapshot_options(),
             )))
             .await;
         snapshot = Some(match taken {
@@ -812,7 +812,7 @@ async fn finish(
         return (snapshot, None);
     };
     // The snapshot just taken is the one the changes need when it was taken in the view.
-    let same_view = matches!(&snapshot, Some(Some(_)) if end.then.options == view);
+    let same_view = matches!(&snapshot, Some(Some(_)) if end.then.options.snapshot_options() == view);
     let after = if same_view {
         last.as_ref().map(|s| Ok(s.output.clone()))
     } else {
@@ -853,10 +853,10 @@ async fn take_snapshot(
     options: &SnapshotOptions,
 ) -> Result<SnapshotOutput> {
     let snapshot = crate::snapshot::take_snapshot_after(page, kept, uids, options, last).await?;
-    Ok(SnapshotOutput {
-        format: options.format,
-        text: snapshot.output.clone(),
-    })
+    snapshot
+        .shown
+        .check(None, options.mode, options.max_chars)?;
+    Ok(SnapshotOutput::of(snapshot, options))
 }
 
 /// The body of one action, raced against dialogs by [`execute`]. `other`: the second element

@@ -73,6 +73,8 @@ pub const SNAPSHOT_OPTIONS: SnapshotOptions = SnapshotOptions {
     format: crate::render::Format::Text,
     expand: Expand::All,
     verbose: false,
+    uid: None,
+    max_chars: None,
 };
 
 /// Extracts the content of an analysed snapshot taken with [`SNAPSHOT_OPTIONS`].

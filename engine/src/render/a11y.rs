@@ -44,6 +44,7 @@ use std::fmt::Write as _;
 
 use rustc_hash::FxHashMap;
 
+use super::budget::{Line, LineKind, Rendered};
 use super::escape::{self, push_quoted};
 use super::{caps, expand_all, facts, is_password, push_scroll_summary, push_uncaptured, scrolls};
 use super::{Labels, RenderOptions, UidSource, MASKED};
@@ -90,6 +91,76 @@ pub fn render<U: UidSource + ?Sized>(
         write_line(&mut out, model, analysis, uids, item);
     }
     out
+}
+
+/// Renders the a11y text view with what the budget needs to know of each line (see
+/// [`super::budget`]).
+pub fn render_lines<U: UidSource + ?Sized>(
+    model: &Model,
+    analysis: &Analysis,
+    uids: &U,
+    options: &RenderOptions,
+) -> Rendered {
+    let sel = select(model, analysis, options.verbose);
+    let mut out = Rendered {
+        text: String::with_capacity(sel.items.len() * 56 + 64),
+        lines: Vec::with_capacity(sel.items.len()),
+    };
+    // The distance of each printed depth's latest line, for a node without a box of its own.
+    let mut distances: Vec<f64> = Vec::new();
+    for (i, item) in sel.items.iter().enumerate() {
+        let start = out.text.len();
+        write_line(&mut out.text, model, analysis, uids, item);
+        let dom = match item.node {
+            TreeNode::Ax(a) => model.ax(a).node,
+            TreeNode::Dom(d) => Some(d),
+        };
+        let depth = item.depth as usize;
+        distances.truncate(depth);
+        let inherited = distances.last().copied().unwrap_or(f64::INFINITY);
+        let distance = dom
+            .and_then(|d| facts(analysis, d).bounds())
+            .map_or(inherited, |b| super::view_distance(analysis, &b));
+        distances.push(distance);
+        let role = role(model, item);
+        let kind = if i == 0 {
+            LineKind::Frame
+        } else if item.clickable
+            || dom.is_some_and(|d| facts(analysis, d).interactive)
+            || is_landmark_role(role)
+        {
+            LineKind::Landmark
+        } else {
+            LineKind::Plain
+        };
+        out.lines.push(Line {
+            start,
+            end: out.text.len().saturating_sub(1).max(start),
+            depth: item.depth,
+            uid: uid(model, uids, item.node),
+            kind,
+            distance,
+        });
+    }
+    out
+}
+
+/// Roles an agent finds its way by: headings and landmarks.
+fn is_landmark_role(role: &str) -> bool {
+    matches!(
+        role,
+        "heading"
+            | "main"
+            | "navigation"
+            | "banner"
+            | "contentinfo"
+            | "complementary"
+            | "search"
+            | "form"
+            | "region"
+            | "dialog"
+            | "alertdialog"
+    )
 }
 
 // ----- selection -----

@@ -28,10 +28,12 @@ use std::fmt::Write as _;
 
 use smallvec::SmallVec;
 
+use super::budget::{Line, LineKind, Rendered};
 use super::escape::{self, Style};
 use super::{caps, expand_all, facts, is_password, push_covered_by, push_pages, push_px};
 use super::{push_scroll_summary, scrolls, Labels, RenderOptions, UidSource, MASKED};
 use crate::analysis::Analysis;
+use crate::identity::Uid;
 use crate::model::{Checked, Display, Model, NodeId};
 
 /// One printed element, in pre-order.
@@ -99,13 +101,26 @@ pub fn render<U: UidSource + ?Sized>(
     model: &Model,
     analysis: &Analysis,
     uids: &U,
-    _options: &RenderOptions,
+    options: &RenderOptions,
 ) -> String {
+    render_lines(model, analysis, uids, options).text
+}
+
+/// Renders the dom text view with what the budget needs to know of each line (see
+/// [`super::budget`]).
+pub fn render_lines<U: UidSource + ?Sized>(
+    model: &Model,
+    analysis: &Analysis,
+    uids: &U,
+    _options: &RenderOptions,
+) -> Rendered {
     let printed = printed_flags(model, analysis, uids);
     let all = expand_all(analysis);
     let mut out = String::with_capacity(4096);
+    let mut noted = Noted::default();
     push_page_scroll_line(&mut out, analysis);
     out.push_str("[Start of page]\n");
+    noted.note(&out, LineKind::Frame, 0.0, None);
 
     let mut scratch = String::new();
     let mut free = FreeText::default();
@@ -124,7 +139,7 @@ pub fn render<U: UidSource + ?Sized>(
                 continue;
             }
             if printed[i] {
-                free.flush(&mut out);
+                free.flush(&mut out, &mut noted, analysis);
                 write_element(
                     &mut out,
                     &mut scratch,
@@ -135,6 +150,12 @@ pub fn render<U: UidSource + ?Sized>(
                     id,
                     open.len(),
                 );
+                noted.note(
+                    &out,
+                    LineKind::Landmark,
+                    distance_of(analysis, id),
+                    uids.dom(id),
+                );
                 open.push(id);
             }
         } else if node.is_text() && open.is_empty() {
@@ -143,16 +164,55 @@ pub fn render<U: UidSource + ?Sized>(
             if visible && in_view {
                 if let Some(text) = node.value.map(|v| model.str(v)) {
                     if !escape::is_blank(text) {
-                        free.add(&mut out, text, block_of(model, id));
+                        free.add(&mut out, &mut noted, analysis, text, block_of(model, id));
                     }
                 }
             }
         }
         i += 1;
     }
-    free.flush(&mut out);
+    free.flush(&mut out, &mut noted, analysis);
     out.push_str("[End of page]\n");
-    out
+    noted.note(&out, LineKind::Frame, 0.0, None);
+    Rendered {
+        text: out,
+        lines: noted.lines,
+    }
+}
+
+/// The lines of a text being written, noted as they are completed.
+#[derive(Default)]
+struct Noted {
+    lines: Vec<Line>,
+    /// Where the lines not yet noted start.
+    done: usize,
+}
+
+impl Noted {
+    /// Notes the lines written since the last call, all with these facts.
+    fn note(&mut self, out: &str, kind: LineKind, distance: f64, uid: Option<Uid>) {
+        while let Some(len) = out.get(self.done..).and_then(|rest| rest.find('\n')) {
+            let start = self.done;
+            let end = start + len;
+            let depth = out[start..end].bytes().take_while(|&b| b == b'\t').count() as u32;
+            self.lines.push(Line {
+                start,
+                end,
+                depth,
+                uid,
+                kind,
+                distance,
+            });
+            self.done = end + 1;
+        }
+    }
+}
+
+/// How far a node is from the viewport, in viewport heights.
+fn distance_of(analysis: &Analysis, id: NodeId) -> f64 {
+    facts(analysis, id)
+        .bounds()
+        .map_or(f64::INFINITY, |b| super::view_distance(analysis, &b))
 }
 
 /// `... 0 pixels above (0.0 pages) - 1234 pixels below (1.5 pages) - scroll to see more ...`
@@ -226,9 +286,16 @@ struct FreeText {
 }
 
 impl FreeText {
-    fn add(&mut self, out: &mut String, text: &str, block: Option<NodeId>) {
+    fn add(
+        &mut self,
+        out: &mut String,
+        noted: &mut Noted,
+        analysis: &Analysis,
+        text: &str,
+        block: Option<NodeId>,
+    ) {
         if !self.buf.is_empty() && self.block != block {
-            self.flush(out);
+            self.flush(out, noted, analysis);
         }
         self.block = block;
         if self.buf.len() < caps::FREE_TEXT * 4 {
@@ -239,11 +306,15 @@ impl FreeText {
         }
     }
 
-    fn flush(&mut self, out: &mut String) {
+    fn flush(&mut self, out: &mut String, noted: &mut Noted, analysis: &Analysis) {
         if !self.buf.is_empty() {
             if escape::push_line_text(out, &self.buf, caps::FREE_TEXT) {
                 out.push('\n');
             }
+            let distance = self
+                .block
+                .map_or(f64::INFINITY, |b| distance_of(analysis, b));
+            noted.note(out, LineKind::Plain, distance, None);
             self.buf.clear();
         }
         self.block = None;

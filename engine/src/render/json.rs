@@ -134,6 +134,27 @@ struct JNode<'a> {
     children: Vec<JNode<'a>>,
 }
 
+/// The JSON snapshot `json` with the node showing `uid` as its `root`: the subtree of that
+/// element, every node as the whole document has it. `None` when no node shows `uid`.
+pub fn subtree(json: &str, uid: Uid) -> Option<String> {
+    let mut doc: serde_json::Value = serde_json::from_str(json).ok()?;
+    let wanted = uid.to_string();
+    let mut stack: Vec<&serde_json::Value> = doc.get("root").into_iter().collect();
+    let mut found = None;
+    while let Some(node) = stack.pop() {
+        if node.get("uid").and_then(|u| u.as_str()) == Some(wanted.as_str()) {
+            found = Some(node.clone());
+            break;
+        }
+        if let Some(children) = node.get("children").and_then(|c| c.as_array()) {
+            stack.extend(children.iter().rev());
+        }
+    }
+    let found = found?;
+    *doc.get_mut("root")? = found;
+    Some(doc.to_string())
+}
+
 /// Renders the JSON snapshot for the mode in `options`.
 pub fn render<U: UidSource + ?Sized>(
     model: &Model,

@@ -20,6 +20,7 @@
 
 pub mod a11y;
 pub mod annotate;
+pub mod budget;
 pub mod diff;
 pub mod dom;
 pub mod escape;
@@ -86,6 +87,43 @@ pub fn render<U: UidSource + ?Sized>(
         (Format::Text, Mode::A11y) => a11y::render(model, analysis, uids, options),
         (Format::Text, Mode::Dom) => dom::render(model, analysis, uids, options),
         (Format::Json, _) => json::render(model, analysis, uids, options),
+    }
+}
+
+/// Renders a text mode with what the [`budget`] needs to know of each line; `None` for JSON.
+pub fn render_lines<U: UidSource + ?Sized>(
+    model: &Model,
+    analysis: &Analysis,
+    uids: &U,
+    options: &RenderOptions,
+) -> Option<budget::Rendered> {
+    match (options.format, options.mode) {
+        (Format::Text, Mode::A11y) => Some(a11y::render_lines(model, analysis, uids, options)),
+        (Format::Text, Mode::Dom) => Some(dom::render_lines(model, analysis, uids, options)),
+        (Format::Json, _) => None,
+    }
+}
+
+/// How far a box (viewport coordinates) lies outside the viewport, in viewport sizes: 0 when
+/// it touches the viewport, 1 when it is one viewport height (or width) away.
+pub(crate) fn view_distance(analysis: &Analysis, b: &crate::model::Rect) -> f64 {
+    let v = &analysis.viewport;
+    let away = |start: f64, len: f64, size: f64| {
+        let size = size.max(1.0);
+        let gap = if start + len < 0.0 {
+            -(start + len)
+        } else if start > size {
+            start - size
+        } else {
+            0.0
+        };
+        gap / size
+    };
+    let d = away(b.y, b.height, v.height).max(away(b.x, b.width, v.width));
+    if d.is_finite() {
+        d
+    } else {
+        f64::INFINITY
     }
 }
 

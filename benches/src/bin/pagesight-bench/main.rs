@@ -20,6 +20,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod back_to_back;
 mod bare_floor;
+mod budget;
 mod extract;
 mod live;
 mod peak_mem;
@@ -49,6 +50,8 @@ enum Command {
     BackToBack(back_to_back::Args),
     /// The least CPU any client spends on a snapshot: a bare, blocking client of the pipe.
     BareFloor(bare_floor::Args),
+    /// Whole-page text sizes against the default snapshot budget; subtree against whole.
+    Budget(budget::Args),
     /// `pagesight extract` on a folder of saved article pages: the predictions to score.
     Extract(extract::Args),
     /// pagesight against the floor Chromium sets, on a real headless Chromium.
@@ -162,6 +165,7 @@ fn main() -> ExitCode {
                 bare_floor::run(&args)
             })
         }
+        Command::Budget(args) => pagesight_benches::bench_main("budget", args, budget::run),
         Command::Extract(args) => extract::main(args),
         Command::Live(args) => pagesight_benches::bench_main("live", args, live::run),
         Command::PeakMem(args) => peak_mem::main(args),
