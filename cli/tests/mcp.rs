@@ -40,8 +40,13 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// A client of a new `pagesight mcp` over stdio.
 async fn stdio_client() -> Client {
+    stdio_client_with(&[]).await
+}
+
+/// A client of a new `pagesight mcp ARGS…` over stdio.
+async fn stdio_client_with(args: &[&str]) -> Client {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pagesight"));
-    command.arg("mcp").current_dir(root());
+    command.arg("mcp").args(args).current_dir(root());
     let transport = TokioChildProcess::builder(command)
         .stderr(Stdio::inherit())
         .spawn()
@@ -254,6 +259,75 @@ fn screenshots_plain_and_annotated() {
         assert!(saved.contains("saved to"), "{saved}");
         let bytes = std::fs::read(&path).expect("the file was written");
         assert!(bytes.starts_with(b"\x89PNG"));
+        client.cancel().await.expect("close the client");
+    });
+}
+
+#[test]
+fn console_messages_and_scripts() {
+    runtime().block_on(async {
+        let client = stdio_client_with(&["--allowEvaluate"]).await;
+        let url = fixture_url("fixtures/pages/devtools/console-network.html");
+        ok(&client, "navigate_page", json!({"url": url})).await;
+        let listed = ok(&client, "list_console_messages", json!({"types": ["error", "warn"]})).await;
+        assert!(listed.contains("[warn] careful"), "{listed}");
+        assert!(listed.contains("[error] bad thing"), "{listed}");
+        assert!(!listed.contains("fyi"), "filtered by type: {listed}");
+        let id = listed
+            .split("msgid=")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .expect("a msgid");
+        let one = ok(&client, "get_console_message", json!({"msgid": id.parse::<u64>().expect("a number")})).await;
+        assert!(one.contains("careful") || one.contains("bad thing"), "{one}");
+        let requests = ok(&client, "list_network_requests", json!({})).await;
+        assert!(requests.contains("console-network.html"), "{requests}");
+
+        let snapshot = ok(&client, "take_snapshot", json!({})).await;
+        let heading = uid_of(&snapshot, "heading");
+        let title = ok(&client, "evaluate_script", json!({"function": "() => document.title"})).await;
+        assert!(title.starts_with('"'), "a JSON string: {title}");
+        let tag = ok(
+            &client,
+            "evaluate_script",
+            json!({"function": "(el) => el.tagName", "args": [heading]}),
+        )
+        .await;
+        assert!(tag.starts_with("\"H"), "{tag}");
+        client.cancel().await.expect("close the client");
+
+        // Without the flag, scripts are refused with a message saying how to allow them.
+        let client = stdio_client().await;
+        ok(&client, "navigate_page", json!({"url": url})).await;
+        let refused = fails(&client, "evaluate_script", json!({"function": "() => 1"})).await;
+        assert!(refused.contains("allow-evaluate"), "{refused}");
+        client.cancel().await.expect("close the client");
+    });
+}
+
+#[test]
+fn long_pages_are_budgeted_and_subtrees_cost_only_themselves() {
+    runtime().block_on(async {
+        let client = stdio_client().await;
+        let url = fixture_url("fixtures/pages/budget/long-reference.html");
+        ok(&client, "navigate_page", json!({"url": url})).await;
+        let whole = ok(&client, "take_snapshot", json!({})).await;
+        assert!(whole.chars().count() <= 40_000, "{} characters", whole.chars().count());
+        let marker = whole
+            .lines()
+            .find(|l| l.contains("more lines inside uid="))
+            .unwrap_or_else(|| panic!("a marker names what was left out:\n{whole}"));
+        let uid = marker
+            .split("uid=")
+            .nth(1)
+            .and_then(|t| t.split(':').next())
+            .expect("the marker's uid")
+            .to_string();
+        let small = ok(&client, "take_snapshot", json!({"uid": uid, "maxChars": 2000})).await;
+        assert!(small.starts_with(&format!("uid={uid} ")), "{small}");
+        assert!(small.chars().count() <= 2000);
+        let tiny = fails(&client, "take_snapshot", json!({"maxChars": 5})).await;
+        assert!(tiny.starts_with("INVALID_ARGUMENT"), "{tiny}");
         client.cancel().await.expect("close the client");
     });
 }

@@ -912,7 +912,6 @@ const COMMANDS: &[(&str, &str)] = &[
         "screenshot",
         r#"{"cmd":"screenshot","format":"png","annotate":true}"#,
     ),
-
     (
         "console_messages",
         r#"{"cmd":"console_messages","pageSize":20,"types":["error","warn"]}"#,

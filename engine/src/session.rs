@@ -399,7 +399,8 @@ impl Session {
         let url = normalize_url(url)?;
         let page = self.browser.new_page().await?;
         let target_id = page.target_id().to_string();
-        self.pages.push(PageState::new(page, self.collect_devtools).await?);
+        self.pages
+            .push(PageState::new(page, self.collect_devtools).await?);
         let index = self.pages.len() - 1;
         let before = self.current.replace(index);
         let opened = match self.navigate(index, url).await {
@@ -824,7 +825,8 @@ impl Session {
             ));
         }
         let page = self.browser.attach_page(target_id).await?;
-        self.pages.push(PageState::new(page, self.collect_devtools).await?);
+        self.pages
+            .push(PageState::new(page, self.collect_devtools).await?);
         self.current = Some(self.pages.len() - 1);
         Ok(())
     }

@@ -369,3 +369,15 @@ pub struct TakeScreenshot {
     #[serde(default)]
     pub file_path: Option<String>,
 }
+
+/// An engine command that takes no more than it says, on a page.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OnPage<T> {
+    #[serde(default)]
+    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    pub page_id: Option<u32>,
+    /// The command.
+    #[serde(flatten)]
+    pub command: T,
+}

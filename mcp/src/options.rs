@@ -67,6 +67,9 @@ pub struct BrowserOptions {
     /// `socks5://host:port`).
     #[arg(long = "proxyServer", alias = "proxy-server", value_name = "URL")]
     pub proxy_server: Option<String>,
+    /// Let `evaluate_script` run the caller's JavaScript in pages (off: it is refused).
+    #[arg(long = "allowEvaluate", alias = "allow-evaluate")]
+    pub allow_evaluate: bool,
 }
 
 /// Parses `WIDTHxHEIGHT`.

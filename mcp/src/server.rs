@@ -21,8 +21,9 @@ use serde_json::Value;
 use tokio::sync::{Mutex, MutexGuard};
 
 use pagesight::analysis::Expand;
-use pagesight::command::{self, AfterAction};
+use pagesight::command::{self, ActionSnapshotOptions, AfterAction};
 use pagesight::extract::ExtractOptions;
+use pagesight::render::budget::DEFAULT_MAX_CHARS;
 use pagesight::render::{Format, Mode};
 use pagesight::{Error, Session, SessionOptions, SnapshotOptions};
 
@@ -67,6 +68,9 @@ impl Shared {
                 let browser = self.options.start().await?;
                 let options = SessionOptions {
                     viewport: self.options.viewport(),
+                    // chrome-devtools-mcp's console and network tools list from the start.
+                    collect_devtools: true,
+                    allow_evaluate: self.options.allow_evaluate,
                     ..SessionOptions::default()
                 };
                 Session::with_browser(browser, options).await?
@@ -131,13 +135,26 @@ impl OnPage<'_> {
 }
 
 /// The snapshot every tool takes: the accessibility view of the whole page, as text.
+/// The whole page, within the engine's default budget: an ordinary page is printed whole, a
+/// long one around the viewport with markers naming what was left out and how to get it.
 fn snapshot_options() -> SnapshotOptions {
     SnapshotOptions {
         mode: Mode::A11y,
         format: Format::Text,
         expand: Expand::All,
         verbose: false,
+        uid: None,
+        max_chars: Some(DEFAULT_MAX_CHARS),
     }
+}
+
+/// The last line of a paged list.
+fn paging_line(total: usize, page_idx: usize, pages: usize, dropped: u64) -> String {
+    let mut line = format!("{total} in all; page {} of {}", page_idx + 1, pages.max(1));
+    if dropped > 0 {
+        line.push_str(&format!("; {dropped} older ones were dropped"));
+    }
+    line
 }
 
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
@@ -225,9 +242,16 @@ impl PagesightServer {
     /// After an action: the whole new snapshot when asked for, else what changed since the
     /// last one.
     fn then(include_snapshot: bool) -> AfterAction {
+        let whole = snapshot_options();
         AfterAction {
             snapshot: include_snapshot,
-            options: snapshot_options(),
+            options: ActionSnapshotOptions {
+                mode: whole.mode,
+                format: whole.format,
+                expand: whole.expand,
+                verbose: whole.verbose,
+                max_chars: whole.max_chars,
+            },
             diff: !include_snapshot,
         }
     }
@@ -245,6 +269,8 @@ impl PagesightServer {
         let mut page = tri!(self.on_page(a.page_id).await);
         let options = SnapshotOptions {
             verbose: a.verbose,
+            uid: a.uid,
+            max_chars: Some(a.max_chars.unwrap_or(DEFAULT_MAX_CHARS)),
             ..snapshot_options()
         };
         let snapshot = tri!(tri!(page.session()).snapshot(&options).await);
@@ -607,6 +633,129 @@ impl PagesightServer {
             }
         }
         Ok(answer)
+    }
+
+    #[tool(
+        description = "Run a JavaScript function in the page (main world) and answer its JSON value; args are uids passed as elements. Off unless the server runs with --allowEvaluate.",
+        input_schema = input::<args::OnPage<command::Evaluate>>()
+    )]
+    async fn evaluate_script(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::OnPage<command::Evaluate> =
+            tri!(args::parse("evaluate_script", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let done = tri!(tri!(page.session()).evaluate(&a.command).await);
+        let text = match &done.value {
+            Value::Null if done.dialog.is_some() => {
+                serde_json::to_string(&done).unwrap_or_default()
+            }
+            v => serde_json::to_string_pretty(v).unwrap_or_default(),
+        };
+        Ok(answer::success(text, &done))
+    }
+
+    #[tool(
+        description = "Console messages of the page (paged; filter by types).",
+        input_schema = input::<args::OnPage<command::ConsoleMessages>>()
+    )]
+    async fn list_console_messages(
+        &self,
+        arguments: JsonObject,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: args::OnPage<command::ConsoleMessages> =
+            tri!(args::parse("list_console_messages", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let list = tri!(tri!(page.session()).console_messages(&a.command).await);
+        let mut lines: Vec<String> = list
+            .messages
+            .iter()
+            .map(|m| {
+                let at = match (&m.url, m.line) {
+                    (Some(url), Some(line)) => format!(" ({url}:{line})"),
+                    (Some(url), None) => format!(" ({url})"),
+                    _ => String::new(),
+                };
+                format!("msgid={} [{}] {}{at}", m.id, m.kind, m.text)
+            })
+            .collect();
+        lines.push(paging_line(
+            list.total,
+            list.page_idx,
+            list.pages,
+            list.dropped,
+        ));
+        Ok(answer::success(lines.join("\n"), &list))
+    }
+
+    #[tool(
+        description = "One console message with its arguments and stack trace.",
+        input_schema = input::<args::OnPage<command::ConsoleMessage>>()
+    )]
+    async fn get_console_message(
+        &self,
+        arguments: JsonObject,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: args::OnPage<command::ConsoleMessage> =
+            tri!(args::parse("get_console_message", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let message = tri!(tri!(page.session()).console_message(&a.command).await);
+        Ok(answer::success(
+            serde_json::to_string_pretty(&message).unwrap_or_default(),
+            &message,
+        ))
+    }
+
+    #[tool(
+        description = "Network requests of the page (paged; filter by resourceTypes).",
+        input_schema = input::<args::OnPage<command::NetworkRequests>>()
+    )]
+    async fn list_network_requests(
+        &self,
+        arguments: JsonObject,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: args::OnPage<command::NetworkRequests> =
+            tri!(args::parse("list_network_requests", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let list = tri!(tri!(page.session()).network_requests(&a.command).await);
+        let mut lines: Vec<String> = list
+            .requests
+            .iter()
+            .map(|r| {
+                let outcome = match (&r.status, &r.failure) {
+                    (_, Some(failure)) => format!("failed: {failure}"),
+                    (Some(status), None) => status.to_string(),
+                    (None, None) => r.state.clone(),
+                };
+                format!(
+                    "reqid={} {} {} [{}] {outcome}",
+                    r.id, r.method, r.url, r.resource_type
+                )
+            })
+            .collect();
+        lines.push(paging_line(
+            list.total,
+            list.page_idx,
+            list.pages,
+            list.dropped,
+        ));
+        Ok(answer::success(lines.join("\n"), &list))
+    }
+
+    #[tool(
+        description = "One network request with headers, timing and response body.",
+        input_schema = input::<args::OnPage<command::NetworkRequest>>()
+    )]
+    async fn get_network_request(
+        &self,
+        arguments: JsonObject,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: args::OnPage<command::NetworkRequest> =
+            tri!(args::parse("get_network_request", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let request = tri!(tri!(page.session()).network_request(&a.command).await);
+        Ok(answer::success(
+            serde_json::to_string_pretty(&request).unwrap_or_default(),
+            &request,
+        ))
     }
 
     #[tool(description = "List the browser's pages with their ids.", input_schema = schema_for_empty_input())]

@@ -812,7 +812,8 @@ async fn finish(
         return (snapshot, None);
     };
     // The snapshot just taken is the one the changes need when it was taken in the view.
-    let same_view = matches!(&snapshot, Some(Some(_)) if end.then.options.snapshot_options() == view);
+    let same_view =
+        matches!(&snapshot, Some(Some(_)) if end.then.options.snapshot_options() == view);
     let after = if same_view {
         last.as_ref().map(|s| Ok(s.output.clone()))
     } else {
