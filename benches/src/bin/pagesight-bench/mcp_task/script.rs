@@ -185,7 +185,7 @@ pub fn selected_page_id(text: &str) -> Option<u64> {
         .filter(|l| l.trim_end().ends_with("[selected]"))
         .filter_map(|l| l.trim_start().split_once(':'))
         .filter_map(|(id, _)| id.trim().parse().ok())
-        .last()
+        .next_back()
 }
 
 #[cfg(test)]
