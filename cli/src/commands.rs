@@ -284,3 +284,57 @@ pub async fn doctor() -> Result<()> {
         ))
     }
 }
+
+/// `pagesight mcp`.
+#[derive(clap::Args, Debug)]
+pub struct McpArgs {
+    /// Serve streamable HTTP at http://ADDRESS/mcp instead of stdio: a PORT (on 127.0.0.1) or
+    /// HOST:PORT.
+    #[arg(long, value_name = "[HOST:]PORT")]
+    pub http: Option<String>,
+    /// The address to listen on with `--http` (default 127.0.0.1). Anything but a loopback
+    /// address lets other machines drive the browser.
+    #[arg(long, requires = "http")]
+    pub host: Option<std::net::IpAddr>,
+    #[command(flatten)]
+    pub browser: pagesight_mcp::BrowserOptions,
+}
+
+/// Where `--http` and `--host` say to listen. A host other than loopback must be given with
+/// `--host`, so that exposing the browser to the network is never an accident.
+pub fn http_address(http: &str, host: Option<std::net::IpAddr>) -> Result<std::net::SocketAddr> {
+    use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+    let given: SocketAddr = match http.trim().parse::<u16>() {
+        Ok(port) => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port),
+        Err(_) => http.trim().parse().map_err(|_| {
+            Error::invalid_argument(format!(
+                "--http takes a PORT or HOST:PORT (127.0.0.1:8931), not {http:?}"
+            ))
+        })?,
+    };
+    match host {
+        Some(host) => Ok(SocketAddr::new(host, given.port())),
+        None if given.ip().is_loopback() => Ok(given),
+        None => Err(Error::invalid_argument(format!(
+            "--http {http} would let other machines drive the browser; say --host {} as well \
+             if that is meant",
+            given.ip()
+        ))),
+    }
+}
+
+pub async fn mcp(args: McpArgs) -> Result<()> {
+    match &args.http {
+        None => {
+            exit_on_signals_with_cleanup()?;
+            pagesight_mcp::serve_stdio(&args.browser).await
+        }
+        Some(http) => {
+            let address = http_address(http, args.host)?;
+            pagesight_mcp::serve_http(&args.browser, address, |bound| {
+                eprintln!("pagesight: serving MCP at http://{bound}/mcp");
+            })
+            .await
+        }
+    }
+}

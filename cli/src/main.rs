@@ -48,6 +48,8 @@ enum Cmd {
     },
     /// Find and launch Chromium; report its version and anything pagesight needs that it lacks.
     Doctor,
+    /// Serve the browser to agents over MCP: stdio, or streamable HTTP with `--http`.
+    Mcp(commands::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
                 browser,
             } => commands::capture(page, output, viewport, browser).await,
             Cmd::Doctor => commands::doctor().await,
+            Cmd::Mcp(args) => commands::mcp(args).await,
         }
     })
     .and_then(|result| result);

@@ -65,6 +65,16 @@ pub enum Command {
     Dialog(AnswerDialog),
     /// The page's main content (or with `all`, the whole visible page) as markdown and text.
     Extract(ExtractOptions),
+    /// Drag an element with the mouse and drop it on another.
+    Drag(Drag),
+    /// Type text into whatever has the keyboard focus.
+    TypeText(TypeText),
+    /// Wait until one of some texts appears on the page.
+    WaitFor(WaitFor),
+    /// Set the size of the page's viewport.
+    Resize(Resize),
+    /// Open a new tab, navigate it and make it the current page.
+    NewPage(NewPage),
 }
 
 /// `open`: navigate to a URL or a local file.
@@ -236,6 +246,100 @@ pub struct AnswerDialog {
     /// What to take after the action.
     #[serde(flatten)]
     pub then: AfterAction,
+}
+
+/// `drag`: press the mouse on one element, move it in steps onto another and release it there
+/// (HTML5 drag and drop as well as script-driven dragging).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Drag {
+    /// The uid of the element to drag, from the latest snapshot.
+    #[serde(alias = "from_uid")]
+    pub from_uid: String,
+    /// The uid of the element to drop it on.
+    #[serde(alias = "to_uid")]
+    pub to_uid: String,
+    /// What to take after the action.
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// `type_text`: type text into whatever has the keyboard focus, then optionally press a key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeText {
+    /// The text (a line break presses Enter).
+    #[serde(deserialize_with = "text_like")]
+    #[schemars(schema_with = "text_like_schema")]
+    pub text: String,
+    /// A key or chord to press after typing (`Enter`, `Tab`, `Escape`), as `press` takes it.
+    #[serde(
+        default,
+        alias = "submit_key",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_name"
+    )]
+    pub submit_key: Option<String>,
+    /// What to take after the action.
+    #[serde(flatten)]
+    pub then: AfterAction,
+}
+
+/// How long `wait_for` waits when no timeout is given, in ms.
+pub const WAIT_FOR_DEFAULT_MS: u64 = 5_000;
+/// The longest `wait_for` may be asked to wait, in ms.
+pub const WAIT_FOR_MAX_MS: u64 = 60_000;
+
+/// `wait_for`: wait until any of the texts appears on the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WaitFor {
+    /// One text, or several: the wait ends when any of them appears.
+    #[serde(deserialize_with = "texts_to_find")]
+    #[schemars(schema_with = "one_or_many_schema")]
+    pub text: Vec<String>,
+    /// How long to wait at most, in ms (default 5000, at most 60000; 0 is the default).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "wait_timeout"
+    )]
+    #[schemars(range(min = 0, max = 60000))]
+    pub timeout: Option<u64>,
+}
+
+impl WaitFor {
+    /// The wait asked for, or the default.
+    pub fn timeout_ms(&self) -> u64 {
+        match self.timeout {
+            None | Some(0) => WAIT_FOR_DEFAULT_MS,
+            Some(ms) => ms.min(WAIT_FOR_MAX_MS),
+        }
+    }
+}
+
+/// The smallest width or height `resize` takes, CSS px.
+pub const VIEWPORT_MIN: u32 = 100;
+/// The largest width or height `resize` takes, CSS px.
+pub const VIEWPORT_MAX: u32 = 10_000;
+
+/// `resize`: the size of the page's viewport, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Resize {
+    /// The viewport's width (100 to 10000).
+    #[serde(deserialize_with = "viewport_side")]
+    #[schemars(range(min = 100, max = 10000))]
+    pub width: u32,
+    /// The viewport's height (100 to 10000).
+    #[serde(deserialize_with = "viewport_side")]
+    #[schemars(range(min = 100, max = 10000))]
+    pub height: u32,
+}
+
+/// `new_page`: open a new tab and navigate it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NewPage {
+    /// A URL (`https://…`, `file://…`, `data:…`) or the path of a local file, as `open` takes.
+    pub url: String,
 }
 
 /// A mouse button.
@@ -449,6 +553,57 @@ fn positive_pixels<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Optio
     }
 }
 
+/// An optional key name: absent, `null` or blank is none.
+fn optional_name<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
+    let name = Option::<String>::deserialize(d)?;
+    Ok(name.filter(|n| !n.trim().is_empty()))
+}
+
+/// `wait_for`'s texts: one string or a list, none of them empty.
+fn texts_to_find<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+    let texts = one_or_many(d)?;
+    if texts.is_empty() || texts.iter().any(|t| t.trim().is_empty()) {
+        return Err(de::Error::custom(
+            "\"text\" must name at least one text to wait for, none of them empty",
+        ));
+    }
+    Ok(texts)
+}
+
+/// `wait_for`'s `timeout`: a whole number of ms, 0 to 60000 (`null` or 0: the default).
+fn wait_timeout<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u64>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        None => Ok(None),
+        Some(ms) if ms.is_finite() && ms >= 0.0 && ms.fract() == 0.0 => {
+            if ms > WAIT_FOR_MAX_MS as f64 {
+                return Err(de::Error::custom(format!(
+                    "\"timeout\" is at most {WAIT_FOR_MAX_MS} ms, not {ms}; wait again if the \
+                     page needs longer"
+                )));
+            }
+            Ok(Some(ms as u64))
+        }
+        Some(ms) => Err(de::Error::custom(format!(
+            "\"timeout\" must be a whole number of milliseconds from 0 to {WAIT_FOR_MAX_MS}, not {ms}"
+        ))),
+    }
+}
+
+/// A side of the viewport: a whole number of CSS px within the bounds.
+fn viewport_side<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
+    let px = f64::deserialize(d)?;
+    if !(px.is_finite() && px.fract() == 0.0)
+        || px < f64::from(VIEWPORT_MIN)
+        || px > f64::from(VIEWPORT_MAX)
+    {
+        return Err(de::Error::custom(format!(
+            "\"width\" and \"height\" must be whole CSS px from {VIEWPORT_MIN} to {VIEWPORT_MAX}, \
+             not {px}"
+        )));
+    }
+    Ok(px as u32)
+}
+
 /// A string, or a number or boolean taken as its text (`fill`'s `"true"` for a checkbox).
 fn text_like<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
     match Value::deserialize(d)? {
@@ -515,6 +670,17 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("dialog", r#"{"cmd":"dialog","accept":true}"#),
     ("extract", r#"{"cmd":"extract"}"#),
+    ("drag", r#"{"cmd":"drag","fromUid":"1_12","toUid":"1_15"}"#),
+    (
+        "type_text",
+        r#"{"cmd":"type_text","text":"Ada","submitKey":"Enter"}"#,
+    ),
+    ("wait_for", r#"{"cmd":"wait_for","text":["Saved","Error"]}"#),
+    ("resize", r#"{"cmd":"resize","width":390,"height":844}"#),
+    (
+        "new_page",
+        r#"{"cmd":"new_page","url":"https://example.com"}"#,
+    ),
 ];
 
 impl Command {
@@ -549,6 +715,11 @@ impl Command {
             Command::Upload(_) => "upload",
             Command::Dialog(_) => "dialog",
             Command::Extract(_) => "extract",
+            Command::Drag(_) => "drag",
+            Command::TypeText(_) => "type_text",
+            Command::WaitFor(_) => "wait_for",
+            Command::Resize(_) => "resize",
+            Command::NewPage(_) => "new_page",
         }
     }
 
@@ -606,6 +777,11 @@ impl Command {
             "upload" => Command::Upload(fields(value, cmd, e)?),
             "dialog" => Command::Dialog(fields(value, cmd, e)?),
             "extract" => Command::Extract(fields(value, cmd, e)?),
+            "drag" => Command::Drag(fields(value, cmd, e)?),
+            "type_text" => Command::TypeText(fields(value, cmd, e)?),
+            "wait_for" => Command::WaitFor(fields(value, cmd, e)?),
+            "resize" => Command::Resize(fields(value, cmd, e)?),
+            "new_page" => Command::NewPage(fields(value, cmd, e)?),
             other => {
                 return Err(Error::invalid_argument(format!(
                     "the command {other:?} is listed but not read; this is a bug"
@@ -781,6 +957,50 @@ mod tests {
         assert!(m.contains("no \"cmd\" field"), "{m}");
         let m = message(json!({"cmd":"dialog"}));
         assert!(m.contains("\"dialog\" needs a \"accept\" field"), "{m}");
+    }
+
+    #[test]
+    fn the_input_commands_read_leniently_and_check_their_bounds() {
+        let Command::Drag(d) =
+            parse(json!({"cmd":"drag","from_uid":"1_2","to_uid":"1_3","snapshot":null}))
+                .expect("drag")
+        else {
+            panic!("not a drag")
+        };
+        assert_eq!((d.from_uid.as_str(), d.to_uid.as_str()), ("1_2", "1_3"));
+        let m = message(json!({"cmd":"drag","fromUid":"1_2"}));
+        assert!(m.contains("\"drag\" needs a \"toUid\" field"), "{m}");
+        let Command::TypeText(t) =
+            parse(json!({"cmd":"type_text","text":42,"submitKey":" "})).expect("type_text")
+        else {
+            panic!("not type_text")
+        };
+        assert_eq!((t.text.as_str(), t.submit_key), ("42", None));
+        let Command::WaitFor(w) =
+            parse(json!({"cmd":"wait_for","text":"Saved","timeout":0})).expect("wait_for")
+        else {
+            panic!("not wait_for")
+        };
+        assert_eq!(w.text, vec!["Saved".to_string()]);
+        assert_eq!(w.timeout_ms(), WAIT_FOR_DEFAULT_MS);
+        let m = message(json!({"cmd":"wait_for","text":["a",""]}));
+        assert!(m.contains("none of them empty"), "{m}");
+        let m = message(json!({"cmd":"wait_for","text":"a","timeout":-5}));
+        assert!(m.contains("\"timeout\" must be a whole number"), "{m}");
+        let m = message(json!({"cmd":"wait_for","text":"a","timeout":60001}));
+        assert!(m.contains("at most 60000"), "{m}");
+        let Command::Resize(r) =
+            parse(json!({"cmd":"resize","width":800.0,"height":600})).expect("resize")
+        else {
+            panic!("not resize")
+        };
+        assert_eq!((r.width, r.height), (800, 600));
+        let m = message(json!({"cmd":"resize","width":99,"height":600}));
+        assert!(m.contains("from 100 to 10000"), "{m}");
+        let m = message(json!({"cmd":"resize","width":"wide","height":600}));
+        assert!(m.contains("\"width\""), "{m}");
+        let m = message(json!({"cmd":"new_page"}));
+        assert!(m.contains("\"new_page\" needs a \"url\" field"), "{m}");
     }
 
     #[test]

@@ -55,6 +55,16 @@ pub enum Response {
     DialogAnswered(DialogAnswered),
     /// `extract`.
     Extracted(Extraction),
+    /// `drag`.
+    Dragged(Dragged),
+    /// `type_text`.
+    Typed(Typed),
+    /// `wait_for`.
+    Waited(Waited),
+    /// `resize`.
+    Resized(Resized),
+    /// `new_page`.
+    PageOpened(PageOpened),
 }
 
 impl Response {
@@ -506,6 +516,117 @@ pub struct DialogAnswered {
     pub after: Aftermath,
 }
 
+/// `drag`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Dragged {
+    /// The uid dragged.
+    pub dragged: String,
+    /// The uid it was dropped on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onto: Option<String>,
+    /// Where the mouse was pressed (viewport CSS px).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Point>,
+    /// Where it was released (viewport CSS px).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Point>,
+    /// Whether the page started an HTML5 drag (`dragstart`), which was then dropped with drag
+    /// events; `false`: the page followed the mouse alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<bool>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    /// What followed the action.
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// `type_text`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Typed {
+    /// The text typed.
+    pub typed: String,
+    /// The element that had the keyboard focus and took the text (`null`: it is inside a frame
+    /// whose document cannot be looked into from the page).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub into: Option<Option<Focused>>,
+    /// The value of that field after typing (a password reads `********`), for an `<input>` or
+    /// a `<textarea>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The key or chord pressed after typing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_key: Option<String>,
+    /// With a `submitKey`: what has the keyboard focus afterwards (`null`: the body).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub focus: Option<Option<Focused>>,
+    /// A dialog opened and waits for `{"cmd":"dialog",…}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+    /// What followed the action.
+    #[serde(flatten)]
+    pub after: Aftermath,
+}
+
+/// `wait_for`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Waited {
+    /// The text that appeared (the first of the list, when several did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    /// How long the wait took, in ms.
+    pub waited: u64,
+    /// A dialog opened meanwhile and waits for `{"cmd":"dialog",…}`; the wait ended there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
+}
+
+/// `resize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Resized {
+    /// The width asked for.
+    pub width: u32,
+    /// The height asked for.
+    pub height: u32,
+    /// The page's `innerWidth` and `innerHeight` afterwards, read back from the page.
+    pub inner: Size,
+    /// The device pixel ratio.
+    pub device_pixel_ratio: f64,
+}
+
+/// A width and a height, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Size {
+    /// The width.
+    pub width: f64,
+    /// The height.
+    pub height: f64,
+}
+
+/// `new_page`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageOpened {
+    /// Chromium's id of the new page.
+    pub target_id: String,
+    /// Its `index` in the `pages` list (what `select_page` takes).
+    pub index: usize,
+    /// The navigation, as `open` reports it.
+    #[serde(flatten)]
+    pub opened: Opened,
+}
+
 /// The result of an action: it ends with what followed the action.
 pub(crate) trait ActionResult: serde::de::DeserializeOwned + Serialize {
     fn aftermath(&mut self) -> &mut Aftermath;
@@ -530,6 +651,8 @@ action_results! {
     Scrolled => then,
     Uploaded => after,
     DialogAnswered => after,
+    Dragged => after,
+    Typed => after,
 }
 
 /// An action's result, written field by field by the steps of the action, read into its typed

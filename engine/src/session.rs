@@ -21,9 +21,9 @@ use crate::identity::UidTable;
 use crate::live::Kept;
 use crate::render::Mode;
 use crate::response::{
-    typed_result, ActionResult, Clicked, Closed, Dialog, DialogAnswered, Filled, Hovered,
-    Navigation, Opened, PageInfo, PageSelected, Pressed, Response, Scrolled, Selected,
-    SnapshotOutput, Uploaded,
+    typed_result, ActionResult, Clicked, Closed, Dialog, DialogAnswered, Dragged, Filled, Hovered,
+    Navigation, Opened, PageInfo, PageOpened, PageSelected, Pressed, Resized, Response, Scrolled,
+    Selected, Size, SnapshotOutput, Typed, Uploaded, Waited,
 };
 use crate::snapshot::{take_snapshot_after, Snapshot, SnapshotOptions};
 
@@ -174,6 +174,11 @@ impl Session {
             Command::Upload(c) => Response::Uploaded(self.upload(&c).await?),
             Command::Dialog(c) => Response::DialogAnswered(self.answer_dialog(&c).await?),
             Command::Extract(options) => Response::Extracted(self.extract(&options).await?),
+            Command::Drag(c) => Response::Dragged(self.drag(&c).await?),
+            Command::TypeText(c) => Response::Typed(self.type_text(&c).await?),
+            Command::WaitFor(c) => Response::Waited(self.wait_for(&c).await?),
+            Command::Resize(c) => Response::Resized(self.resize(&c).await?),
+            Command::NewPage(c) => Response::PageOpened(self.new_page(&c.url).await?),
         })
     }
 
@@ -212,6 +217,97 @@ impl Session {
         self.act(ActionRequest::upload(command)).await
     }
 
+    /// Drags an element with the mouse and drops it on another.
+    pub async fn drag(&mut self, command: &command::Drag) -> Result<Dragged> {
+        self.act(ActionRequest::drag(command)?).await
+    }
+
+    /// Types text into whatever has the keyboard focus, then presses `submitKey` if given.
+    pub async fn type_text(&mut self, command: &command::TypeText) -> Result<Typed> {
+        self.act(ActionRequest::type_text(command)?).await
+    }
+
+    /// Waits until one of the texts shows on the current page (in any of its frames), or a
+    /// dialog opens; `TIMEOUT` when none shows in time.
+    pub async fn wait_for(&mut self, command: &command::WaitFor) -> Result<Waited> {
+        let timeout = Duration::from_millis(command.timeout_ms());
+        let state = self.current_page_mut()?;
+        state
+            .act
+            .wait_for_text(&state.page, &command.text, timeout)
+            .await
+    }
+
+    /// Sets the size of the current page's viewport (CSS px) and reads it back from the page.
+    pub async fn resize(&mut self, command: &command::Resize) -> Result<Resized> {
+        let (width, height) = (command.width, command.height);
+        for (name, side) in [("width", width), ("height", height)] {
+            if !(command::VIEWPORT_MIN..=command::VIEWPORT_MAX).contains(&side) {
+                return Err(Error::invalid_argument(format!(
+                    "the viewport's {name} must be {} to {} CSS px, not {side}",
+                    command::VIEWPORT_MIN,
+                    command::VIEWPORT_MAX
+                )));
+            }
+        }
+        let device_scale_factor = self.browser.default_viewport().device_scale_factor;
+        let state = self.current_page_mut()?;
+        let resize = state.page.set_viewport(Viewport {
+            width,
+            height,
+            device_scale_factor,
+        });
+        state.act.unless_dialog(resize).await?;
+        let read = state
+            .act
+            .page_value(&state.page, "[innerWidth,innerHeight,devicePixelRatio]")
+            .await?;
+        let number = |i: usize| read.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+        Ok(Resized {
+            width,
+            height,
+            inner: Size {
+                width: number(0),
+                height: number(1),
+            },
+            device_pixel_ratio: number(2),
+        })
+    }
+
+    /// Opens a new tab, navigates it as [`Session::open`] does and makes it the current page.
+    /// When the navigation fails the tab is closed again and the current page stays current.
+    pub async fn new_page(&mut self, url: &str) -> Result<PageOpened> {
+        let url = normalize_url(url)?;
+        let page = self.browser.new_page().await?;
+        let target_id = page.target_id().to_string();
+        self.pages.push(PageState::new(page));
+        let index = self.pages.len() - 1;
+        let before = self.current.replace(index);
+        let opened = match self.navigate(index, url).await {
+            Ok(opened) => opened,
+            Err(e) => {
+                let state = self.pages.remove(index);
+                self.current = before;
+                let _ = state.page.close().await;
+                return Err(e);
+            }
+        };
+        let listed = self.browser.pages().await?;
+        let Some(position) = listed.iter().position(|p| p.target_id == target_id) else {
+            return Err(Error::new(
+                ErrorCode::BrowserClosed,
+                format!(
+                    "the new page {target_id} closed right after it was opened; list the pages                      with {{\"cmd\":\"pages\"}}"
+                ),
+            ));
+        };
+        Ok(PageOpened {
+            target_id,
+            index: position,
+            opened,
+        })
+    }
+
     /// Accepts or dismisses the open JavaScript dialog.
     pub async fn answer_dialog(&mut self, command: &AnswerDialog) -> Result<DialogAnswered> {
         let state = self.current_page_mut()?;
@@ -222,7 +318,9 @@ impl Session {
     /// Runs an action on the current page (see [`crate::act`]).
     async fn act<T: ActionResult>(&mut self, request: ActionRequest<'_>) -> Result<T> {
         let state = self.current_page_mut()?;
-        let done = crate::act::execute(state.act_target(), request).await?;
+        // On the heap: an action's future is large, and debug builds copy it on the stack at
+        // every level it is awaited through.
+        let done = Box::pin(crate::act::execute(state.act_target(), request)).await?;
         typed_result(done.fields, done.snapshot)
     }
 
@@ -240,6 +338,12 @@ impl Session {
                 i
             }
         };
+        self.navigate(index, url).await
+    }
+
+    /// Navigates the session's page `index` to `url` (already normalised) and waits for its
+    /// load.
+    async fn navigate(&mut self, index: usize, url: String) -> Result<Opened> {
         let state = &mut self.pages[index];
         let navigated = state
             .act
@@ -445,6 +549,40 @@ impl Session {
         let target = state.page.target_id().to_string();
         state.page.close().await?;
         Ok(Closed { closed: target })
+    }
+
+    /// The CDP target id of the page commands act on, if one is open.
+    pub fn current_target(&self) -> Option<&str> {
+        self.current_page().map(Page::target_id)
+    }
+
+    /// Makes the page with this CDP target id (as [`Session::pages`] lists it) the current one,
+    /// attaching to it if the session did not open it. Unlike [`Session::select_page`], it needs
+    /// no listing when the session already has the page, so a front end that serves several
+    /// clients can switch pages before every command at no cost.
+    pub async fn select_target(&mut self, target_id: &str) -> Result<()> {
+        if let Some(i) = self
+            .pages
+            .iter()
+            .position(|p| p.page.target_id() == target_id)
+        {
+            self.current = Some(i);
+            return Ok(());
+        }
+        let listed = self.browser.pages().await?;
+        if !listed.iter().any(|p| p.target_id == target_id) {
+            return Err(Error::new(
+                ErrorCode::BrowserClosed,
+                format!(
+                    "the page {target_id} is gone (closed, or its tab crashed); list the pages \
+                     and choose another"
+                ),
+            ));
+        }
+        let page = self.browser.attach_page(target_id).await?;
+        self.pages.push(PageState::new(page));
+        self.current = Some(self.pages.len() - 1);
+        Ok(())
     }
 
     /// The page commands act on, if one is open.

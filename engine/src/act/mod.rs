@@ -1,5 +1,7 @@
-//! Acting on uids: `click`, `hover`, `fill`, `select`, `press`, `scroll`, `upload` and
-//! `dialog`, with trusted input events, the way a person would — or a precise reason why not.
+//! Acting on uids: `click`, `hover`, `fill`, `select`, `press`, `scroll`, `upload`, `drag`,
+//! `type_text` and `dialog`, with trusted input events, the way a person would — or a precise
+//! reason why not. `wait_for` lives here too: it reads the page in the same isolated worlds and
+//! races the same dialogs.
 //!
 //! Why it works this way:
 //! - **A uid is resolved against the live page every time** (`live.rs`): the document must be the
@@ -63,6 +65,11 @@
 //! - `upload`: `{"uploaded":uid,"files":["name",…],"input"?:uid|null,"accept"?:"…"}`.
 //! - `dialog`: `{"dialog":{"type","message"},"accepted":bool,"promptText"?:"…"}`, and
 //!   `"next":{"type","message"}` when answering it opened another one.
+//! - `drag`: `{"dragged":uid,"onto":uid,"from":{"x","y"},"to":{"x","y"},"native":bool}` —
+//!   `native`: the page started an HTML5 drag, which was dropped with drag events.
+//! - `type_text`: `{"typed":"…","into":{"tag","id","uid"?}|null,"value"?:"…","submitKey"?:"…",
+//!   "focus"?:…}` — `into`: the focused element typed into (`null` inside a frame that cannot
+//!   be looked into); `value` for an input or a text area.
 //!
 //! A dialog is `{"type":"alert|confirm|prompt|beforeunload","message"}`, plus `defaultPrompt`
 //! for a prompt. While one is open every other action and every page command fails at once
@@ -76,6 +83,7 @@
 //! snapshot is taken while a dialog is open (the page cannot answer until it is closed).
 
 mod dialog;
+mod drag;
 mod form;
 mod keyboard;
 mod live;
@@ -84,7 +92,9 @@ mod remote;
 mod scope;
 mod scroll;
 mod settle;
+mod typing;
 mod upload;
+mod wait;
 
 use std::future::Future;
 
@@ -165,6 +175,32 @@ impl ActState {
             Raced::Done(r) => r.map(Navigated::Done),
             Raced::Dialog(d) if d.kind == "beforeunload" => Err(dialog::blocked(&d)),
             Raced::Dialog(d) => Ok(Navigated::Dialog(d.to_dialog())),
+        }
+    }
+}
+
+impl ActState {
+    /// `wait_for`: waits until one of `texts` shows on the page (see `wait.rs`).
+    pub(crate) async fn wait_for_text(
+        &mut self,
+        page: &Page,
+        texts: &[String],
+        timeout: std::time::Duration,
+    ) -> Result<crate::response::Waited> {
+        wait::wait_for_text(page, self, texts, timeout).await
+    }
+
+    /// Evaluates `js` in the isolated world of the page's main frame, unless a dialog blocks
+    /// the page.
+    pub(crate) async fn page_value(&mut self, page: &Page, js: &str) -> Result<Value> {
+        let worlds = &self.worlds;
+        let read = wait::page_value(page, worlds, js);
+        if let Some(d) = self.dialogs.current() {
+            return Err(dialog::blocked(d));
+        }
+        match self.dialogs.race(read).await {
+            Raced::Done(r) => r,
+            Raced::Dialog(d) => Err(dialog::blocked(&d)),
         }
     }
 }
@@ -265,6 +301,11 @@ pub(crate) enum Action {
     Upload {
         files: Vec<String>,
     },
+    Drag,
+    TypeText {
+        text: String,
+        submit: Option<(keyboard::Chord, String)>,
+    },
 }
 
 impl Action {
@@ -278,6 +319,8 @@ impl Action {
             Action::Press { .. } => "uid",
             Action::Scroll { .. } => "uid",
             Action::Upload { .. } => "uploaded",
+            Action::Drag => "dragged",
+            Action::TypeText { .. } => "uid",
         }
     }
 }
@@ -294,6 +337,8 @@ pub(crate) struct Done {
 pub(crate) struct ActionRequest<'c> {
     action: Action,
     uid: Option<&'c str>,
+    /// The second element of the action (where `drag` drops).
+    to: Option<&'c str>,
     then: &'c AfterAction,
 }
 
@@ -332,6 +377,7 @@ impl<'c> ActionRequest<'c> {
         Ok(ActionRequest {
             action,
             uid: c.uid.as_deref(),
+            to: None,
             then: &c.then,
         })
     }
@@ -344,6 +390,7 @@ impl<'c> ActionRequest<'c> {
         ActionRequest {
             action,
             uid: c.uid.as_deref(),
+            to: None,
             then: &c.then,
         }
     }
@@ -355,10 +402,43 @@ impl<'c> ActionRequest<'c> {
         Self::on(action, &c.uid, &c.then)
     }
 
+    pub(crate) fn drag(c: &'c command::Drag) -> Result<Self> {
+        if c.from_uid.trim() == c.to_uid.trim() {
+            return Err(Error::invalid_argument(format!(
+                "\"fromUid\" and \"toUid\" are both {:?}; drag an element onto another one",
+                c.from_uid
+            )));
+        }
+        Ok(ActionRequest {
+            action: Action::Drag,
+            uid: Some(&c.from_uid),
+            to: Some(&c.to_uid),
+            then: &c.then,
+        })
+    }
+
+    pub(crate) fn type_text(c: &'c command::TypeText) -> Result<Self> {
+        let submit = match &c.submit_key {
+            Some(key) => Some((keyboard::parse_chord(key)?, key.clone())),
+            None => None,
+        };
+        let action = Action::TypeText {
+            text: c.text.clone(),
+            submit,
+        };
+        Ok(ActionRequest {
+            action,
+            uid: None,
+            to: None,
+            then: &c.then,
+        })
+    }
+
     fn on(action: Action, uid: &'c str, then: &'c AfterAction) -> Self {
         ActionRequest {
             action,
             uid: Some(uid),
+            to: None,
             then,
         }
     }
@@ -366,7 +446,12 @@ impl<'c> ActionRequest<'c> {
 
 /// Executes one action on a page; the result's fields are listed in `docs/protocol.md`.
 pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -> Result<Done> {
-    let ActionRequest { action, uid, then } = request;
+    let ActionRequest {
+        action,
+        uid,
+        to,
+        then,
+    } = request;
     let ActTarget {
         page,
         kept,
@@ -401,9 +486,13 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
             }
             None => (live::page_scope(page, &frames, worlds).await, None),
         };
-        Ok::<_, Error>((frames, scope, node))
+        let second = match to {
+            Some(u) => Some(live::resolve_uid(page, uids, &frames, worlds, u).await?),
+            None => None,
+        };
+        Ok::<_, Error>((frames, scope, node, second))
     };
-    let (frames, scope, node) = match state.dialogs.race(prepare).await {
+    let (frames, scope, node, second) = match state.dialogs.race(prepare).await {
         Raced::Done(r) => r?,
         Raced::Dialog(d) => return Err(dialog::blocked(&d)),
     };
@@ -439,7 +528,18 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
             held: &state.held,
             last: last.as_ref(),
         };
-        let work = run(&cx, &action, node.as_ref(), uid.unwrap_or(""), &mut out);
+        let other = second.as_ref().map(|(scope, node)| {
+            let cx = ActionContext { scope, ..cx };
+            (cx, node, to.unwrap_or(""))
+        });
+        let work = Box::pin(run(
+            &cx,
+            &action,
+            node.as_ref(),
+            uid.unwrap_or(""),
+            other.as_ref().map(|(cx, node, uid)| (cx, *node, *uid)),
+            &mut out,
+        ));
         state.dialogs.race(work).await
     };
     // A failure is explained while the action's objects still exist (see `explain_failure`).
@@ -460,6 +560,12 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
             .dialogs
             .race(live::release_other_sessions(page, &scope))
             .await;
+        if let Some((other, _)) = &second {
+            let _ = state
+                .dialogs
+                .race(live::release_other_sessions(page, other))
+                .await;
+        }
     }
     match outcome {
         Raced::Done(Ok(())) => {}
@@ -626,12 +732,14 @@ async fn take_snapshot(
     })
 }
 
-/// The body of one action, raced against dialogs by [`execute`].
+/// The body of one action, raced against dialogs by [`execute`]. `other`: the second element
+/// of the action, in its own scope.
 async fn run(
     cx: &ActionContext<'_>,
     action: &Action,
     node: Option<&LiveNode>,
     uid: &str,
+    other: Option<(&ActionContext<'_>, &LiveNode, &str)>,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
     let need = || node.ok_or_else(|| Error::invalid_argument("this action needs a \"uid\" field"));
@@ -670,6 +778,18 @@ async fn run(
             scroll::scroll(cx, node.map(|n| (n, uid)), *direction, *pixels, out).await
         }
         Action::Upload { files } => upload::upload(cx, need()?, uid, files, out).await,
+        Action::Drag => {
+            let Some(to) = other else {
+                return Err(Error::invalid_argument(
+                    "drag needs a \"toUid\": the element to drop on",
+                ));
+            };
+            Box::pin(drag::drag((cx, need()?, uid), to, out)).await
+        }
+        Action::TypeText { text, submit } => {
+            let submit = submit.as_ref().map(|(chord, spec)| (chord, spec.as_str()));
+            typing::type_text(cx, text, submit, out).await
+        }
     }
 }
 

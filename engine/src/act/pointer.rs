@@ -72,7 +72,7 @@ impl Button {
     }
 
     /// The `buttons` bit of this button (Left=1, Right=2, Middle=4).
-    fn mask(self) -> i64 {
+    pub(crate) fn mask(self) -> i64 {
         match self {
             Button::Left => 1,
             Button::Right => 2,
@@ -567,7 +567,7 @@ async fn next_frames(cx: &ActionContext<'_>) {
     let _ = tokio::time::timeout(Duration::from_secs(2), wait).await;
 }
 
-async fn mouse(
+pub(crate) async fn mouse(
     page: &Page,
     type_: DispatchMouseEventType,
     p: Point,
@@ -597,7 +597,7 @@ pub(crate) async fn move_to(page: &Page, p: Point) -> Result<()> {
 pub(crate) struct HeldButton(std::sync::Mutex<Option<(Point, Button)>>);
 
 impl HeldButton {
-    fn set(&self, held: Option<(Point, Button)>) {
+    pub(crate) fn set(&self, held: Option<(Point, Button)>) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = held;
     }
 

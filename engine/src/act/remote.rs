@@ -155,6 +155,13 @@ impl Frames {
             .and_then(|f| f.parent.as_deref())
     }
 
+    /// Every frame of the tree with its document's loader id, the main frame first.
+    pub(crate) fn documents(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.frames
+            .iter()
+            .map(|f| (f.id.as_str(), f.loader.as_str()))
+    }
+
     /// The main frame's loader id.
     pub(crate) fn main_loader(&self) -> &str {
         self.loader(&self.main_frame).unwrap_or("")

@@ -199,10 +199,31 @@ impl StderrTail {
     }
 }
 
-/// Every browser this process launched and has not cleaned up yet: (process group, profile).
-static LAUNCHED: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
+/// What a launch may change of the browser's command line.
+#[derive(Debug, Clone)]
+pub(crate) struct LaunchFlags {
+    pub(crate) headless: bool,
+    /// A profile folder to use and keep; `None`: a fresh temporary one, removed afterwards.
+    pub(crate) user_data_dir: Option<PathBuf>,
+    /// More flags, after pagesight's own.
+    pub(crate) args: Vec<String>,
+}
 
-fn registry() -> std::sync::MutexGuard<'static, Vec<(u32, PathBuf)>> {
+impl Default for LaunchFlags {
+    fn default() -> Self {
+        LaunchFlags {
+            headless: true,
+            user_data_dir: None,
+            args: Vec::new(),
+        }
+    }
+}
+
+/// Every browser this process launched and has not cleaned up yet: (process group, profile).
+/// A profile given by the user (`None`) is left alone.
+static LAUNCHED: Mutex<Vec<(u32, Option<PathBuf>)>> = Mutex::new(Vec::new());
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<(u32, Option<PathBuf>)>> {
     LAUNCHED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -240,7 +261,10 @@ pub fn kill_launched_browsers() {
         // Give the reaper threads a moment so the profiles are no longer being written.
         std::thread::sleep(Duration::from_millis(100));
     }
-    for (_, profile) in &launched {
+    for (_, profile) in launched
+        .iter()
+        .filter_map(|(pid, p)| Some((pid, p.as_ref()?)))
+    {
         remove_profile(profile);
     }
 }
@@ -350,7 +374,11 @@ pub struct PipeBrowser {
 impl PipeBrowser {
     /// Finds Chromium as [`find_chromium`] does (`executable` first) and starts it.
     pub fn launch(executable: Option<&Path>) -> Result<PipeBrowser> {
-        let (process, transport) = spawn(find_chromium(executable)?, LaunchTransport::Pipe)?;
+        let (process, transport) = spawn(
+            find_chromium(executable)?,
+            LaunchTransport::Pipe,
+            &LaunchFlags::default(),
+        )?;
         match transport {
             DebuggingTransport::Pipe {
                 commands, replies, ..
@@ -412,19 +440,43 @@ fn dup_high(fd: &OwnedFd) -> io::Result<OwnedFd> {
 pub(crate) fn spawn(
     executable: PathBuf,
     transport: LaunchTransport,
+    flags: &LaunchFlags,
 ) -> Result<(BrowserProcess, DebuggingTransport)> {
     let pipe = transport != LaunchTransport::WebSocket;
     let port = transport != LaunchTransport::Pipe;
     let io_error = |what: &str, e: io::Error| launch_error(format!("{what}: {e}"));
-    let profile = tempfile::Builder::new()
-        .prefix("pagesight-profile-")
-        .tempdir()
-        .map_err(|e| io_error("could not create a temporary browser profile", e))?;
+    let profile = match &flags.user_data_dir {
+        Some(_) => None,
+        None => Some(
+            tempfile::Builder::new()
+                .prefix("pagesight-profile-")
+                .tempdir()
+                .map_err(|e| io_error("could not create a temporary browser profile", e))?,
+        ),
+    };
+    let profile_path = match (&flags.user_data_dir, &profile) {
+        (Some(dir), _) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                io_error(
+                    &format!("could not create the profile folder {}", dir.display()),
+                    e,
+                )
+            })?;
+            dir.clone()
+        }
+        (None, Some(temporary)) => temporary.path().to_path_buf(),
+        (None, None) => return Err(launch_error("no browser profile folder")),
+    };
 
-    let mut args: Vec<OsString> = CHROMIUM_FLAGS.iter().map(OsString::from).collect();
+    let mut args: Vec<OsString> = CHROMIUM_FLAGS
+        .iter()
+        .filter(|f| flags.headless || **f != "--headless")
+        .map(OsString::from)
+        .collect();
     let mut user_data_dir = OsString::from("--user-data-dir=");
-    user_data_dir.push(profile.path());
+    user_data_dir.push(&profile_path);
     args.push(user_data_dir);
+    args.extend(flags.args.iter().map(OsString::from));
     // Chromium serves both at once when asked: each client it talks to has its own.
     if pipe {
         args.push("--remote-debugging-pipe".into());
@@ -496,7 +548,7 @@ pub(crate) fn spawn(
         }
         Err(_) => return Err(launch_error("the browser launcher thread died")),
     };
-    registry().push((pid, profile.path().to_path_buf()));
+    registry().push((pid, profile.as_ref().map(|p| p.path().to_path_buf())));
 
     let tail = StderrTail::default();
     let (url_tx, url_rx) = oneshot::channel();
@@ -512,7 +564,7 @@ pub(crate) fn spawn(
         executable,
         exit,
         stderr: tail,
-        profile: Some(profile),
+        profile,
     };
     let transport = match pipes {
         // The child-side ends are dropped (closed) here, so the browser's death is seen as EOF.

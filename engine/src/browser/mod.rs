@@ -76,6 +76,13 @@ pub struct LaunchOptions {
     /// How long Chromium may take to start answering. Default 30 s.
     pub launch_timeout: Duration,
     pub connection: ConnectionOptions,
+    /// Run without a window (the default). A headed browser needs a display.
+    pub headless: bool,
+    /// Use and keep this profile folder instead of a fresh temporary one (which is removed
+    /// when the browser closes).
+    pub user_data_dir: Option<PathBuf>,
+    /// More Chromium flags (`--proxy-server=…`), after pagesight's own.
+    pub args: Vec<String>,
 }
 
 impl Default for LaunchOptions {
@@ -86,6 +93,9 @@ impl Default for LaunchOptions {
             viewport: Viewport::default(),
             launch_timeout: Duration::from_secs(30),
             connection: ConnectionOptions::default(),
+            headless: true,
+            user_data_dir: None,
+            args: Vec::new(),
         }
     }
 }
@@ -125,7 +135,12 @@ impl Browser {
     /// Launches a headless Chromium with a fresh temporary profile and waits until it answers.
     pub async fn launch(options: LaunchOptions) -> Result<Browser> {
         let executable = find_chromium(options.executable.as_deref())?;
-        let (process, transport) = launch::spawn(executable, options.transport)?;
+        let flags = launch::LaunchFlags {
+            headless: options.headless,
+            user_data_dir: options.user_data_dir.clone(),
+            args: options.args.clone(),
+        };
+        let (process, transport) = launch::spawn(executable, options.transport, &flags)?;
         // From here on, dropping `process` kills the browser and removes its profile.
         let listening = async |url| {
             let exited = process.exit.wait(options.launch_timeout);

@@ -104,6 +104,8 @@ pub struct ConnectionOptions {
     pub command_timeout: Duration,
     /// How many events a subscription buffers before it drops the oldest. Default 1024.
     pub event_capacity: usize,
+    /// Headers sent with the WebSocket handshake (an endpoint's token, for a hosted browser).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Default for ConnectionOptions {
@@ -111,6 +113,7 @@ impl Default for ConnectionOptions {
         ConnectionOptions {
             command_timeout: Duration::from_secs(30),
             event_capacity: 1024,
+            headers: Vec::new(),
         }
     }
 }
@@ -503,7 +506,7 @@ impl Connection {
 
     /// Connects to a browser's DevTools WebSocket (`ws://host:port/devtools/browser/…`).
     pub async fn connect_websocket(url: &str, options: ConnectionOptions) -> Result<Connection> {
-        let (reader, writer) = websocket::open(url).await?;
+        let (reader, writer) = websocket::open(url, &options.headers).await?;
         Ok(Connection::start(
             options,
             |shared| websocket::read_frames(reader, shared),

@@ -32,26 +32,50 @@ fn socket_closed(detail: impl std::fmt::Display) -> Error {
 }
 
 /// Opens the WebSocket without message or frame size limits.
-pub(super) async fn open(url: &str) -> Result<(SplitStream<Socket>, SplitSink<Socket, Message>)> {
+pub(super) async fn open(
+    url: &str,
+    headers: &[(String, String)],
+) -> Result<(SplitStream<Socket>, SplitSink<Socket, Message>)> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+    if url.starts_with("wss://") {
+        return Err(Error::invalid_argument(format!(
+            "{url} is a TLS (wss://) endpoint, which this build cannot open; reach the browser \
+             over ws:// (e.g. through a local TLS-terminating proxy)"
+        )));
+    }
     if !url.starts_with("ws://") {
         return Err(Error::invalid_argument(format!(
             "expected a ws:// DevTools URL, got {url:?}"
         )));
     }
+    let mut request = url.into_client_request().map_err(|e| {
+        Error::invalid_argument(format!("{url} is not a usable WebSocket URL: {e}"))
+    })?;
+    for (name, value) in headers {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            Error::invalid_argument(format!("{name:?} is not a valid HTTP header name"))
+        })?;
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            Error::invalid_argument(format!("the value of header {name} is not valid in HTTP"))
+        })?;
+        request.headers_mut().insert(name, value);
+    }
     let config = WebSocketConfig::default()
         .max_message_size(None)
         .max_frame_size(None);
-    let (socket, _response) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
-        .await
-        .map_err(|e| {
-            Error::new(
-                ErrorCode::BrowserClosed,
-                format!(
+    let (socket, _response) =
+        tokio_tungstenite::connect_async_with_config(request, Some(config), true)
+            .await
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::BrowserClosed,
+                    format!(
                     "could not open the DevTools WebSocket {url}: {e}; check that the browser is \
                      running with --remote-debugging-port and that the URL is current"
                 ),
-            )
-        })?;
+                )
+            })?;
     let (sink, stream) = socket.split();
     Ok((stream, sink))
 }

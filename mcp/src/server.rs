@@ -1,0 +1,547 @@
+//! The MCP server: one browser [`Session`] shared by every client, tools that are thin
+//! adapters over its typed commands, and pages addressed by a stable id.
+//!
+//! Why pages are addressed this way: chrome-devtools-mcp keeps one "selected page" for the whole
+//! server, so two agents sharing it act on each other's pages. Here every client connection has
+//! its own selected page, every page-scoped tool takes an optional `pageId`, and the session is
+//! switched to that page for the one call, under the lock that serialises calls: a call can
+//! never land on a page another client selected.
+//!
+//! Page ids are small numbers given in the order the server first sees each tab, and never
+//! reused, so an id an agent read in `list_pages` keeps naming the same tab.
+
+use std::sync::{Arc, Mutex as StdMutex};
+
+use rmcp::handler::server::common::{schema_for_empty_input, schema_for_input};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
+use schemars::JsonSchema;
+use serde_json::Value;
+use tokio::sync::{Mutex, MutexGuard};
+
+use pagesight::analysis::Expand;
+use pagesight::command::{self, AfterAction};
+use pagesight::extract::ExtractOptions;
+use pagesight::render::{Format, Mode};
+use pagesight::{Error, Session, SessionOptions, SnapshotOptions};
+
+use crate::options::BrowserOptions;
+
+use crate::answer::{self, tri};
+use crate::args;
+
+/// What all clients share: the session and the page ids.
+pub(crate) struct Shared {
+    options: BrowserOptions,
+    /// Started by the first tool that needs the browser: an agent host starts its servers
+    /// when it starts, and most conversations never use most of them.
+    session: Option<Session>,
+    /// Set once the server has shut the session down.
+    closed: bool,
+    /// Target ids in the order the server first saw them; a page's id is its place here + 1.
+    ids: Vec<String>,
+}
+
+impl Shared {
+    pub(crate) fn new(options: BrowserOptions) -> Shared {
+        Shared {
+            options,
+            session: None,
+            closed: false,
+            ids: Vec::new(),
+        }
+    }
+
+    /// The session, launching or connecting to the browser the first time.
+    async fn session(&mut self) -> Result<&mut Session, Error> {
+        if self.closed {
+            return Err(Error::new(
+                pagesight::ErrorCode::BrowserClosed,
+                "the server is shutting down its browser",
+            ));
+        }
+        let session = match self.session.take() {
+            Some(session) => session,
+            None => {
+                let browser = self.options.start().await?;
+                let options = SessionOptions {
+                    viewport: self.options.viewport(),
+                    ..SessionOptions::default()
+                };
+                Session::with_browser(browser, options).await?
+            }
+        };
+        Ok(self.session.insert(session))
+    }
+
+    /// Takes the session out, to shut it down; later calls are refused.
+    pub(crate) fn close(&mut self) -> Option<Session> {
+        self.closed = true;
+        self.session.take()
+    }
+
+    fn id_of(&mut self, target: &str) -> u32 {
+        let i = match self.ids.iter().position(|t| t == target) {
+            Some(i) => i,
+            None => {
+                self.ids.push(target.to_string());
+                self.ids.len() - 1
+            }
+        };
+        u32::try_from(i + 1).unwrap_or(u32::MAX)
+    }
+
+    fn target_of(&self, id: u32) -> Result<String, Error> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| self.ids.get(i))
+            .cloned()
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "there is no page {id}; list_pages shows the pages and their ids"
+                ))
+            })
+    }
+}
+
+/// One client connection's view of the shared server.
+#[derive(Clone)]
+pub struct PagesightServer {
+    shared: Arc<Mutex<Shared>>,
+    /// The page this client selected (a target id).
+    selected: Arc<StdMutex<Option<String>>>,
+    tool_router: ToolRouter<PagesightServer>,
+}
+
+/// The lock on the shared state, switched to the page a call addresses.
+struct OnPage<'a> {
+    shared: MutexGuard<'a, Shared>,
+}
+
+impl OnPage<'_> {
+    fn session(&mut self) -> Result<&mut Session, Error> {
+        // `on_page` started the session.
+        self.shared
+            .session
+            .as_mut()
+            .ok_or_else(Error::browser_closed)
+    }
+}
+
+/// The snapshot every tool takes: the accessibility view of the whole page, as text.
+fn snapshot_options() -> SnapshotOptions {
+    SnapshotOptions {
+        mode: Mode::A11y,
+        format: Format::Text,
+        expand: Expand::All,
+        verbose: false,
+    }
+}
+
+fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<T>().unwrap_or_else(|_| schema_for_empty_input())
+}
+
+fn value(arguments: JsonObject) -> Value {
+    Value::Object(arguments)
+}
+
+impl PagesightServer {
+    pub(crate) fn new(shared: Arc<Mutex<Shared>>) -> PagesightServer {
+        PagesightServer {
+            shared,
+            selected: Arc::new(StdMutex::new(None)),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    fn selected(&self) -> Option<String> {
+        self.selected
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn select(&self, target: Option<String>) {
+        *self.selected.lock().unwrap_or_else(|p| p.into_inner()) = target;
+    }
+
+    /// Locks the shared state with the session switched to the page the call addresses: `id`,
+    /// else this client's selected page, else the browser's first page (a new blank one when it
+    /// has none).
+    async fn on_page(&self, id: Option<u32>) -> Result<OnPage<'_>, Error> {
+        let mut shared = self.shared.lock().await;
+        let target = match id {
+            Some(id) => Some(shared.target_of(id)?),
+            None => self.selected(),
+        };
+        let session = shared.session().await?;
+        match target {
+            Some(target) => session.select_target(&target).await?,
+            None if session.current_target().is_none() => {
+                if session.pages().await?.is_empty() {
+                    session.open("about:blank").await?;
+                } else {
+                    session.select_page(0).await?;
+                }
+            }
+            None => {}
+        }
+        if id.is_none() {
+            self.select(session.current_target().map(str::to_string));
+        }
+        Ok(OnPage { shared })
+    }
+
+    /// The text of an action's answer: its sentence, then what changed on the page or the
+    /// whole new snapshot.
+    fn action_answer<T: serde::Serialize>(result: Result<T, Error>) -> CallToolResult {
+        let typed = match result {
+            Ok(typed) => typed,
+            Err(e) => return answer::error(&e),
+        };
+        let json = serde_json::to_value(&typed).unwrap_or(Value::Null);
+        let mut text = match json.get("summary").and_then(Value::as_str) {
+            Some(s) => s.to_string(),
+            None => json.to_string(),
+        };
+        if let Some(changes) = json.get("changes").and_then(Value::as_str) {
+            text.push_str("\n\n");
+            text.push_str(changes);
+        }
+        if let Some(snapshot) = json.get("snapshot").and_then(Value::as_str) {
+            text.push_str("\n\n");
+            text.push_str(snapshot);
+        }
+        answer::success(text, &typed)
+    }
+
+    fn then(include_snapshot: bool) -> AfterAction {
+        AfterAction {
+            snapshot: include_snapshot,
+            options: snapshot_options(),
+        }
+    }
+}
+
+#[tool_router]
+impl PagesightServer {
+    #[tool(
+        description = "Text snapshot of the page's accessibility tree; each element has a uid. \
+                       The whole page when it fits the budget, else the part in view and how to get the rest.",
+        input_schema = input::<args::TakeSnapshot>()
+    )]
+    async fn take_snapshot(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::TakeSnapshot = tri!(args::parse("take_snapshot", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let options = SnapshotOptions {
+            verbose: a.verbose,
+            ..snapshot_options()
+        };
+        let snapshot = tri!(tri!(page.session()).snapshot(&options).await);
+        if let Some(path) = a.file_path {
+            tri!(
+                std::fs::write(&path, &snapshot.text).map_err(|e| Error::invalid_argument(
+                    format!("could not write the snapshot to {path}: {e}")
+                ))
+            );
+            return Ok(answer::text(format!(
+                "Saved the snapshot ({} characters) to {path}.",
+                snapshot.text.chars().count()
+            )));
+        }
+        Ok(answer::text(snapshot.text))
+    }
+
+    #[tool(
+        description = "Click an element (a trusted click at a visible point; an element covered by another is refused, naming what covers it).",
+        input_schema = input::<args::Click>()
+    )]
+    async fn click(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::Click = tri!(args::parse("click", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Click {
+            uid: a.uid,
+            button: command::MouseButton::Left,
+            count: if a.dbl_click { 2 } else { 1 },
+            then: Self::then(a.include_snapshot),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).click(&command).await,
+        ))
+    }
+
+    #[tool(description = "Move the mouse over an element.", input_schema = input::<args::Hover>())]
+    async fn hover(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::Hover = tri!(args::parse("hover", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Hover {
+            uid: a.uid,
+            then: Self::then(a.include_snapshot),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).hover(&command).await,
+        ))
+    }
+
+    #[tool(
+        description = "Type into a field, choose an option of a select, or tick a checkbox (\"true\"/\"false\").",
+        input_schema = input::<args::Fill>()
+    )]
+    async fn fill(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::Fill = tri!(args::parse("fill", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Fill {
+            uid: a.uid,
+            text: a.value,
+            then: Self::then(a.include_snapshot),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).fill(&command).await,
+        ))
+    }
+
+    #[tool(
+        description = "Fill several fields at once, in order (as fill does each).",
+        input_schema = input::<args::FillForm>()
+    )]
+    async fn fill_form(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::FillForm = tri!(args::parse("fill_form", value(arguments)));
+        if a.elements.is_empty() {
+            return Ok(answer::error(&Error::invalid_argument(
+                "fill_form: elements is empty; give [{\"uid\":…,\"value\":…}, …]",
+            )));
+        }
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let session = tri!(page.session());
+        let last = a.elements.len() - 1;
+        let mut sentences = Vec::new();
+        let mut results = Vec::new();
+        for (i, field) in a.elements.into_iter().enumerate() {
+            let command = command::Fill {
+                uid: field.uid,
+                text: field.value,
+                then: Self::then(i == last && a.include_snapshot),
+            };
+            match session.fill(&command).await {
+                Ok(done) => {
+                    let json = serde_json::to_value(&done).unwrap_or(Value::Null);
+                    sentences.push(
+                        json.get("summary")
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                            .unwrap_or_else(|| json.to_string()),
+                    );
+                    results.push(json);
+                }
+                Err(e) => {
+                    let done = if sentences.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" after filling {} field(s): {}", i, sentences.join(" "))
+                    };
+                    return Ok(answer::error(&Error::new(
+                        e.code(),
+                        format!(
+                            "field {} ({}) failed{done}: {}",
+                            i + 1,
+                            command.uid,
+                            e.message()
+                        ),
+                    )));
+                }
+            }
+        }
+        let mut text = sentences.join("\n");
+        if let Some(snapshot) = results
+            .last()
+            .and_then(|r| r.get("snapshot"))
+            .and_then(Value::as_str)
+        {
+            text.push_str("\n\n");
+            text.push_str(snapshot);
+        }
+        Ok(answer::success(
+            text,
+            &serde_json::json!({ "filled": results }),
+        ))
+    }
+
+    #[tool(
+        description = "Press a key or chord (\"Enter\", \"Control+A\") on the focused element, or on uid.",
+        input_schema = input::<args::PressKey>()
+    )]
+    async fn press_key(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::PressKey = tri!(args::parse("press_key", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Press {
+            key: a.key,
+            uid: a.uid,
+            then: Self::then(a.include_snapshot),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).press(&command).await,
+        ))
+    }
+
+    #[tool(
+        description = "Set the files of a file input.",
+        input_schema = input::<args::UploadFile>()
+    )]
+    async fn upload_file(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::UploadFile = tri!(args::parse("upload_file", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Upload {
+            uid: a.uid,
+            files: a.file_paths,
+            then: Self::then(a.include_snapshot),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).upload(&command).await,
+        ))
+    }
+
+    #[tool(
+        description = "Accept or dismiss the open alert, confirm, prompt or beforeunload dialog. (Dialogs never block other tools: they fail at once naming the dialog.)",
+        input_schema = input::<args::HandleDialog>()
+    )]
+    async fn handle_dialog(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::HandleDialog = tri!(args::parse("handle_dialog", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::AnswerDialog {
+            accept: a.action == args::DialogAction::Accept,
+            text: a.prompt_text,
+            then: AfterAction::default(),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).answer_dialog(&command).await,
+        ))
+    }
+
+    #[tool(
+        description = "Scroll the page, or the container of uid.",
+        input_schema = input::<args::Scroll>()
+    )]
+    async fn scroll(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::Scroll = tri!(args::parse("scroll", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let command = command::Scroll {
+            uid: a.uid,
+            direction: a.direction,
+            pixels: a.pixels,
+            then: AfterAction::default(),
+        };
+        Ok(Self::action_answer(
+            tri!(page.session()).scroll(&command).await,
+        ))
+    }
+
+    #[tool(
+        description = "Go to a URL, or back, forward, or reload; waits for the load.",
+        input_schema = input::<args::NavigatePage>()
+    )]
+    async fn navigate_page(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::NavigatePage = tri!(args::parse("navigate_page", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let session = tri!(page.session());
+        Ok(match a.kind {
+            args::NavigationType::Url => {
+                let Some(url) = a.url else {
+                    return Ok(answer::error(&Error::invalid_argument(
+                        "navigate_page: type url needs a url",
+                    )));
+                };
+                Self::action_answer(session.open(&url).await)
+            }
+            args::NavigationType::Back => Self::action_answer(session.back().await),
+            args::NavigationType::Forward => Self::action_answer(session.forward().await),
+            args::NavigationType::Reload => Self::action_answer(session.reload().await),
+        })
+    }
+
+    #[tool(description = "List the browser's pages with their ids.", input_schema = schema_for_empty_input())]
+    async fn list_pages(&self) -> Result<CallToolResult, ErrorData> {
+        let mut shared = self.shared.lock().await;
+        let pages = tri!(tri!(shared.session().await).pages().await);
+        let selected = self.selected();
+        let mut lines = Vec::new();
+        let mut listed = Vec::new();
+        for p in &pages {
+            let id = shared.id_of(&p.target_id);
+            let mark = if selected.as_deref() == Some(p.target_id.as_str()) {
+                " [selected]"
+            } else {
+                ""
+            };
+            let dialog = match &p.dialog {
+                Some(d) => format!(" (a {} dialog is open: {:?})", d.kind, d.message),
+                None => String::new(),
+            };
+            lines.push(format!("{id}: {} {:?}{mark}{dialog}", p.url, p.title));
+            listed.push(serde_json::json!({
+                "pageId": id, "url": p.url, "title": p.title,
+                "selected": !mark.is_empty(), "dialog": p.dialog,
+            }));
+        }
+        Ok(answer::success(
+            lines.join("\n"),
+            &serde_json::json!({ "pages": listed }),
+        ))
+    }
+
+    #[tool(
+        description = "Make a page the one this client's tools act on by default.",
+        input_schema = input::<args::SelectPage>()
+    )]
+    async fn select_page(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::SelectPage = tri!(args::parse("select_page", value(arguments)));
+        let mut page = tri!(self.on_page(Some(a.page_id)).await);
+        let target = tri!(page.session()).current_target().map(str::to_string);
+        self.select(target);
+        Ok(answer::text(format!("Page {} is selected.", a.page_id)))
+    }
+
+    #[tool(description = "Close a page.", input_schema = input::<args::ClosePage>())]
+    async fn close_page(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::ClosePage = tri!(args::parse("close_page", value(arguments)));
+        let mut page = tri!(self.on_page(Some(a.page_id)).await);
+        let session = tri!(page.session());
+        let closed = tri!(session.close().await);
+        if self.selected().as_deref() == Some(closed.closed.as_str()) {
+            self.select(session.current_target().map(str::to_string));
+        }
+        Ok(answer::success(
+            format!("Closed page {}.", a.page_id),
+            &closed,
+        ))
+    }
+
+    #[tool(
+        description = "The page's main content as markdown (with all: the whole visible page).",
+        input_schema = input::<args::ExtractMarkdown>()
+    )]
+    async fn extract_markdown(&self, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a: args::ExtractMarkdown = tri!(args::parse("extract_markdown", value(arguments)));
+        let mut page = tri!(self.on_page(a.page_id).await);
+        let extraction = tri!(
+            tri!(page.session())
+                .extract(&ExtractOptions { all: a.all })
+                .await
+        );
+        Ok(answer::success(extraction.markdown.clone(), &extraction))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for PagesightServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("pagesight", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Take a snapshot, then act on elements by their uid. Actions answer with what \
+                 changed on the page.",
+            )
+    }
+}
