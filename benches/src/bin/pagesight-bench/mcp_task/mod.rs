@@ -149,7 +149,7 @@ fn preset(
         "pagesight" => vec![
             path(pagesight_benches::target_dir().join("release/pagesight")),
             "mcp".into(),
-            "--browser".into(),
+            "--browserUrl".into(),
             http,
         ],
         "chrome-devtools-mcp" => vec![
@@ -207,6 +207,8 @@ struct Server {
     client: RunningService<RoleClient, ()>,
     dialect: Dialect,
     has_fill_form: bool,
+    /// Whether pages are opened with `new_page` (else `navigate_page` on the default page).
+    has_new_page: bool,
     call_timeout: Duration,
 }
 
@@ -310,13 +312,18 @@ impl Run<'_> {
 
     async fn open(&mut self, url: &str) -> Result<(), String> {
         match self.server.dialect {
-            Dialect::DevTools { .. } => {
+            Dialect::DevTools { .. } if self.server.has_new_page => {
                 let text = self.call("open", "new_page", json!({ "url": url })).await?;
                 let id = script::selected_page_id(&text).ok_or(format!(
                     "new_page's answer names no selected page: {}",
                     clip(&text)
                 ))?;
                 self.page_id = Some(id);
+            }
+            // No `new_page`: the page the server acts on by default, `pageId` left out.
+            Dialect::DevTools { .. } => {
+                let args = json!({ "type": "url", "url": url });
+                self.call("open", "navigate_page", args).await?;
             }
             Dialect::Playwright => {
                 self.call("open", "browser_navigate", json!({ "url": url }))
@@ -459,7 +466,10 @@ impl Run<'_> {
                     .call("close_page", json!({ "pageId": id }))
                     .await?;
             }
-            (Dialect::DevTools { .. }, None) => {}
+            (Dialect::DevTools { .. }, None) => {
+                let args = json!({ "type": "url", "url": "about:blank" });
+                self.server.call("navigate_page", args).await?;
+            }
             (Dialect::Playwright, _) => {
                 self.server
                     .call("browser_navigate", json!({ "url": "about:blank" }))
@@ -527,14 +537,18 @@ async fn start_server(
         .unwrap_or_default();
     let dialect = if has("browser_navigate") {
         Dialect::Playwright
-    } else if has("take_snapshot") && has("new_page") && has("fill") && has("click") {
+    } else if has("take_snapshot")
+        && (has("new_page") || has("navigate_page"))
+        && has("fill")
+        && has("click")
+    {
         Dialect::DevTools {
             include_snapshot: name == "chrome_devtools",
         }
     } else {
         return Err(format!(
-            "{} has neither chrome-devtools-mcp's tools (new_page, take_snapshot, fill, \
-             click) nor Playwright MCP's (browser_navigate, ...)",
+            "{} has neither chrome-devtools-mcp's tools (new_page or navigate_page, \
+             take_snapshot, fill, click) nor Playwright MCP's (browser_navigate, ...)",
             spec.name
         ));
     };
@@ -547,6 +561,7 @@ async fn start_server(
             client,
             dialect,
             has_fill_form,
+            has_new_page: has("new_page"),
             call_timeout,
         },
         name,
