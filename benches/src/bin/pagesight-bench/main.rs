@@ -23,6 +23,7 @@ mod bare_floor;
 mod budget;
 mod extract;
 mod live;
+mod mcp_task;
 mod peak_mem;
 mod peer_driver;
 mod record_captures;
@@ -56,6 +57,8 @@ enum Command {
     Extract(extract::Args),
     /// pagesight against the floor Chromium sets, on a real headless Chromium.
     Live(live::Args),
+    /// An agent's task (fill and submit a form) through MCP, against several MCP servers.
+    McpTask(mcp_task::Args),
     /// Peak heap memory of the offline pipeline on one capture.
     PeakMem(peak_mem::Args),
     /// pagesight as one more row of the peer benchmark (its `--extra-peer` protocol).
@@ -168,6 +171,7 @@ fn main() -> ExitCode {
         Command::Budget(args) => pagesight_benches::bench_main("budget", args, budget::run),
         Command::Extract(args) => extract::main(args),
         Command::Live(args) => pagesight_benches::bench_main("live", args, live::run),
+        Command::McpTask(args) => pagesight_benches::bench_main("mcp-task", args, mcp_task::run),
         Command::PeakMem(args) => peak_mem::main(args),
         Command::PeerDriver(args) => peer_driver::main(args),
         Command::RecordCaptures(args) => record_captures::main(args),
