@@ -52,7 +52,7 @@ fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
 #[serde(rename_all = "camelCase")]
 pub struct TakeSnapshot {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// Every accessibility node, not only the useful ones.
     #[serde(default, deserialize_with = "null_default")]
@@ -73,14 +73,14 @@ pub struct TakeSnapshot {
 #[serde(rename_all = "camelCase")]
 pub struct Click {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The element's uid from the latest snapshot.
     pub uid: String,
     /// Double click.
     #[serde(default, deserialize_with = "null_default")]
     pub dbl_click: bool,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -90,11 +90,11 @@ pub struct Click {
 #[serde(rename_all = "camelCase")]
 pub struct Hover {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The element's uid from the latest snapshot.
     pub uid: String,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -104,13 +104,13 @@ pub struct Hover {
 #[serde(rename_all = "camelCase")]
 pub struct Fill {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The element's uid from the latest snapshot.
     pub uid: String,
     /// The text; an option's text or value for a select; "true"/"false" for a checkbox.
     pub value: String,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -129,11 +129,11 @@ pub struct FormField {
 #[serde(rename_all = "camelCase")]
 pub struct FillForm {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The fields, filled in this order.
     pub elements: Vec<FormField>,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -143,14 +143,14 @@ pub struct FillForm {
 #[serde(rename_all = "camelCase")]
 pub struct PressKey {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// A key or chord: "Enter", "Control+A", "Shift+Tab".
     pub key: String,
     /// Focus this element first (default: the focused one).
     #[serde(default)]
     pub uid: Option<String>,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -160,7 +160,7 @@ pub struct PressKey {
 #[serde(rename_all = "camelCase")]
 pub struct UploadFile {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The file input's uid (or the element that opens the file chooser).
     pub uid: String,
@@ -168,7 +168,7 @@ pub struct UploadFile {
     #[serde(default, deserialize_with = "one_or_many", alias = "filePath")]
     #[schemars(length(min = 1))]
     pub file_paths: Vec<String>,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -188,7 +188,7 @@ pub enum DialogAction {
 #[serde(rename_all = "camelCase")]
 pub struct HandleDialog {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// What to press.
     pub action: DialogAction,
@@ -217,7 +217,7 @@ pub enum NavigationType {
 #[serde(rename_all = "camelCase")]
 pub struct NavigatePage {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// url (default), back, forward or reload.
     #[serde(default, rename = "type", deserialize_with = "null_default")]
@@ -256,7 +256,7 @@ pub struct ClosePage {
 #[serde(rename_all = "camelCase")]
 pub struct ExtractMarkdown {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The whole visible page, not only its main content.
     #[serde(default, deserialize_with = "null_default")]
@@ -268,7 +268,7 @@ pub struct ExtractMarkdown {
 #[serde(rename_all = "camelCase")]
 pub struct Scroll {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// Which way (default down).
     #[serde(default, deserialize_with = "null_default")]
@@ -286,7 +286,7 @@ pub struct Scroll {
 #[serde(rename_all = "camelCase")]
 pub struct Drag {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The uid of the element to drag.
     #[serde(rename = "from_uid", alias = "fromUid")]
@@ -294,7 +294,7 @@ pub struct Drag {
     /// The uid of the element to drop it on.
     #[serde(rename = "to_uid", alias = "toUid")]
     pub to_uid: String,
-    /// Answer with the whole new snapshot instead of what changed.
+    /// Answer with the new snapshot, not what changed.
     #[serde(default, deserialize_with = "null_default")]
     pub include_snapshot: bool,
 }
@@ -304,7 +304,7 @@ pub struct Drag {
 #[serde(rename_all = "camelCase")]
 pub struct TypeText {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The text.
     pub text: String,
@@ -318,7 +318,7 @@ pub struct TypeText {
 #[serde(rename_all = "camelCase")]
 pub struct WaitFor {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// Texts; the wait ends when any of them shows.
     #[serde(deserialize_with = "one_or_many")]
@@ -334,7 +334,7 @@ pub struct WaitFor {
 #[serde(rename_all = "camelCase")]
 pub struct ResizePage {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// Viewport width, CSS px.
     pub width: u32,
@@ -347,7 +347,7 @@ pub struct ResizePage {
 #[serde(rename_all = "camelCase")]
 pub struct TakeScreenshot {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// png (default), jpeg or webp.
     #[serde(default, deserialize_with = "null_default")]
@@ -375,7 +375,7 @@ pub struct TakeScreenshot {
 #[serde(rename_all = "camelCase")]
 pub struct OnPage<T> {
     #[serde(default)]
-    #[schemars(description = "The page's id from list_pages (default: the selected page).")]
+    #[schemars(description = "Page id from list_pages (default: the selected one).")]
     pub page_id: Option<u32>,
     /// The command.
     #[serde(flatten)]

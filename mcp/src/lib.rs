@@ -15,6 +15,7 @@
 mod answer;
 mod args;
 mod options;
+mod schema;
 mod server;
 mod transport;
 

@@ -12,11 +12,10 @@
 
 use std::sync::{Arc, Mutex as StdMutex};
 
-use rmcp::handler::server::common::{schema_for_empty_input, schema_for_input};
+use rmcp::handler::server::common::schema_for_empty_input;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
-use schemars::JsonSchema;
 use serde_json::Value;
 use tokio::sync::{Mutex, MutexGuard};
 
@@ -31,6 +30,7 @@ use crate::options::BrowserOptions;
 
 use crate::answer::{self, tri};
 use crate::args;
+use crate::schema::input;
 
 /// What all clients share: the session and the page ids.
 pub(crate) struct Shared {
@@ -155,10 +155,6 @@ fn paging_line(total: usize, page_idx: usize, pages: usize, dropped: u64) -> Str
         line.push_str(&format!("; {dropped} older ones were dropped"));
     }
     line
-}
-
-fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    schema_for_input::<T>().unwrap_or_else(|_| schema_for_empty_input())
 }
 
 fn value(arguments: JsonObject) -> Value {
