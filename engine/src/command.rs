@@ -1262,6 +1262,7 @@ mod tests {
         assert!(m.contains("\"new_page\" needs a \"url\" field"), "{m}");
     }
 
+    #[test]
     fn screenshot_fields_read_leniently() {
         let Command::Screenshot(s) = parse(json!({"cmd":"screenshot"})).expect("screenshot") else {
             panic!()
@@ -1288,6 +1289,7 @@ mod tests {
         assert!(m.contains("\"format\" must be \"png\""), "{m}");
     }
 
+    #[test]
     fn the_debugging_commands_read_their_ids_and_paging_leniently() {
         let Command::ConsoleMessage(c) =
             parse(json!({"cmd":"console_message","msgid":3})).expect("msgid")

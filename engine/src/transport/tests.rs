@@ -38,6 +38,7 @@ fn connection() -> (Connection, DuplexStream, DuplexStream) {
     let options = ConnectionOptions {
         command_timeout: Duration::from_secs(5),
         event_capacity: 4,
+        ..ConnectionOptions::default()
     };
     (
         Connection::over_pipe(our_in, our_out, options),
@@ -382,6 +383,7 @@ fn scripted_connection(reads: Vec<Vec<u8>>, then_eof: bool) -> Connection {
     let options = ConnectionOptions {
         command_timeout: Duration::from_secs(5),
         event_capacity: 1024,
+        ..ConnectionOptions::default()
     };
     Connection::over_pipe(reader, tokio::io::sink(), options)
 }
