@@ -359,6 +359,127 @@ fn long_pages_are_budgeted_and_subtrees_cost_only_themselves() {
     });
 }
 
+/// The id list_pages gives the page whose line names `needle`.
+fn page_id(pages: &str, needle: &str) -> u64 {
+    pages
+        .lines()
+        .find(|l| l.contains(needle))
+        .and_then(|l| l.split(':').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no page {needle:?} in:\n{pages}"))
+}
+
+/// chrome-devtools-mcp's calls as its clients send them (every argument its reference shows,
+/// `pageId` on each), each accepted and answered with the same kind of content; with the
+/// tools the other tests leave out, each effect checked in the page.
+#[test]
+fn chrome_devtools_mcp_calls_are_accepted() {
+    runtime().block_on(async {
+        let client = stdio_client().await;
+        let forms = fixture_url("fixtures/pages/actions/forms.html");
+        let opened = ok(
+            &client,
+            "new_page",
+            json!({"url": forms, "background": false, "timeout": 0}),
+        )
+        .await;
+        assert!(opened.starts_with("Page "), "{opened}");
+        let pages = ok(&client, "list_pages", json!({})).await;
+        let id = page_id(&pages, "actions/forms.html");
+        let snapshot = ok(&client, "take_snapshot", json!({"pageId": id, "verbose": false})).await;
+        let name = uid_of(&snapshot, "textbox \"Name\"");
+        let agree = uid_of(&snapshot, "checkbox \"I agree\"");
+        let news = uid_of(&snapshot, "checkbox \"News\"");
+        let filled = ok(
+            &client,
+            "fill_form",
+            json!({"pageId": id, "elements": [
+                {"uid": name, "value": "Ada"},
+                {"uid": agree, "value": "true"},
+                {"uid": news, "value": "false"}
+            ], "includeSnapshot": true}),
+        )
+        .await;
+        assert!(filled.contains("RootWebArea"), "the new snapshot is included: {filled}");
+        let line = |text: &str, uid: &str| {
+            text.lines()
+                .find(|l| l.contains(&format!("uid={uid} ")))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(line(&filled, &name).contains("value=\"Ada\""), "{filled}");
+        assert!(line(&filled, &agree).contains("checked"), "{filled}");
+        assert!(!line(&filled, &news).contains("checked"), "{filled}");
+        let hovered = ok(&client, "hover", json!({"pageId": id, "uid": name, "includeSnapshot": false})).await;
+        assert!(hovered.contains(&name), "{hovered}");
+        ok(&client, "click", json!({"pageId": id, "uid": name, "dblClick": false, "includeSnapshot": false})).await;
+        ok(&client, "press_key", json!({"pageId": id, "key": "Control+A", "includeSnapshot": false})).await;
+        ok(&client, "resize_page", json!({"pageId": id, "width": 800, "height": 600})).await;
+        ok(&client, "list_console_messages", json!({"pageId": id, "pageSize": 10, "pageIdx": 0, "types": ["log"], "includePreservedMessages": false, "includeStackTraces": false})).await;
+        let requests = ok(&client, "list_network_requests", json!({"pageId": id, "pageSize": 10, "pageIdx": 0, "resourceTypes": ["document"], "includePreservedRequests": false})).await;
+        let reqid: u64 = requests
+            .split("reqid=")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("the document's request is listed: {requests}"));
+        let request = ok(&client, "get_network_request", json!({"pageId": id, "reqid": reqid})).await;
+        assert!(request.contains("forms.html"), "{request}");
+        let shot = call(&client, "take_screenshot", json!({"pageId": id, "format": "png", "fullPage": false})).await;
+        assert!(shot.content.iter().any(|c| c.as_image().is_some()));
+
+        // Dialogs: a click that opens one says so, and handle_dialog answers it.
+        let dialogs = fixture_url("fixtures/pages/actions/dialogs.html");
+        ok(&client, "navigate_page", json!({"pageId": id, "type": "url", "url": dialogs, "ignoreCache": false, "handleBeforeUnload": "accept", "timeout": 0})).await;
+        let snapshot = ok(&client, "take_snapshot", json!({"pageId": id})).await;
+        let prompt = uid_of(&snapshot, "button \"Prompt\"");
+        let clicked = ok(&client, "click", json!({"pageId": id, "uid": prompt})).await;
+        assert!(clicked.contains("prompt dialog opened"), "{clicked}");
+        let blocked = fails(&client, "take_snapshot", json!({"pageId": id})).await;
+        assert!(blocked.starts_with("OCCLUDED"), "{blocked}");
+        ok(&client, "handle_dialog", json!({"pageId": id, "action": "accept", "promptText": "forty-two"})).await;
+        ok(&client, "wait_for", json!({"pageId": id, "text": ["forty-two"], "timeout": 0})).await;
+
+        // Uploads, scrolling, history, the main content.
+        let upload = fixture_url("fixtures/pages/actions/upload.html");
+        ok(&client, "navigate_page", json!({"pageId": id, "url": upload})).await;
+        let snapshot = ok(&client, "take_snapshot", json!({"pageId": id})).await;
+        let pick = uid_of(&snapshot, "Choose a file");
+        let file = root().join("fixtures/pages/actions/README.md");
+        ok(&client, "upload_file", json!({"pageId": id, "uid": pick, "filePaths": [file], "includeSnapshot": false})).await;
+        ok(&client, "wait_for", json!({"pageId": id, "text": ["README.md"]})).await;
+        let scroll = fixture_url("fixtures/pages/actions/scroll.html");
+        ok(&client, "navigate_page", json!({"pageId": id, "url": scroll})).await;
+        let scrolled = ok(&client, "scroll", json!({"pageId": id, "direction": "down", "pixels": 300})).await;
+        assert!(scrolled.contains("300"), "{scrolled}");
+        ok(&client, "navigate_page", json!({"pageId": id, "type": "back"})).await;
+        let back = ok(&client, "take_snapshot", json!({"pageId": id})).await;
+        assert!(back.contains("upload.html"), "{back}");
+        ok(&client, "navigate_page", json!({"pageId": id, "type": "forward"})).await;
+        ok(&client, "navigate_page", json!({"pageId": id, "type": "reload", "ignoreCache": true})).await;
+        let article = fixture_url("fixtures/pages/long-page.html");
+        ok(&client, "navigate_page", json!({"pageId": id, "url": article})).await;
+        let markdown = ok(&client, "extract_markdown", json!({"pageId": id})).await;
+        assert!(!markdown.trim().is_empty());
+
+        // Pages: select another, close this one.
+        let pages = ok(&client, "list_pages", json!({})).await;
+        let other = pages
+            .lines()
+            .filter_map(|l| l.split(':').next()?.trim().parse::<u64>().ok())
+            .find(|p| *p != id)
+            .unwrap_or_else(|| panic!("the first tab is listed too: {pages}"));
+        let selected = ok(&client, "select_page", json!({"pageId": other, "bringToFront": true})).await;
+        assert!(selected.contains(&other.to_string()), "{selected}");
+        ok(&client, "close_page", json!({"pageId": id})).await;
+        let pages = ok(&client, "list_pages", json!({})).await;
+        assert!(!pages.contains("long-page.html"), "{pages}");
+        let gone = fails(&client, "take_snapshot", json!({"pageId": id})).await;
+        assert!(gone.contains("gone") || gone.contains("closed"), "{gone}");
+        client.cancel().await.expect("close the client");
+    });
+}
+
 #[test]
 fn bad_input_is_a_tool_error_and_the_server_goes_on() {
     runtime().block_on(async {
@@ -387,6 +508,18 @@ fn bad_input_is_a_tool_error_and_the_server_goes_on() {
             .call_tool(CallToolRequestParams::new("no_such_tool"))
             .await;
         assert!(unknown_tool.is_err() || unknown_tool.is_ok_and(|r| r.is_error == Some(true)));
+
+        // A value far longer than any field needs is refused before anything is typed.
+        let snapshot = ok(&client, "take_snapshot", json!({})).await;
+        let button = uid_of(&snapshot, "button \"Increment\"");
+        let huge = "x".repeat(2_000_000);
+        let refused = fails(&client, "fill", json!({"uid": button, "value": huge})).await;
+        assert!(
+            refused.starts_with("INVALID_ARGUMENT"),
+            "{}",
+            &refused[..refused.len().min(300)]
+        );
+        assert!(refused.len() < 1000, "the error does not echo the value");
 
         let pages = ok(&client, "list_pages", json!({})).await;
         assert!(pages.contains("clicks.html"), "{pages}");

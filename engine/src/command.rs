@@ -211,6 +211,9 @@ pub struct Hover {
     pub then: AfterAction,
 }
 
+/// The longest text `fill` types, in characters.
+pub const MAX_TEXT_CHARS: usize = 1_000_000;
+
 /// `fill`: set a field's value by typing, tick or untick a checkbox or radio (`"true"` /
 /// `"false"`), or choose the option of a select with this text or value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -313,6 +313,7 @@ impl Session {
 
     /// Types into a field, ticks a checkbox or radio, or chooses an option.
     pub async fn fill(&mut self, command: &command::Fill) -> Result<Filled> {
+        text_within_limit("fill", &command.text)?;
         self.act(ActionRequest::fill(command)).await
     }
 
@@ -343,6 +344,7 @@ impl Session {
 
     /// Types text into whatever has the keyboard focus, then presses `submitKey` if given.
     pub async fn type_text(&mut self, command: &command::TypeText) -> Result<Typed> {
+        text_within_limit("type_text", &command.text)?;
         self.act(ActionRequest::type_text(command)?).await
     }
 
@@ -908,6 +910,19 @@ fn summarized<T: ActionResult + Summarize>(
     let summary = typed.summarize(&names);
     typed.aftermath().summary = summary;
     Ok(typed)
+}
+
+/// Refuses a text longer than any field needs before anything is typed.
+fn text_within_limit(command: &str, text: &str) -> Result<()> {
+    let length = text.chars().count();
+    if length > command::MAX_TEXT_CHARS {
+        return Err(Error::invalid_argument(format!(
+            "the text of {command} is {length} characters long; it takes at most {} (a longer \
+             text is more likely a mistake than a value a field holds)",
+            command::MAX_TEXT_CHARS
+        )));
+    }
+    Ok(())
 }
 
 /// The JSON response line for a command's outcome.

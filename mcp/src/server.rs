@@ -208,6 +208,30 @@ impl PagesightServer {
         Ok(OnPage { shared })
     }
 
+    /// The pages as list_pages shows them: `ID: URL "TITLE"`, this client's marked
+    /// `[selected]` (the form chrome-devtools-mcp's clients read), and as JSON.
+    async fn listing(&self, shared: &mut Shared) -> Result<(String, Value), Error> {
+        let pages = shared.session().await?.pages().await?;
+        let selected = self.selected();
+        let mut lines = Vec::new();
+        let mut listed = Vec::new();
+        for p in &pages {
+            let id = shared.id_of(&p.target_id);
+            let is_selected = selected.as_deref() == Some(p.target_id.as_str());
+            let dialog = match &p.dialog {
+                Some(d) => format!(" (a {} dialog is open: {:?})", d.kind, d.message),
+                None => String::new(),
+            };
+            let mark = if is_selected { " [selected]" } else { "" };
+            lines.push(format!("{id}: {} {:?}{dialog}{mark}", p.url, p.title));
+            listed.push(serde_json::json!({
+                "pageId": id, "url": p.url, "title": p.title,
+                "selected": is_selected, "dialog": p.dialog,
+            }));
+        }
+        Ok((lines.join("\n"), serde_json::json!({ "pages": listed })))
+    }
+
     /// The text of an action's answer: its sentence, then what changed on the page or the
     /// whole new snapshot.
     fn action_answer<T: serde::Serialize>(result: Result<T, Error>) -> CallToolResult {
@@ -228,7 +252,7 @@ impl PagesightServer {
             text.push_str("\nChanges since the last snapshot:\n");
             text.push_str(changes);
         }
-        if let Some(snapshot) = json.get("snapshot").and_then(Value::as_str) {
+        if let Some(snapshot) = json.get("snapshot").and_then(snapshot_text) {
             text.push_str("\n\n");
             text.push_str(snapshot);
         }
@@ -251,6 +275,14 @@ impl PagesightServer {
             diff: !include_snapshot,
         }
     }
+}
+
+/// The text of a snapshot in an action's result: a string, or with a budget the object whose
+/// `text` it is.
+fn snapshot_text(snapshot: &Value) -> Option<&str> {
+    snapshot
+        .as_str()
+        .or_else(|| snapshot.get("text").and_then(Value::as_str))
 }
 
 #[tool_router]
@@ -439,7 +471,7 @@ impl PagesightServer {
         if let Some(snapshot) = results
             .last()
             .and_then(|r| r.get("snapshot"))
-            .and_then(Value::as_str)
+            .and_then(snapshot_text)
         {
             text.push_str("\n\n");
             text.push_str(snapshot);
@@ -621,14 +653,13 @@ impl PagesightServer {
         let target = opened.target_id.clone();
         self.select(Some(target.clone()));
         let id = shared.id_of(&target);
-        let mut answer = Self::action_answer(Ok(&opened));
-        if let Some(first) = answer.content.first_mut() {
-            if let Some(t) = first.as_text() {
-                let text = format!("Page {id} is open and selected. {}", t.text);
-                *first = rmcp::model::ContentBlock::text(text);
-            }
-        }
-        Ok(answer)
+        // As chrome-devtools-mcp answers: the pages, the new one selected.
+        let (pages, _) = tri!(self.listing(&mut shared).await);
+        let text = format!(
+            "Page {id} is open and selected. {}\n{pages}",
+            opened.opened.summary
+        );
+        Ok(answer::success(text, &opened))
     }
 
     #[tool(
@@ -757,31 +788,8 @@ impl PagesightServer {
     #[tool(description = "List the browser's pages with their ids.", input_schema = schema_for_empty_input())]
     async fn list_pages(&self) -> Result<CallToolResult, ErrorData> {
         let mut shared = self.shared.lock().await;
-        let pages = tri!(tri!(shared.session().await).pages().await);
-        let selected = self.selected();
-        let mut lines = Vec::new();
-        let mut listed = Vec::new();
-        for p in &pages {
-            let id = shared.id_of(&p.target_id);
-            let mark = if selected.as_deref() == Some(p.target_id.as_str()) {
-                " [selected]"
-            } else {
-                ""
-            };
-            let dialog = match &p.dialog {
-                Some(d) => format!(" (a {} dialog is open: {:?})", d.kind, d.message),
-                None => String::new(),
-            };
-            lines.push(format!("{id}: {} {:?}{mark}{dialog}", p.url, p.title));
-            listed.push(serde_json::json!({
-                "pageId": id, "url": p.url, "title": p.title,
-                "selected": !mark.is_empty(), "dialog": p.dialog,
-            }));
-        }
-        Ok(answer::success(
-            lines.join("\n"),
-            &serde_json::json!({ "pages": listed }),
-        ))
+        let (text, listed) = tri!(self.listing(&mut shared).await);
+        Ok(answer::success(text, &listed))
     }
 
     #[tool(

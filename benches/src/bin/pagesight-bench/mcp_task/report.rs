@@ -480,7 +480,10 @@ mod tests {
         assert_eq!((s.done, s.runs, s.calls), (3, 4, 2));
         assert_eq!(s.steps[0].2, 20.0);
         assert_eq!(s.steps[1].2, 40.0);
-        assert_eq!(s.total_ms, 60.0);
+        assert_eq!(
+            s.total_ms, 70.0,
+            "the median of the runs' totals 30, 70 and 80"
+        );
         assert_eq!(s.total_chars, 110.0);
         assert_eq!(median(&[1.0, 3.0]), 2.0);
         assert_eq!(median(&[]), 0.0);
