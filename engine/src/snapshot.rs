@@ -111,6 +111,9 @@ pub struct Snapshot {
     /// What it was computed from, when the next snapshot can be found to be computed from the
     /// same (see [`Snapshot::repeats`]).
     pub(crate) source: Option<Source>,
+    /// How much of the accessibility tree its capture held: one of a subtree renders nothing
+    /// but that subtree.
+    scope: AxScope,
 }
 
 /// What a snapshot's text was computed from: the capture's inputs, the options, the page and
@@ -133,6 +136,7 @@ impl Snapshot {
             analysis,
             uids,
             source: _,
+            scope: _,
         } = self;
         let large = model.nodes.len() >= crate::parallel::LARGE_PAGE_NODES;
         crate::parallel::drop_aside((model, analysis, uids), large);
@@ -141,7 +145,9 @@ impl Snapshot {
 
     /// This snapshot's text in the mode of `view` (`verbose` too), as text: its output when it
     /// was rendered so, else rendered again. What lies in view is the snapshot's own: its
-    /// analysis was made with the `expand` it was taken with.
+    /// analysis was made with the `expand` it was taken with. A snapshot of one element's
+    /// subtree holds the accessibility data of nothing else: of a whole view it has no text
+    /// (empty, as for a page with no snapshot yet).
     pub fn text_in(&self, view: &SnapshotOptions) -> String {
         let text = SnapshotOptions {
             format: Format::Text,
@@ -149,6 +155,7 @@ impl Snapshot {
         };
         match &self.source {
             Some(source) if source.options == text => self.output.clone(),
+            _ if matches!(self.scope, AxScope::Subtree { .. }) => String::new(),
             _ => render_snapshot(self, &text),
         }
     }
@@ -232,7 +239,19 @@ pub async fn take_snapshot(
     uids: &mut UidTable,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
-    let scope = AxScope::for_view(options.view_expand(), options.verbose);
+    take_snapshot_scoped(page, kept, uids, options, scope_of(uids, options)).await
+}
+
+/// [`take_snapshot`] with a capture of `scope`, which must hold what `options` show (a
+/// subtree's text is the same from a subtree-scoped capture as from a full one, which is how
+/// the two are compared).
+pub async fn take_snapshot_scoped(
+    page: &Page,
+    kept: &Kept,
+    uids: &mut UidTable,
+    options: &SnapshotOptions,
+    scope: AxScope,
+) -> Result<Snapshot> {
     let capture = capture_for_view(page, kept, scope).await?;
     snapshot_of(page, capture, uids, options).await
 }
@@ -247,12 +266,28 @@ pub async fn take_snapshot_after<'s>(
     options: &SnapshotOptions,
     last: &'s mut Option<Snapshot>,
 ) -> Result<&'s Snapshot> {
-    let scope = AxScope::for_view(options.view_expand(), options.verbose);
-    let capture = capture_for_view(page, kept, scope).await?;
+    let capture = capture_for_view(page, kept, scope_of(uids, options)).await?;
     if let Some(captured) = unless_repeated(last, capture, uids, page.target_id(), options) {
         Snapshot::replace(last, snapshot_of(page, captured, uids, options).await?);
     }
     held(last)
+}
+
+/// The scope a live snapshot with `options` captures: the subtree of the element its `uid`
+/// names when the page's uid table knows that element's `backendNodeId`, else its view (a uid
+/// the table cannot resolve is answered as before: `UNKNOWN_UID`, `STALE_UID`, or not shown).
+pub fn scope_of(uids: &UidTable, options: &SnapshotOptions) -> AxScope {
+    AxScope::for_snapshot(
+        options.view_expand(),
+        options.verbose,
+        subtree_backend_id(uids, options),
+    )
+}
+
+/// The `backendNodeId` of the element whose subtree `options` asks for, if the table knows it.
+fn subtree_backend_id(uids: &UidTable, options: &SnapshotOptions) -> Option<i64> {
+    let uid = options.uid.as_deref()?;
+    uids.resolve(uid).ok()?.backend_node_id
 }
 
 /// The snapshot of a live capture: analysis, Chromium's word on the unsure hit tests, render.
@@ -292,11 +327,15 @@ pub fn analyze_capture(
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
     let captured = capture.into();
-    // A capture holding only the viewport's accessibility nodes cannot show more than that.
-    captured
-        .capture()
-        .ax_scope
-        .check(options.view_expand(), options.verbose)?;
+    // A capture holding only the viewport's accessibility nodes cannot show more than that, nor
+    // one holding only an element's subtree anything but that subtree (the uid is resolved
+    // before this snapshot's uids replace the table's).
+    let scope = captured.capture().ax_scope;
+    let subtree = match scope {
+        AxScope::Subtree { .. } => subtree_backend_id(table, options),
+        _ => None,
+    };
+    scope.check_snapshot(options.view_expand(), options.verbose, subtree)?;
     let inputs = captured.inputs().cloned();
     let (model, view) = captured.into_model_and_view()?;
     // Uids depend on the model alone, not on the analysis.
@@ -329,6 +368,7 @@ pub fn analyze_capture(
         analysis,
         uids,
         source,
+        scope,
     })
 }
 

@@ -41,6 +41,52 @@ pub fn missing_parents(nodes: &AxNodes) -> Vec<i64> {
     out
 }
 
+/// The children that fetched nodes of `inside` (`backendNodeId`s) name but nobody fetched, as
+/// `backendNodeId`s to ask for next; every child of a node of `inside` joins it, so that asking
+/// again reaches their children in turn. What a subtree needs of the nodes its DOM snapshot
+/// does not hold (a form control's inner editor lives in a shadow tree the snapshot leaves out).
+pub fn missing_children(nodes: &AxNodes, inside: &mut FxHashSet<i64>) -> Vec<i64> {
+    let have: FxHashSet<AxKeyRef<'_>> = nodes.iter().map(|n| n.node_id()).collect();
+    let mut out = Vec::new();
+    for n in nodes.iter() {
+        let AxKeyRef::Int(id) = n.node_id() else {
+            continue;
+        };
+        if id <= 0 || !inside.contains(&id) {
+            continue;
+        }
+        for c in n.child_ids() {
+            if let AxKeyRef::Int(child) = c {
+                if child > 0 && inside.insert(child) && !have.contains(&c) {
+                    out.push(child);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The fetched nodes of `inside` that name a child nobody fetched: what is left once
+/// [`missing_children`] found nothing more to ask for by id. Such a child has no DOM node (the
+/// text of a `::before` or `::after`), and is had only with its parent's relatives.
+pub fn parents_of_missing_children(nodes: &AxNodes, inside: &FxHashSet<i64>) -> Vec<i64> {
+    let have: FxHashSet<AxKeyRef<'_>> = nodes.iter().map(|n| n.node_id()).collect();
+    let mut out: Vec<i64> = nodes
+        .iter()
+        .filter_map(|n| match n.node_id() {
+            AxKeyRef::Int(id) if id > 0 && inside.contains(&id) => {
+                n.child_ids().any(|c| !have.contains(&c)).then_some(id)
+            }
+            _ => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Rebuilds per-frame trees from the nodes of any number of partial replies (in any order,
 /// repeats allowed). Roots come first in each tree; trees come in the order their roots were
 /// first seen.
@@ -191,5 +237,17 @@ mod tests {
     #[test]
     fn names_parents_nobody_fetched() {
         assert_eq!(missing_parents(&replies()), vec![39]);
+    }
+
+    #[test]
+    fn names_children_nobody_fetched_inside_a_subtree() {
+        let mut inside: FxHashSet<i64> = [21].into_iter().collect();
+        assert_eq!(missing_children(&replies(), &mut inside), vec![24]);
+        // Children join the subtree; a child already fetched (23) is not asked for again.
+        assert!(inside.contains(&23) && inside.contains(&24));
+        assert_eq!(missing_children(&replies(), &mut inside), Vec::<i64>::new());
+        let mut outside = FxHashSet::default();
+        assert!(missing_children(&replies(), &mut outside).is_empty());
+        assert_eq!(parents_of_missing_children(&replies(), &inside), vec![21]);
     }
 }

@@ -1,7 +1,9 @@
 //! How much of the accessibility tree a capture holds ([`AxScope`]): all of it, or only what a
-//! snapshot of its view can print. Rendering a viewport-scoped capture with a wider view
-//! (`--expand all`, a larger `--expand`, `verbose`) is refused rather than shown with less
-//! (`live::scope` says which views a scope serves and which nodes it asks for).
+//! snapshot of its view can print: the (expanded) viewport, or one element's subtree.
+//! Rendering a scoped capture with a wider view is refused rather than shown with less: a
+//! viewport scope with `--expand all`, a larger `--expand` or `verbose`, a subtree scope with
+//! anything but the subtree of its own element (`live::scope` says which views a scope serves
+//! and which nodes it asks for).
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +19,13 @@ pub enum AxScope {
     Viewport {
         /// CSS px added on every side of the viewport.
         expand: f64,
+    },
+    /// Only the nodes of one element's DOM subtree (what `aria-owns` inside it names
+    /// included) and of its ancestors: what a snapshot with `uid` prints.
+    Subtree {
+        /// The element's `backendNodeId` (in whichever renderer holds it).
+        #[serde(rename = "backendNodeId")]
+        backend_node_id: i64,
     },
 }
 
@@ -36,6 +45,15 @@ mod tests {
         let s = AxScope::Viewport { expand: 500.0 };
         let j = serde_json::to_value(s).unwrap();
         assert_eq!(j, serde_json::json!({"kind": "viewport", "expand": 500.0}));
+        assert_eq!(serde_json::from_value::<AxScope>(j).unwrap(), s);
+        let s = AxScope::Subtree {
+            backend_node_id: 42,
+        };
+        let j = serde_json::to_value(s).unwrap();
+        assert_eq!(
+            j,
+            serde_json::json!({"kind": "subtree", "backendNodeId": 42})
+        );
         assert_eq!(serde_json::from_value::<AxScope>(j).unwrap(), s);
     }
 }

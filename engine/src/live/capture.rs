@@ -18,7 +18,11 @@
 //!   [`super::scope`]), all sent at once, rebuilt into trees by [`crate::capture::ax_partial`]. Where
 //!   that costs Chromium more than the whole page would ([`AxFetch`]: a page at most three views
 //!   large, decided from `Page.getLayoutMetrics` read with the first frame tree; a view holding
-//!   a large share of the nodes), the whole page or the full trees are taken instead.
+//!   a large share of the nodes), the whole page or the full trees are taken instead;
+//! - **subtree** (a snapshot with `uid`): as a viewport scope, the snapshot whole (it has no
+//!   subtree option), then the accessibility nodes of the element's subtree and its ancestors
+//!   only (see [`super::scope`]), with every box's rectangles a whole page needs, and the same
+//!   two ways back to the full trees.
 //!
 //! Round trips: Chromium answers the calls of one session in the order it receives them, so a
 //! call that must be answered after another need not wait for that reply, only be written after
@@ -79,7 +83,7 @@ use super::kept_model::{
     kept_id, Charge, KeptFindings, KeptModel, KeptPartialTrees, KeptParts, KeptState, KeptTrees,
     Seen, StateKey,
 };
-use super::scope::{fetch_set, AxFetch};
+use super::scope::{fetch_set, subtree_fetch_set, AxFetch};
 use super::Kept;
 use crate::analysis::{Expand, ViewFacts};
 use crate::browser::{create_world, FrameTarget, Page};
@@ -109,6 +113,13 @@ const FRAME_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many more rounds of `getPartialAXTree` may look for parents the replies name but the
 /// DOM ancestry did not give (`aria-owns` chains).
 const PARENT_ROUNDS: usize = 3;
+/// How many more rounds of `getPartialAXTree` may look for the children of a subtree's nodes
+/// that its DOM did not give (what the DOM snapshot leaves out: a form control's inner editor,
+/// a date field's parts, nested a level or two each).
+const CHILD_ROUNDS: usize = 6;
+/// How many rounds may ask for the relatives of a subtree's nodes whose children have no DOM
+/// node (generated content: a pseudo-element and its text, two levels).
+const RELATIVE_ROUNDS: usize = 3;
 
 /// Captures everything any snapshot of `page` needs: every frame's full accessibility tree
 /// and every box's DOM rectangles, JavaScript-free (what a recorded capture holds, renderable
@@ -300,6 +311,7 @@ async fn capture_once(
     let view = scope.view();
     let scope = match scope {
         AxScope::Viewport { expand } if fetch.whole_page(&metrics, expand) => AxScope::Full,
+        AxScope::Subtree { .. } if fetch.whole_page(&metrics, 0.0) => AxScope::Full,
         scope => scope,
     };
     let mut frames = Vec::new();
@@ -309,7 +321,7 @@ async fn capture_once(
     // The part of the page whose boxes' rectangles are read: the view grown by this, or all.
     let rects_view = match scope {
         AxScope::Viewport { expand } => Some(expand),
-        AxScope::Full => None,
+        AxScope::Full | AxScope::Subtree { .. } => None,
     };
     let kept_trees = (!dom_rects).then(|| kept_model.trees());
     let ax_full = full.then(|| full_trees(conn, session, &frames, None, kept_trees));
@@ -319,7 +331,7 @@ async fn capture_once(
     // The view whose geometry and visibility are computed with the model of the DOM.
     let facts_view = match scope {
         AxScope::Viewport { .. } => Some(view.unwrap_or_default()),
-        AxScope::Full => view,
+        AxScope::Full | AxScope::Subtree { .. } => view,
     };
     // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
     let main = async {
@@ -458,7 +470,7 @@ async fn capture_once(
             dom_model = model;
             (checks, late)
         }
-        AxScope::Viewport { .. } => {
+        AxScope::Viewport { .. } | AxScope::Subtree { .. } => {
             let late =
                 finish_readings(page, &sessions, &mut capture, main_reading, readings).await?;
             retaken = late.first().copied().unwrap_or(false);
@@ -466,21 +478,33 @@ async fn capture_once(
             // pipeline adds the answers to it rather than building it again.
             // So are its geometry and visibility, which the analysis would compute again.
             let kept = kept_state.as_ref().filter(|_| !retaken);
-            let model =
-                dom_model_of(&capture, facts_view, kept)?.with_facts(view.unwrap_or_default());
-            reused = model.is_kept();
+            let model = dom_model_of(&capture, facts_view, kept)?;
             let targets = 1 + capture.oopifs.len();
-            let find = |m: &DomModel| {
-                m.facts()
-                    .map_or_else(Vec::new, |facts| fetch_set(m.model(), facts, targets))
+            // The nodes whose children are all asked for, as far as they go: the subtree's.
+            let (model, sets, inside, found) = match scope {
+                AxScope::Subtree { backend_node_id } => {
+                    let set = subtree_fetch_set(model.model(), backend_node_id, targets);
+                    (model, set.ids, set.inside, set.found)
+                }
+                _ => {
+                    let model = model.with_facts(view.unwrap_or_default());
+                    let find = |m: &DomModel| {
+                        m.facts()
+                            .map_or_else(Vec::new, |facts| fetch_set(m.model(), facts, targets))
+                    };
+                    let sets = match &model {
+                        DomModel::Kept(state) => {
+                            state.found.fetch_set.get_or_init(|| find(&model)).clone()
+                        }
+                        DomModel::Built(..) => find(&model),
+                    };
+                    (model, sets, Vec::new(), true)
+                }
             };
-            let sets = match &model {
-                DomModel::Kept(state) => state.found.fetch_set.get_or_init(|| find(&model)).clone(),
-                DomModel::Built(..) => find(&model),
-            };
+            reused = model.is_kept();
             dom_model = Some(model);
             let wanted: usize = sets.iter().map(Vec::len).sum();
-            if !fetch.node_by_node(wanted, dom_nodes(&capture)) {
+            if !found || !fetch.node_by_node(wanted, dom_nodes(&capture)) {
                 // The view holds much of the page: the full trees cost Chromium less. The
                 // capture keeps its viewport scope (its box rectangles cover the view only).
                 let main = full_trees(conn, session, &frames, None, kept_trees);
@@ -510,13 +534,21 @@ async fn capture_once(
             } else {
                 let none = Vec::new();
                 let ids = |k: usize| sets.get(k).unwrap_or(&none);
+                let within = |k: usize| inside.get(k).unwrap_or(&none);
                 let kept_partial = (!dom_rects).then(|| kept_model.partial_trees());
-                let main = partial_trees(conn, session, ids(0), None, kept_partial);
+                let main = partial_trees(
+                    conn,
+                    session,
+                    (ids(0).as_slice(), within(0).as_slice()),
+                    None,
+                    kept_partial,
+                );
                 let others: Vec<_> = sessions
                     .iter()
                     .enumerate()
                     .map(|(k, s)| {
-                        partial_trees(conn, Some(s), ids(k + 1), Some(FRAME_TIMEOUT), None)
+                        let ask = (ids(k + 1).as_slice(), within(k + 1).as_slice());
+                        partial_trees(conn, Some(s), ask, Some(FRAME_TIMEOUT), None)
                     })
                     .collect();
                 let checks = write_checks(page, &kept_model, &sessions);
@@ -1098,12 +1130,14 @@ struct ReadTrees {
 
 /// The accessibility trees of one renderer holding the nodes of `ids` and their ancestors:
 /// `Accessibility.getPartialAXTree` for each, all written now, then once more for parents the
-/// replies name that were not asked for (`aria-owns`), a bounded number of rounds. Also says
-/// whether there were more rounds (requests written after this call).
+/// replies name that were not asked for (`aria-owns`), a bounded number of rounds, and for the
+/// children the nodes of `inside` (and so their children in turn) name that were not asked for
+/// (a form control's inner text, which the DOM snapshot does not hold). Also says whether there
+/// were more rounds (requests written after this call).
 fn partial_trees<'a>(
     conn: &'a Connection,
     session: Option<&'a SessionId>,
-    ids: &[i64],
+    (ids, inside): (&[i64], &[i64]),
     timeout: Option<Duration>,
     kept: Option<&KeptPartialTrees>,
 ) -> impl Future<Output = (Result<ReadTrees>, bool)> + Send + use<'a> {
@@ -1111,6 +1145,7 @@ fn partial_trees<'a>(
     let send = move |id: i64| conn.send_now_unparsed(session, &GetPartialAxTree::of(id), timeout);
     let first: Vec<_> = ids.iter().map(|&id| send(id)).collect();
     let mut asked: FxHashSet<i64> = ids.iter().copied().collect();
+    let mut inside: FxHashSet<i64> = inside.iter().copied().collect();
     let ids = ids.to_vec();
     let kept = kept.cloned();
     let read = |reply: &RawJson| FullAxTree::read_reply(reply, GetPartialAxTree::METHOD);
@@ -1138,21 +1173,55 @@ fn partial_trees<'a>(
             }
         }
         let mut more = false;
-        for _ in 0..PARENT_ROUNDS {
-            let ask: Vec<i64> = ax_partial::missing_parents(&nodes)
-                .into_iter()
-                .filter(|id| asked.insert(*id))
-                .collect();
+        for round in 0..PARENT_ROUNDS.max(CHILD_ROUNDS) {
+            let mut ask = Vec::new();
+            if round < PARENT_ROUNDS {
+                ask = ax_partial::missing_parents(&nodes);
+            }
+            if round < CHILD_ROUNDS && !inside.is_empty() {
+                ask.extend(ax_partial::missing_children(&nodes, &mut inside));
+            }
+            ask.retain(|id| asked.insert(*id));
             if ask.is_empty() {
                 break;
             }
             more = true;
-            // A parent that is no DOM node cannot be asked for: its children are left out.
+            // A parent that is no DOM node cannot be asked for: its children are left out; a
+            // child that is none stays a stand-in.
             for reply in join_all(ask.iter().map(|&id| send(id)))
                 .await
                 .into_iter()
                 .flatten()
             {
+                if let Err(e) =
+                    read(&reply).and_then(|r| nodes.append(r.nodes).map_err(Error::protocol))
+                {
+                    return (Err(e), more);
+                }
+            }
+        }
+        // Children no DOM node stands for: asked for with their parents' relatives (the nodes
+        // already read come first, so they are kept as read).
+        let mut with_relatives_asked: FxHashSet<i64> = FxHashSet::default();
+        for _ in 0..RELATIVE_ROUNDS {
+            // Children of the nodes read last join the subtree (nothing left to ask by id).
+            let _ = ax_partial::missing_children(&nodes, &mut inside);
+            let holders: Vec<i64> = ax_partial::parents_of_missing_children(&nodes, &inside)
+                .into_iter()
+                .filter(|id| with_relatives_asked.insert(*id))
+                .collect();
+            if holders.is_empty() {
+                break;
+            }
+            more = true;
+            let with_relatives = |id: i64| GetPartialAxTree {
+                fetch_relatives: true,
+                ..GetPartialAxTree::of(id)
+            };
+            let sent = holders
+                .iter()
+                .map(|&id| conn.send_now_unparsed(session, &with_relatives(id), timeout));
+            for reply in join_all(sent).await.into_iter().flatten() {
                 if let Err(e) =
                     read(&reply).and_then(|r| nodes.append(r.nodes).map_err(Error::protocol))
                 {

@@ -21,7 +21,7 @@ pub use captured::Captured;
 pub(crate) use captured::Inputs;
 pub use confirm::{confirm_hits, Confirmation};
 pub(crate) use confirm::{hit_test_at, prepare_hit_test};
-pub use scope::{ax_fetch_set, AxFetch};
+pub use scope::{ax_fetch_set, ax_subtree_fetch_set, AxFetch};
 
 /// What a page's snapshots keep for the next one: handles to the boxes they measure
 /// ([`box_rects::KeptBoxes`]) and the model of the page's last state (`kept_model.rs`). One per

@@ -14,14 +14,27 @@
 //! "In the viewport" is decided by the analysis's own [`visibility`](crate::analysis::visibility) rules on the same
 //! [`Geometry`](crate::analysis::Geometry), so the set cannot drift from what the renderers test.
 //!
+//! A snapshot with `uid` prints one element and what is under it, however long the page. Its
+//! capture takes the DOM snapshot whole (`DOMSnapshot.captureSnapshot` has no subtree option,
+//! and the uids, geometry and visibility of the element need the whole page), then asks for
+//! the accessibility nodes of the element's flat-tree subtree, of the elements its
+//! `aria-owns` (and theirs) name with their subtrees, and of the ancestors of all of these
+//! ([`subtree_fetch_set`]). Those are every node the subtree's lines are made of: the renderers
+//! print a node from its own accessibility node, its children's count (kept by stand-ins, see
+//! [`crate::capture::ax_partial`]) and its ancestors', so the subtree's text is the one the
+//! whole page's text holds for it. A node inside the subtree that `aria-owns` moves elsewhere is
+//! not under the element in either text (its owner is fetched as a missing parent, and, not
+//! being in the subtree, is not printed there).
+//!
 //! The capture records its [`AxScope`]: rendering a viewport-scoped capture with a wider view
-//! (`--expand all`, a larger `--expand`, `verbose`) is refused rather than shown with less.
+//! (`--expand all`, a larger `--expand`, `verbose`) is refused rather than shown with less, and
+//! a subtree-scoped one is rendered only as the subtree of its own element.
 
 use crate::analysis::{Expand, ViewFacts};
 use crate::capture::{AxScope, Capture};
 use crate::cdp::page::GetLayoutMetricsReturns;
 use crate::error::{Error, Result};
-use crate::model::{Model, NodeKind};
+use crate::model::{DocId, Model, NodeId, NodeKind};
 
 impl AxScope {
     /// The scope a snapshot with these options needs.
@@ -37,23 +50,58 @@ impl AxScope {
         }
     }
 
-    /// The view a viewport scope serves; `None` for the full scope, which serves every view.
+    /// The scope a snapshot with these options needs, `subtree` being the `backendNodeId` of
+    /// the element whose subtree it shows (`None`: the whole view, or an element Chromium gave
+    /// no `backendNodeId`, which cannot be asked for).
+    pub fn for_snapshot(expand: Expand, verbose: bool, subtree: Option<i64>) -> AxScope {
+        match subtree {
+            Some(backend_node_id) => AxScope::Subtree { backend_node_id },
+            None => AxScope::for_view(expand, verbose),
+        }
+    }
+
+    /// The view a viewport scope serves; `None` for the full scope, which serves every view,
+    /// and for a subtree scope, which serves none but its element's subtree.
     pub(crate) fn view(self) -> Option<Expand> {
         match self {
-            AxScope::Full => None,
+            AxScope::Full | AxScope::Subtree { .. } => None,
             AxScope::Viewport { expand } if expand > 0.0 => Some(Expand::Pixels(expand)),
             AxScope::Viewport { .. } => Some(Expand::Viewport),
         }
     }
 
-    /// Whether a capture of this scope holds everything a snapshot with these options reads.
+    /// Whether a capture of this scope holds everything a snapshot of the whole view with
+    /// these options reads (a subtree scope never does).
     pub fn covers(&self, expand: Expand, verbose: bool) -> bool {
         match (self, AxScope::for_view(expand, verbose)) {
             (AxScope::Full, _) => true,
+            (AxScope::Subtree { .. }, _) => false,
+            (_, AxScope::Subtree { .. }) => false,
             (AxScope::Viewport { .. }, AxScope::Full) => false,
             (AxScope::Viewport { expand: have }, AxScope::Viewport { expand: want }) => {
                 want <= *have
             }
+        }
+    }
+
+    /// An error saying why a capture of this scope cannot be rendered as the subtree of the
+    /// element with `backendNodeId` `subtree` (`None`: the whole view) with these options.
+    pub fn check_snapshot(
+        &self,
+        expand: Expand,
+        verbose: bool,
+        subtree: Option<i64>,
+    ) -> Result<()> {
+        match (self, subtree) {
+            (AxScope::Subtree { backend_node_id }, Some(asked)) if *backend_node_id == asked => {
+                Ok(())
+            }
+            (AxScope::Subtree { .. }, _) => Err(Error::invalid_argument(
+                "this capture holds accessibility data only for the subtree of another element; \
+                 capture the page again with these options (`pagesight capture` records the \
+                 whole page)",
+            )),
+            _ => self.check(expand, verbose),
         }
     }
 
@@ -64,6 +112,7 @@ impl AxScope {
         }
         let have = match self {
             AxScope::Viewport { expand } => *expand,
+            AxScope::Subtree { .. } => return self.check_snapshot(expand, verbose, None),
             AxScope::Full => 0.0,
         };
         let asked = if verbose {
@@ -180,7 +229,14 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
             *w = true;
         }
     }
-    // Ancestors, each chain walked once: stop at the first ancestor already wanted.
+    with_ancestors(model, &mut wanted);
+    by_target(model, &wanted, targets)
+}
+
+/// Marks the ancestors of every wanted node, each chain walked once: stop at the first
+/// ancestor already wanted.
+fn with_ancestors(model: &Model, wanted: &mut [bool]) {
+    let n = wanted.len().min(model.nodes.len());
     for i in 0..n {
         if !wanted[i] {
             continue;
@@ -195,6 +251,10 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
             cur = model.nodes[p].parent;
         }
     }
+}
+
+/// The `backendNodeId`s of the wanted nodes, per renderer target.
+fn by_target(model: &Model, wanted: &[bool], targets: usize) -> Vec<Vec<i64>> {
     let mut out = vec![Vec::new(); targets];
     for (i, node) in model.nodes.iter().enumerate() {
         if !wanted[i] {
@@ -203,6 +263,109 @@ pub(crate) fn fetch_set(model: &Model, view: &ViewFacts, targets: usize) -> Vec<
         let target = model.doc(node.doc).target as usize;
         if let Some(list) = out.get_mut(target) {
             list.push(i64::from(node.backend_node_id));
+        }
+    }
+    out
+}
+
+/// [`subtree_fetch_set`] of a capture's DOM snapshots: the `backendNodeId`s a snapshot of the
+/// subtree of the element with `backend_node_id` asks the accessibility nodes of, per renderer
+/// target as [`ax_fetch_set`] gives them.
+///
+/// Pure. `capture` needs no accessibility trees (any it has are ignored).
+pub fn ax_subtree_fetch_set(capture: &Capture, backend_node_id: i64) -> Result<Vec<Vec<i64>>> {
+    let model = Model::from_dom_snapshots(capture)?;
+    Ok(subtree_fetch_set(&model, backend_node_id, 1 + capture.oopifs.len()).ids)
+}
+
+/// What a subtree scope asks for, per renderer target as [`fetch_set`] gives them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct SubtreeSet {
+    /// The `backendNodeId`s to ask the accessibility nodes of.
+    pub ids: Vec<Vec<i64>>,
+    /// Those of them inside the subtree (not its ancestors): the nodes whose accessibility
+    /// children are all asked for, found or not in the DOM snapshot.
+    pub inside: Vec<Vec<i64>>,
+    /// Whether the DOM snapshot holds the element. One it does not (gone, or a node of a
+    /// user-agent shadow tree, which the accessibility tree names and the snapshot leaves out)
+    /// is looked for in the full trees.
+    pub found: bool,
+}
+
+/// The `backendNodeId`s whose accessibility nodes a snapshot of the subtree of the element
+/// with `backend_node_id` prints, per renderer target as [`fetch_set`] gives them: the
+/// element's flat-tree subtree (child documents included), the subtrees of the elements its
+/// `aria-owns` attributes name (in the same document, followed on from there), and the
+/// ancestors of all of these; the top-level `#document` always. A `backendNodeId` found in
+/// several renderers is taken in each (no harm: more nodes than needed). No node has it when
+/// the element is gone (or not in the DOM snapshot): the set is then only the top-level
+/// `#document`, and [`SubtreeSet::found`] false.
+///
+/// Text without a layout box has no accessibility node, and neither have comments or doctypes:
+/// they are not asked for. What the DOM snapshot does not hold (user-agent shadow trees: a form
+/// control's inner editor) is asked for as the replies name it ([`SubtreeSet::inside`]).
+pub(crate) fn subtree_fetch_set(model: &Model, backend_node_id: i64, targets: usize) -> SubtreeSet {
+    let n = model.nodes.len();
+    let mut wanted = vec![false; n];
+    let mut roots: Vec<NodeId> = (0..targets)
+        .filter_map(|t| u32::try_from(t).ok())
+        .filter_map(|t| model.node_by_target_backend_id(t, backend_node_id))
+        .collect();
+    // Elements by `id`, per document, built only if an `aria-owns` needs it.
+    let mut by_id: Option<rustc_hash::FxHashMap<(DocId, &str), NodeId>> = None;
+    let found = !roots.is_empty();
+    while let Some(root) = roots.pop() {
+        if wanted.get(root.index()).copied().unwrap_or(true) {
+            continue;
+        }
+        let end = model.node(root).subtree_end.index().min(n);
+        for i in root.index()..end {
+            if wanted[i] {
+                continue;
+            }
+            let id = NodeId::new(i as u32);
+            let node = &model.nodes[i];
+            wanted[i] = match node.kind {
+                NodeKind::Element | NodeKind::Document => true,
+                NodeKind::Text | NodeKind::CData => node.layout.is_some(),
+                _ => false,
+            };
+            let Some(owns) = model.attr(id, "aria-owns") else {
+                continue;
+            };
+            let index = by_id.get_or_insert_with(|| ids_by_document(model));
+            for name in owns.split_ascii_whitespace() {
+                if let Some(&owned) = index.get(&(node.doc, name)) {
+                    roots.push(owned);
+                }
+            }
+        }
+    }
+    let inside = by_target(model, &wanted, targets);
+    if let Some(top) = model.docs.first() {
+        if let Some(w) = wanted.get_mut(top.root.index()) {
+            *w = true;
+        }
+    }
+    with_ancestors(model, &mut wanted);
+    SubtreeSet {
+        ids: by_target(model, &wanted, targets),
+        inside,
+        found,
+    }
+}
+
+/// Every element with an `id`, by its document and id (the first of a repeated id, as
+/// `getElementById` finds it).
+fn ids_by_document(model: &Model) -> rustc_hash::FxHashMap<(DocId, &str), NodeId> {
+    let mut out = rustc_hash::FxHashMap::default();
+    for (i, node) in model.nodes.iter().enumerate() {
+        if node.kind != NodeKind::Element {
+            continue;
+        }
+        let id = NodeId::new(i as u32);
+        if let Some(name) = model.attr(id, "id") {
+            out.entry((node.doc, name)).or_insert(id);
         }
     }
     out

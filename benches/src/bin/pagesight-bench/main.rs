@@ -30,6 +30,7 @@ mod record_captures;
 mod record_hits;
 mod record_scale;
 mod scale_instructions;
+mod subtree;
 mod tabs;
 
 #[derive(Parser)]
@@ -53,6 +54,9 @@ enum Command {
     BareFloor(bare_floor::Args),
     /// Whole-page text sizes against the default snapshot budget; subtree against whole.
     Budget(budget::Args),
+    /// A subtree snapshot with the accessibility nodes of its subtree only, against the same
+    /// snapshot cut from the whole page's capture.
+    Subtree(subtree::Args),
     /// `pagesight extract` on a folder of saved article pages: the predictions to score.
     Extract(extract::Args),
     /// pagesight against the floor Chromium sets, on a real headless Chromium.
@@ -169,6 +173,7 @@ fn main() -> ExitCode {
             })
         }
         Command::Budget(args) => pagesight_benches::bench_main("budget", args, budget::run),
+        Command::Subtree(args) => pagesight_benches::bench_main("subtree", args, subtree::run),
         Command::Extract(args) => extract::main(args),
         Command::Live(args) => pagesight_benches::bench_main("live", args, live::run),
         Command::McpTask(args) => pagesight_benches::bench_main("mcp-task", args, mcp_task::run),

@@ -57,15 +57,16 @@ impl crate::cdp::Command for GetFullAxTree {
 }
 
 /// `Accessibility.getPartialAXTree` for one DOM node, answered as a lean [`FullAxTree`] (the
-/// reply has the same shape). Always sent with `fetchRelatives: false`: the node alone, which
+/// reply has the same shape). Sent with `fetchRelatives: false`: the node alone, which
 /// still carries its `parentId` and `childIds` (with relatives, Chromium adds the ancestors,
-/// siblings and children — and lists some child ids twice).
+/// siblings and children — and lists some child ids twice), except for the few nodes of a
+/// subtree whose children have no DOM node to ask for them by.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GetPartialAxTree {
     /// The DOM node whose accessibility node is wanted.
     #[serde(rename = "backendNodeId")]
     pub backend_node_id: i64,
-    /// Always `false` (see above).
+    /// `false` but for the nodes above (see above).
     #[serde(rename = "fetchRelatives")]
     pub fetch_relatives: bool,
 }
