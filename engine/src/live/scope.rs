@@ -319,13 +319,17 @@ pub(crate) fn subtree_fetch_set(model: &Model, backend_node_id: i64, targets: us
             continue;
         }
         let end = model.node(root).subtree_end.index().min(n);
-        for i in root.index()..end {
-            if wanted[i] {
+        let start = root.index();
+        for (i, (node, w)) in model.nodes[start..end]
+            .iter()
+            .zip(&mut wanted[start..end])
+            .enumerate()
+        {
+            if *w {
                 continue;
             }
-            let id = NodeId::new(i as u32);
-            let node = &model.nodes[i];
-            wanted[i] = match node.kind {
+            let id = NodeId::new((start + i) as u32);
+            *w = match node.kind {
                 NodeKind::Element | NodeKind::Document => true,
                 NodeKind::Text | NodeKind::CData => node.layout.is_some(),
                 _ => false,
