@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
 use pagesight::extract::ExtractOptions;
+use pagesight::line_reader::LineReader;
 use pagesight::live::capture_everything;
-use pagesight::session::{normalize_url, Session, SessionOptions};
+use pagesight::session::{normalize_url, response_line, Session, SessionOptions};
 use pagesight::snapshot::{render_capture, SnapshotOptions};
 use pagesight::{Error, Result};
 
@@ -259,24 +260,27 @@ pub async fn run(
         ..session_options(&browser, (1280, 800))
     };
     let mut session = Session::start(options).await?;
-    let mut lines = input.lines();
+    let mut lines = LineReader::new(input);
     let result = loop {
         // Reading stdin blocks the thread: the runtime is told so, and hands this worker's other
         // tasks (the connection's reader among them) to the other worker meanwhile, so events
         // are still handled while the agent thinks.
-        let line = match tokio::task::block_in_place(|| lines.next()) {
-            None => break Ok(()),
-            Some(Ok(line)) => line,
-            Some(Err(e)) => {
+        let line = match tokio::task::block_in_place(|| lines.next_line()) {
+            Ok(None) => break Ok(()),
+            Ok(Some(line)) => line,
+            Err(e) => {
                 break Err(Error::invalid_argument(format!(
                     "cannot read the commands: {e}"
                 )))
             }
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let response = session.execute_line(&line).await;
+        // A line that cannot be text (not UTF-8, too long) is answered like any malformed
+        // command, and the session goes on.
+        let response = match line.into_text() {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => session.execute_line(&line).await,
+            Err(e) => response_line(Err(e)),
+        };
         if let Err(e) = print(&response) {
             break Err(e);
         }

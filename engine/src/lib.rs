@@ -56,6 +56,7 @@ mod error;
 pub mod extract;
 #[doc(hidden)]
 pub mod identity;
+pub mod line_reader;
 pub mod live;
 mod memory;
 #[doc(hidden)]
