@@ -144,9 +144,7 @@ async fn open_in(session: &mut Session, page: Option<&str>, attached: bool) -> R
 pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
     let options = snapshot_options(&args)?;
     if let Some(file) = &args.from_capture {
-        let bytes = std::fs::read(file).map_err(|e| {
-            Error::invalid_argument(format!("cannot read the capture {}: {e}", file.display()))
-        })?;
+        let bytes = pagesight::capture::read_file(file)?;
         return print(&render_capture(&bytes, &options)?);
     }
     exit_on_signals_with_cleanup()?;
