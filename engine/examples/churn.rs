@@ -32,7 +32,11 @@ async fn main() -> pagesight::Result<()> {
         })?,
     };
     let page = args.next().unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/pages/churn/feed.html").into()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/pages/churn/feed.html"
+        )
+        .into()
     });
     let mut session = Session::start(SessionOptions::default()).await?;
     let tally = async {
