@@ -395,16 +395,17 @@ impl Shown {
 /// of a page that changed while it was read says so in a line of its own (see
 /// [`changed_note`]), within the budget.
 fn render_shown(snapshot: &Snapshot, options: &SnapshotOptions) -> (String, Shown) {
-    let (text, shown) = render_view(snapshot, options);
     let note = match options.format {
         Format::Text => changed_note(options.mode, snapshot.consistency),
         Format::Json => None,
     };
+    let room = note.as_ref().map_or(0, |n| n.chars().count() + 1);
+    let (text, shown) = render_view(snapshot, options, room);
     match (note, shown) {
         (Some(note), Shown::Whole) => (with_note(text, &note, false), shown),
         (Some(note), Shown::Budgeted(_)) => (with_note(text, &note, true), shown),
-        (Some(note), Shown::TooSmall(t)) => {
-            let needed = t.needed + note.chars().count() + 1;
+        (Some(_), Shown::TooSmall(t)) => {
+            let needed = t.needed + room;
             (text, Shown::TooSmall(TooSmall { needed }))
         }
         (_, shown) => (text, shown),
@@ -436,13 +437,8 @@ fn with_note(text: String, note: &str, budgeted: bool) -> String {
     out
 }
 
-/// [`render_shown`] without the note: `max_chars` leaves room for it.
-fn render_view(snapshot: &Snapshot, options: &SnapshotOptions) -> (String, Shown) {
-    let note = match options.format {
-        Format::Text => changed_note(options.mode, snapshot.consistency),
-        Format::Json => None,
-    };
-    let room = note.map_or(0, |n| n.chars().count() + 1);
+/// [`render_shown`] without the note: `max_chars` leaves `room` characters for it.
+fn render_view(snapshot: &Snapshot, options: &SnapshotOptions, room: usize) -> (String, Shown) {
     let render_options = RenderOptions {
         mode: options.mode,
         format: options.format,
@@ -482,12 +478,13 @@ fn render_view(snapshot: &Snapshot, options: &SnapshotOptions) -> (String, Shown
     };
     match options.max_chars {
         None => (rendered.text, Shown::Whole),
-        Some(max) if max < room => (
-            String::new(),
-            Shown::TooSmall(TooSmall {
-                needed: room.saturating_sub(1),
-            }),
-        ),
+        // Not even room for the note: what the outline alone needs (the note is added).
+        Some(max) if max < room => {
+            let needed = budget::apply(&rendered, 0, style)
+                .err()
+                .map_or(0, |t| t.needed);
+            (String::new(), Shown::TooSmall(TooSmall { needed }))
+        }
         Some(max) => match budget::apply(&rendered, max - room, style) {
             Ok((text, None)) => (text, Shown::Whole),
             Ok((text, Some(omitted))) => (text, Shown::Budgeted(omitted)),
@@ -507,4 +504,29 @@ pub fn render_capture(bytes: &[u8], options: &SnapshotOptions) -> Result<String>
         .shown
         .check(options.uid.as_deref(), options.mode, options.max_chars)?;
     Ok(snapshot.into_output())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_of_a_changing_page_is_last_or_right_before_the_budget_line() {
+        assert_eq!(with_note("a\nb\n".into(), "n", false), "a\nb\nn\n");
+        assert_eq!(with_note("a\nb".into(), "n", false), "a\nb\nn");
+        assert_eq!(with_note("a\nb\nsum\n".into(), "n", true), "a\nb\nn\nsum\n");
+        assert_eq!(with_note("sum".into(), "n", true), "n\nsum");
+        assert_eq!(with_note(String::new(), "n", false), "n");
+    }
+
+    #[test]
+    fn only_a_partial_snapshot_has_a_note_and_it_says_how_much_was_left_out() {
+        assert_eq!(changed_note(Mode::A11y, Consistency::Whole), None);
+        let note = changed_note(Mode::A11y, Consistency::Partial { left_out: 37 });
+        assert!(note.is_some_and(|n| n.starts_with("… ") && n.contains("37 elements")));
+        let note = changed_note(Mode::Dom, Consistency::Partial { left_out: 1 });
+        assert!(note.is_some_and(|n| n.starts_with("... ") && n.ends_with(" ...")));
+        let note = changed_note(Mode::A11y, Consistency::Partial { left_out: 0 });
+        assert!(note.is_some_and(|n| n.contains("a frame changed")));
+    }
 }

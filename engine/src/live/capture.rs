@@ -601,11 +601,11 @@ async fn capture_once(
             .parse::<FrameNavigatedEvent>()
             .ok()
             .is_some_and(|e| e.frame.parent_id.is_some());
-        let what = format!("{} arrived", event.method);
         if !child_frame {
+            let what = format!("its document was replaced: {} arrived", event.method);
             return Ok(Attempt::Changed(Change::Navigated(what)));
         }
-        child_change = Some(what);
+        child_change = Some(format!("a frame loaded again: {} arrived", event.method));
     }
     for (o, reply) in capture.oopifs.iter_mut().zip(frames_after) {
         let change = match (reply, &o.frame_tree) {
