@@ -17,7 +17,7 @@
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
 //! | `axScope` | how much of the tree `axTrees` holds ([`AxScope`]): absent = every frame's full tree; `{"kind":"viewport","expand":px}` = only what a snapshot of that view can print, so a wider view of the file is refused |
-//! | `consistent` | `false` when a frame kept changing while it was captured and its section may mix two states (absent = `true`) |
+//! | `consistent` | `false` when the page changed while it was captured: the page's accessibility tree holds only the nodes that agree with its DOM snapshot, or a frame's section may mix two states (absent = `true`) |
 //!
 //! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is
 //! asked for, because every requested style costs Chromium time on every layout box.
