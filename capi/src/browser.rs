@@ -178,7 +178,7 @@ fn into_handle(shared: BrowserShared) -> *mut pagesight_browser {
 /// - `options_json`: NULL for the defaults, or a JSON object with any of
 ///   `"executable"` (path of the Chromium binary), `"viewport"`
 ///   (`{"width":1280,"height":800,"deviceScaleFactor":1}`, the size of pages opened from this
-///   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000) and
+///   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000),
 ///   `"launchTimeoutMs"` (default 30000) and `"allowDirs"` (a list of folders whose files the
 ///   pages' commands may read and write, besides the current directory and the temporary
 ///   folder; `upload` and a screenshot's `path` outside them are refused). Unknown fields are
