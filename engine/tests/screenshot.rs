@@ -487,7 +487,10 @@ async fn annotate_writes_pngs_to_look_at() {
         "widgets-custom.html",
         "overlay-cookie-banner.html",
     ] {
-        let mut t = Tab::open(page).await;
+        // The folder asked for is allowed, wherever it is.
+        let files =
+            pagesight::AllowedFolders::with_defaults(&[&folder]).expect("an existing folder");
+        let mut t = Tab::open_with(page, files).await;
         let name = page.replace('/', "-").replace(".html", ".png");
         let path = Path::new(&folder).join(name);
         t.ok(json!({"cmd": "screenshot", "annotate": true, "path": path.to_string_lossy()}))
