@@ -193,9 +193,11 @@ pagesight_result pagesight_render_capture(const uint8_t *bytes,
  * - `options_json`: NULL for the defaults, or a JSON object with any of
  *   `"executable"` (path of the Chromium binary), `"viewport"`
  *   (`{"width":1280,"height":800,"deviceScaleFactor":1}`, the size of pages opened from this
- *   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000) and
- *   `"launchTimeoutMs"` (default 30000) and `"debuggingPort"` (default false; see below).
- *   Unknown fields are an error.
+ *   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000),
+ *   `"launchTimeoutMs"` (default 30000), `"debuggingPort"` (default false; see below) and
+ *   `"allowDirs"` (a list of folders whose files the pages' commands may read and write,
+ *   besides the current directory and the temporary folder; `upload` and a screenshot's
+ *   `path` outside them are refused). Unknown fields are an error.
  * - `out`: on `PAGESIGHT_OK`, receives the browser, which the caller releases with
  *   `pagesight_browser_free` (that closes Chromium and removes its profile).
  * - `out_error`: NULL, or where the message goes when the launch fails (e.g. no Chromium
@@ -218,7 +220,8 @@ pagesight_result pagesight_browser_launch(const char *options_json,
 /**
  * Connects to a running browser: `ws://host:port/devtools/browser/<id>`, or
  * `http://host:port` (its `/json/version` names the WebSocket). Such a browser is never
- * closed by this library; pages opened from it are closed when freed.
+ * closed by this library; pages opened from it are closed when freed. Their commands may read
+ * and write files in the current directory and the temporary folder only.
  *
  * - `out`: on `PAGESIGHT_OK`, receives the browser, released with `pagesight_browser_free`
  *   (which only disconnects).

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engine::browser::{Browser, LaunchOptions, LaunchTransport, Viewport};
+use engine::AllowedFolders;
 use serde::Deserialize;
 use tokio::runtime::Runtime;
 
@@ -60,6 +61,8 @@ pub(crate) struct BrowserShared {
     pub(crate) endpoint: Option<String>,
     pub(crate) viewport: Viewport,
     pub(crate) load_timeout: Option<Duration>,
+    /// The folders the commands of its pages may read and write files in.
+    pub(crate) files: AllowedFolders,
     pid: Option<u32>,
 }
 
@@ -157,6 +160,8 @@ struct LaunchJson {
     /// Also listen for DevTools on a free localhost port (`pagesight_browser_endpoint`).
     #[serde(default)]
     debugging_port: bool,
+    #[serde(default)]
+    allow_dirs: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -199,9 +204,11 @@ fn into_handle(shared: BrowserShared) -> *mut pagesight_browser {
 /// - `options_json`: NULL for the defaults, or a JSON object with any of
 ///   `"executable"` (path of the Chromium binary), `"viewport"`
 ///   (`{"width":1280,"height":800,"deviceScaleFactor":1}`, the size of pages opened from this
-///   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000) and
-///   `"launchTimeoutMs"` (default 30000) and `"debuggingPort"` (default false; see below).
-///   Unknown fields are an error.
+///   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000),
+///   `"launchTimeoutMs"` (default 30000), `"debuggingPort"` (default false; see below) and
+///   `"allowDirs"` (a list of folders whose files the pages' commands may read and write,
+///   besides the current directory and the temporary folder; `upload` and a screenshot's
+///   `path` outside them are refused). Unknown fields are an error.
 /// - `out`: on `PAGESIGHT_OK`, receives the browser, which the caller releases with
 ///   `pagesight_browser_free` (that closes Chromium and removes its profile).
 /// - `out_error`: NULL, or where the message goes when the launch fails (e.g. no Chromium
@@ -243,6 +250,7 @@ pub unsafe extern "C" fn pagesight_browser_launch(
         } else {
             LaunchTransport::Pipe
         };
+        let files = AllowedFolders::with_defaults(&options.allow_dirs)?;
         let mut launch = LaunchOptions {
             transport,
             executable: options.executable.map(Into::into),
@@ -294,6 +302,7 @@ pub unsafe extern "C" fn pagesight_browser_launch(
             endpoint,
             viewport,
             load_timeout: options.load_timeout_ms.map(Duration::from_millis),
+            files,
             pid,
         });
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
@@ -304,7 +313,8 @@ pub unsafe extern "C" fn pagesight_browser_launch(
 
 /// Connects to a running browser: `ws://host:port/devtools/browser/<id>`, or
 /// `http://host:port` (its `/json/version` names the WebSocket). Such a browser is never
-/// closed by this library; pages opened from it are closed when freed.
+/// closed by this library; pages opened from it are closed when freed. Their commands may read
+/// and write files in the current directory and the temporary folder only.
 ///
 /// - `out`: on `PAGESIGHT_OK`, receives the browser, released with `pagesight_browser_free`
 ///   (which only disconnects).
@@ -345,6 +355,7 @@ pub unsafe extern "C" fn pagesight_browser_connect(
             endpoint: Some(endpoint),
             viewport: Viewport::default(),
             load_timeout: None,
+            files: AllowedFolders::default(),
             pid: None,
         });
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.

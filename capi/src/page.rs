@@ -137,6 +137,7 @@ pub unsafe extern "C" fn pagesight_page_open(
             target: None,
             viewport: shared.viewport,
             load_timeout: shared.load_timeout,
+            files: shared.files.clone(),
             ..SessionOptions::default()
         };
         let session = shared.with_browser(|browser| {

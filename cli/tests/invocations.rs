@@ -89,6 +89,22 @@ fn capture_then_render_offline() {
 }
 
 #[test]
+fn capture_outside_the_allowed_folders_is_refused() {
+    let outside = format!("/pagesight-outside-{}/page.json.gz", std::process::id());
+    let out = pagesight(&["capture", "fixtures/pages/forms.html", "-o", &outside]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("page.json.gz") && err.contains("--allow-dir"),
+        "{err}"
+    );
+    let out = pagesight(&["run", "--allow-dir", "/no/such/folder/for/pagesight"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/no/such/folder/for/pagesight"), "{err}");
+}
+
+#[test]
 fn run_a_json_lines_session() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pagesight"))
         .arg("run")
