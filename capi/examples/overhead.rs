@@ -5,7 +5,10 @@
 //! time, and per live snapshot the means of this process's CPU time (all its threads: the
 //! caller's and the runtimes'; the browser's is left out) and of its threads' sleeps.
 //!
-//! `cargo run --release -p pagesight-capi --example overhead -- [PAGE] [CAPTURE] [RUNS]`
+//! `cargo run --release -p pagesight-capi --example overhead -- [PAGE] [CAPTURE] [RUNS]
+//! [LAUNCH_JSON]`: `LAUNCH_JSON` is the options JSON of the C ABI's browser, e.g.
+//! `{"debuggingPort":true}` to have it listen on a DevTools port too, as it always did before
+//! that became opt-in.
 //!
 //! Why two browsers: with both pages in one, the page opened last was the faster to snapshot
 //! by 40 to 50 ms on python's `stdtypes` (Chromium favours its newest tab), whichever way it was
@@ -77,12 +80,16 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("fixtures/captures/checkout.json.gz"));
     let runs: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(50);
+    let launch_options = args
+        .next()
+        .map(|json| CString::new(json).expect("launch options without NUL"));
 
     // Live: one browser through the C ABI, another for a Rust session.
     let mut browser = ptr::null_mut();
     let mut error = ptr::null_mut();
-    // SAFETY: valid out-params.
-    let rc = unsafe { pagesight_browser_launch(ptr::null(), &mut browser, &mut error) };
+    let options = launch_options.as_ref().map_or(ptr::null(), |o| o.as_ptr());
+    // SAFETY: NULL or a valid string, valid out-params.
+    let rc = unsafe { pagesight_browser_launch(options, &mut browser, &mut error) };
     assert_eq!(rc, PAGESIGHT_OK, "launch: {}", take(error));
     let url = CString::new(page_path.to_string_lossy().as_bytes()).expect("a path without NUL");
     let mut page = ptr::null_mut();

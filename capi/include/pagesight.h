@@ -121,8 +121,9 @@ typedef struct pagesight_browser pagesight_browser;
 
 /**
  * One tab opened with `pagesight_page_open`, with its uid table and previous snapshot: the
- * same state a `pagesight run` session keeps. Each page is its own session with its own
- * DevTools connection to the browser; the browser handle only creates the tab.
+ * same state a `pagesight run` session keeps. Each page is its own session; a launched
+ * browser's pages share its pipe, a connected browser's each have a WebSocket of their own
+ * (see `crate::browser`).
  *
  * Released by `pagesight_page_free`. Usable from any thread; calls on one page from two
  * threads at once are serialised by a lock inside, while different pages run in parallel.
@@ -192,15 +193,21 @@ pagesight_result pagesight_render_capture(const uint8_t *bytes,
  * - `options_json`: NULL for the defaults, or a JSON object with any of
  *   `"executable"` (path of the Chromium binary), `"viewport"`
  *   (`{"width":1280,"height":800,"deviceScaleFactor":1}`, the size of pages opened from this
- *   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000) and
- *   `"launchTimeoutMs"` (default 30000). Unknown fields are an error.
+ *   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000),
+ *   `"launchTimeoutMs"` (default 30000), `"debuggingPort"` (default false; see below) and
+ *   `"allowDirs"` (a list of folders whose files the pages' commands may read and write,
+ *   besides the current directory and the temporary folder; `upload` and a screenshot's
+ *   `path` outside them are refused). Unknown fields are an error.
  * - `out`: on `PAGESIGHT_OK`, receives the browser, which the caller releases with
  *   `pagesight_browser_free` (that closes Chromium and removes its profile).
  * - `out_error`: NULL, or where the message goes when the launch fails (e.g. no Chromium
  *   found); the caller frees it with `pagesight_string_free`. Left untouched on success.
  *
- * Chromium also listens for DevTools on a free port of 127.0.0.1 (see
- * `pagesight_browser_endpoint`), and is killed if this process dies.
+ * Chromium is driven over a pipe, which its pages share, and is killed if this process dies.
+ * It opens no TCP port: nothing else on the machine can drive it. With `"debuggingPort": true`
+ * it also listens for DevTools on a free port of 127.0.0.1, whose address
+ * `pagesight_browser_endpoint` gives; any local user who finds that port can then drive the
+ * browser, so ask for it only when another tool must attach.
  *
  * # Safety
  * `options_json` is NULL or a NUL-terminated string; `out` and `out_error` are NULL or valid
@@ -213,7 +220,8 @@ pagesight_result pagesight_browser_launch(const char *options_json,
 /**
  * Connects to a running browser: `ws://host:port/devtools/browser/<id>`, or
  * `http://host:port` (its `/json/version` names the WebSocket). Such a browser is never
- * closed by this library; pages opened from it are closed when freed.
+ * closed by this library; pages opened from it are closed when freed. Their commands may read
+ * and write files in the current directory and the temporary folder only.
  *
  * - `out`: on `PAGESIGHT_OK`, receives the browser, released with `pagesight_browser_free`
  *   (which only disconnects).
@@ -246,6 +254,10 @@ pagesight_result pagesight_browser_pid(const pagesight_browser *browser, uint32_
  * `pagesight_browser` to it.
  *
  * - `out`: on `PAGESIGHT_OK`, receives the address, freed with `pagesight_string_free`.
+ *
+ * A launched browser has one only when launched with `"debuggingPort": true`; without it the
+ * call fails with `PAGESIGHT_INVALID_ARGUMENT` (the browser listens on no port). A connected
+ * browser's is the one it was connected to.
  *
  * # Safety
  * `browser` is NULL or a live handle; `out` is NULL or valid for one pointer write.

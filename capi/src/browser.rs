@@ -4,12 +4,15 @@
 //! Each page is one engine `Session` (its own uid table and previous snapshot) attached to a tab
 //! the browser handle created, so two threads can drive two pages at the same time.
 //!
-//! How pages reach the browser: a launched browser is driven over a pipe and also listens on a
-//! DevTools WebSocket on a free localhost port (for `pagesight_browser_endpoint`); its pages
-//! share the pipe (`Browser::share`). Over the WebSocket, a snapshot of python's `stdtypes` took
-//! about 24 ms more and a small page's cost a sixth more CPU. The pages of a connected browser
-//! each connect to its WebSocket on their own, so that they outlive the browser handle, which
-//! only disconnects.
+//! How pages reach the browser: a launched browser is driven over `--remote-debugging-pipe`, and
+//! its pages share that one connection (`Browser::share`; each page is a flattened CDP session
+//! on it, routed by `sessionId`). No TCP port is opened by default, because anyone on the
+//! machine who can reach a DevTools port can drive the browser: its pages, cookies and files.
+//! `"debuggingPort": true` asks for a WebSocket on a free localhost port as well, for
+//! `pagesight_browser_endpoint` and other tools; the pages still use the pipe, which answers
+//! faster (python's `stdtypes` snapshot was about 24 ms slower over the WebSocket). The pages of
+//! a connected browser each connect to its WebSocket on their own, so that they outlive the
+//! browser handle, which only disconnects.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engine::browser::{Browser, LaunchOptions, LaunchTransport, Viewport};
+use engine::AllowedFolders;
 use serde::Deserialize;
 use tokio::runtime::Runtime;
 
@@ -52,10 +56,13 @@ pub(crate) struct BrowserShared {
     browser: Mutex<Option<Browser>>,
     freed: AtomicBool,
     /// The DevTools WebSocket: what the pages of a connected browser connect to, and what
-    /// `pagesight_browser_endpoint` gives.
-    pub(crate) endpoint: String,
+    /// `pagesight_browser_endpoint` gives. `None` for a browser launched without
+    /// `"debuggingPort": true`, which listens on no port.
+    pub(crate) endpoint: Option<String>,
     pub(crate) viewport: Viewport,
     pub(crate) load_timeout: Option<Duration>,
+    /// The folders the commands of its pages may read and write files in.
+    pub(crate) files: AllowedFolders,
     pid: Option<u32>,
 }
 
@@ -86,9 +93,19 @@ impl BrowserShared {
         Ok(())
     }
 
-    /// Whether the browser was launched by this library (not connected to).
-    pub(crate) fn is_launched(&self) -> bool {
-        self.pid.is_some()
+    /// How a new page's session reaches `browser`: over the launched browser's own pipe, or
+    /// over a WebSocket of its own to the connected browser.
+    pub(crate) fn page_route(&self, browser: &Browser) -> Result<PageRoute, Failure> {
+        if self.pid.is_some() {
+            return Ok(PageRoute::Shared(browser.share()));
+        }
+        match &self.endpoint {
+            Some(endpoint) => Ok(PageRoute::Connect(endpoint.clone())),
+            None => Err(Failure::new(
+                pagesight_result::PAGESIGHT_PROTOCOL_ERROR,
+                "the connected browser has no DevTools address to open a page over",
+            )),
+        }
     }
 
     /// Runs `f` with the browser, holding the browser handle's lock.
@@ -123,6 +140,15 @@ impl Drop for BrowserShared {
     }
 }
 
+/// The connection a new page's session drives its tab over.
+pub(crate) enum PageRoute {
+    /// A handle on the launched browser's pipe (`Browser::share`): closing the page's session
+    /// leaves the pipe and the browser open.
+    Shared(Browser),
+    /// The connected browser's DevTools WebSocket, to connect to anew.
+    Connect(String),
+}
+
 /// The options JSON of `pagesight_browser_launch`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -131,6 +157,11 @@ struct LaunchJson {
     viewport: Option<ViewportJson>,
     load_timeout_ms: Option<u64>,
     launch_timeout_ms: Option<u64>,
+    /// Also listen for DevTools on a free localhost port (`pagesight_browser_endpoint`).
+    #[serde(default)]
+    debugging_port: bool,
+    #[serde(default)]
+    allow_dirs: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -173,15 +204,21 @@ fn into_handle(shared: BrowserShared) -> *mut pagesight_browser {
 /// - `options_json`: NULL for the defaults, or a JSON object with any of
 ///   `"executable"` (path of the Chromium binary), `"viewport"`
 ///   (`{"width":1280,"height":800,"deviceScaleFactor":1}`, the size of pages opened from this
-///   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000) and
-///   `"launchTimeoutMs"` (default 30000). Unknown fields are an error.
+///   browser), `"loadTimeoutMs"` (how long opening a URL waits for `load`, default 30000),
+///   `"launchTimeoutMs"` (default 30000), `"debuggingPort"` (default false; see below) and
+///   `"allowDirs"` (a list of folders whose files the pages' commands may read and write,
+///   besides the current directory and the temporary folder; `upload` and a screenshot's
+///   `path` outside them are refused). Unknown fields are an error.
 /// - `out`: on `PAGESIGHT_OK`, receives the browser, which the caller releases with
 ///   `pagesight_browser_free` (that closes Chromium and removes its profile).
 /// - `out_error`: NULL, or where the message goes when the launch fails (e.g. no Chromium
 ///   found); the caller frees it with `pagesight_string_free`. Left untouched on success.
 ///
-/// Chromium also listens for DevTools on a free port of 127.0.0.1 (see
-/// `pagesight_browser_endpoint`), and is killed if this process dies.
+/// Chromium is driven over a pipe, which its pages share, and is killed if this process dies.
+/// It opens no TCP port: nothing else on the machine can drive it. With `"debuggingPort": true`
+/// it also listens for DevTools on a free port of 127.0.0.1, whose address
+/// `pagesight_browser_endpoint` gives; any local user who finds that port can then drive the
+/// browser, so ask for it only when another tool must attach.
 ///
 /// # Safety
 /// `options_json` is NULL or a NUL-terminated string; `out` and `out_error` are NULL or valid
@@ -208,8 +245,14 @@ pub unsafe extern "C" fn pagesight_browser_launch(
                 ))
             })?,
         };
+        let transport = if options.debugging_port {
+            LaunchTransport::PipeAndWebSocket
+        } else {
+            LaunchTransport::Pipe
+        };
+        let files = AllowedFolders::with_defaults(&options.allow_dirs)?;
         let mut launch = LaunchOptions {
-            transport: LaunchTransport::PipeAndWebSocket,
+            transport,
             executable: options.executable.map(Into::into),
             ..LaunchOptions::default()
         };
@@ -242,14 +285,15 @@ pub unsafe extern "C" fn pagesight_browser_launch(
                 return Err(e.into());
             }
         };
-        let Some(endpoint) = browser.websocket_url().map(str::to_owned) else {
+        let endpoint = browser.websocket_url().map(str::to_owned);
+        if options.debugging_port && endpoint.is_none() {
             let _enter = runtime.enter();
             drop(browser);
             return Err(Failure::new(
                 pagesight_result::PAGESIGHT_PROTOCOL_ERROR,
-                "the launched browser has no DevTools WebSocket address",
+                "the browser was asked for a DevTools port but gave no WebSocket address",
             ));
-        };
+        }
         let pid = browser.pid();
         let handle = into_handle(BrowserShared {
             runtime: Some(runtime),
@@ -258,6 +302,7 @@ pub unsafe extern "C" fn pagesight_browser_launch(
             endpoint,
             viewport,
             load_timeout: options.load_timeout_ms.map(Duration::from_millis),
+            files,
             pid,
         });
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
@@ -268,7 +313,8 @@ pub unsafe extern "C" fn pagesight_browser_launch(
 
 /// Connects to a running browser: `ws://host:port/devtools/browser/<id>`, or
 /// `http://host:port` (its `/json/version` names the WebSocket). Such a browser is never
-/// closed by this library; pages opened from it are closed when freed.
+/// closed by this library; pages opened from it are closed when freed. Their commands may read
+/// and write files in the current directory and the temporary folder only.
 ///
 /// - `out`: on `PAGESIGHT_OK`, receives the browser, released with `pagesight_browser_free`
 ///   (which only disconnects).
@@ -306,9 +352,10 @@ pub unsafe extern "C" fn pagesight_browser_connect(
             runtime: Some(runtime),
             browser: Mutex::new(Some(browser)),
             freed: AtomicBool::new(false),
-            endpoint,
+            endpoint: Some(endpoint),
             viewport: Viewport::default(),
             load_timeout: None,
+            files: AllowedFolders::default(),
             pid: None,
         });
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
@@ -355,6 +402,10 @@ pub unsafe extern "C" fn pagesight_browser_pid(
 ///
 /// - `out`: on `PAGESIGHT_OK`, receives the address, freed with `pagesight_string_free`.
 ///
+/// A launched browser has one only when launched with `"debuggingPort": true`; without it the
+/// call fails with `PAGESIGHT_INVALID_ARGUMENT` (the browser listens on no port). A connected
+/// browser's is the one it was connected to.
+///
 /// # Safety
 /// `browser` is NULL or a live handle; `out` is NULL or valid for one pointer write.
 #[no_mangle]
@@ -370,8 +421,17 @@ pub unsafe extern "C" fn pagesight_browser_endpoint(
         if out.is_null() {
             return Err(Failure::null("out"));
         }
+        let endpoint = browser.shared.endpoint.clone().ok_or_else(|| {
+            Failure::invalid_argument(
+                "this browser was launched without a DevTools port, so it has no WebSocket \
+                 address: it is driven over a pipe only. Launch it with \
+                 {\"debuggingPort\":true} in the options JSON of pagesight_browser_launch to \
+                 have it listen on a free port of 127.0.0.1 (which any local user can then \
+                 connect to)",
+            )
+        })?;
         // SAFETY: `out` is not NULL and the caller guarantees it is writable.
-        unsafe { write_string(out, browser.shared.endpoint.clone()) };
+        unsafe { write_string(out, endpoint) };
         Ok(())
     })
 }

@@ -14,7 +14,7 @@ use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::{json, Value};
 
-use crate::browser::{pagesight_browser, BrowserShared};
+use crate::browser::{pagesight_browser, BrowserShared, PageRoute};
 use crate::ffi::{
     barrier, call_in_task, lock, optional_str, required_str, run_task, snapshot_options, write_out,
     write_string, ErrorSlot, Failure,
@@ -27,8 +27,9 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const TARGET_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One tab opened with `pagesight_page_open`, with its uid table and previous snapshot: the
-/// same state a `pagesight run` session keeps. Each page is its own session with its own
-/// DevTools connection to the browser; the browser handle only creates the tab.
+/// same state a `pagesight run` session keeps. Each page is its own session; a launched
+/// browser's pages share its pipe, a connected browser's each have a WebSocket of their own
+/// (see `crate::browser`).
 ///
 /// Released by `pagesight_page_free`. Usable from any thread; calls on one page from two
 /// threads at once are serialised by a lock inside, while different pages run in parallel.
@@ -132,19 +133,19 @@ pub unsafe extern "C" fn pagesight_page_open(
         let shared = &browser.shared;
         let url = normalize_url(url)?;
         let start = SessionOptions {
-            browser: Some(shared.endpoint.clone()),
+            browser: None,
             target: None,
             viewport: shared.viewport,
             load_timeout: shared.load_timeout,
+            files: shared.files.clone(),
             ..SessionOptions::default()
         };
         let session = shared.with_browser(|browser| {
             let runtime = shared.runtime()?;
-            // A launched browser's pages share its pipe (see `crate::browser`).
-            let own = shared.is_launched().then(|| browser.share());
+            let route = shared.page_route(browser)?;
             run_task(
                 runtime,
-                open_tab(browser.connection().clone(), own, start, url),
+                open_tab(browser.connection().clone(), route, start, url),
             )?
         })?;
         let page = Box::new(pagesight_page {
@@ -159,13 +160,12 @@ pub unsafe extern "C" fn pagesight_page_open(
     })
 }
 
-/// Creates a tab through the browser connection, attaches a session of its own to it (on
-/// `browser`, a handle sharing the connection, or else connecting to `start`'s endpoint; its
-/// target filled in here), sets the viewport and loads `url`. A tab that could not be set up is
-/// closed again.
+/// Creates a tab through the browser connection, attaches a session of its own to it (over the
+/// connection `route` names; its target filled in here), sets the viewport and loads `url`. A
+/// tab that could not be set up is closed again.
 async fn open_tab(
     connection: Connection,
-    browser: Option<Browser>,
+    route: PageRoute,
     start: SessionOptions,
     url: String,
 ) -> Result<Session, Failure> {
@@ -190,10 +190,11 @@ async fn open_tab(
             target: Some(target_id.to_owned()),
             ..start
         };
-        let mut session = match browser {
-            Some(browser) => Session::with_browser(browser, start).await?,
-            None => Session::start(start).await?,
+        let browser = match route {
+            PageRoute::Shared(browser) => browser,
+            PageRoute::Connect(endpoint) => Browser::connect(&endpoint).await?,
         };
+        let mut session = Session::with_browser(browser, start).await?;
         let loaded = async {
             if let Some(page) = session.current_page() {
                 page.set_viewport(viewport).await?;

@@ -50,10 +50,17 @@ fn browser_error(browser: *const pagesight_browser) -> String {
 }
 
 fn launch() -> *mut pagesight_browser {
+    launch_with(None)
+}
+
+/// Launches with `options` as the options JSON (NULL for `None`).
+fn launch_with(options: Option<&str>) -> *mut pagesight_browser {
+    let options = options.map(c);
+    let options = options.as_ref().map_or(ptr::null(), |o| o.as_ptr());
     let mut browser = ptr::null_mut();
     let mut error = ptr::null_mut();
-    // SAFETY: valid out-params.
-    let rc = unsafe { pagesight_browser_launch(ptr::null(), &mut browser, &mut error) };
+    // SAFETY: NULL or a valid string, valid out-params.
+    let rc = unsafe { pagesight_browser_launch(options, &mut browser, &mut error) };
     assert_eq!(
         rc,
         PAGESIGHT_OK,
@@ -340,6 +347,7 @@ fn malformed_launch_options_and_endpoints() {
         "{\"viewprot\":{}}",
         "[1]",
         "{\"viewport\":{\"width\":0,\"height\":10}}",
+        "{\"debuggingPort\":\"yes\"}",
     ] {
         let options = c(options);
         // SAFETY: valid string and out-params.
@@ -688,7 +696,7 @@ fn two_pages_driven_at_once_over_one_connection() {
 
 #[test]
 fn a_connected_browser_is_only_disconnected_from() {
-    let launched = launch();
+    let launched = launch_with(Some("{\"debuggingPort\":true}"));
     let pid = browser_pid(launched);
     let mut endpoint = ptr::null_mut();
     // SAFETY: live browser, valid out-param.

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 use pagesight::browser::{exit_on_signals_with_cleanup, Viewport};
 use pagesight::extract::ExtractOptions;
+use pagesight::line_reader::LineReader;
 use pagesight::live::capture_everything;
-use pagesight::session::{normalize_url, Session, SessionOptions};
+use pagesight::session::{normalize_url, response_line, Session, SessionOptions};
 use pagesight::snapshot::{render_capture, SnapshotOptions};
-use pagesight::{Error, Result};
+use pagesight::{AllowedFolders, Error, Result};
 
 /// Where the browser comes from (default: launch a headless Chromium of our own).
 #[derive(Args, Debug, Clone, Default)]
@@ -33,6 +34,21 @@ pub struct DevtoolsArgs {
     /// Allow the evaluate command, which runs any JavaScript sent to it in the page.
     #[arg(long)]
     pub allow_evaluate: bool,
+}
+
+/// Which folders commands may read and write files in.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FileArgs {
+    /// One more folder whose files commands may read (upload) and write (a screenshot's path,
+    /// a capture), besides the current directory and the temporary folder (repeatable).
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    pub allow_dir: Vec<PathBuf>,
+}
+
+impl FileArgs {
+    fn allowed_folders(&self) -> Result<AllowedFolders> {
+        AllowedFolders::with_defaults(&self.allow_dir)
+    }
 }
 
 #[derive(Args, Debug)]
@@ -143,9 +159,7 @@ async fn open_in(session: &mut Session, page: Option<&str>, attached: bool) -> R
 pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
     let options = snapshot_options(&args)?;
     if let Some(file) = &args.from_capture {
-        let bytes = std::fs::read(file).map_err(|e| {
-            Error::invalid_argument(format!("cannot read the capture {}: {e}", file.display()))
-        })?;
+        let bytes = pagesight::capture::read_file(file)?;
         return print(&render_capture(&bytes, &options)?);
     }
     exit_on_signals_with_cleanup()?;
@@ -245,8 +259,10 @@ pub async fn run(
     file: Option<PathBuf>,
     browser: BrowserArgs,
     devtools: DevtoolsArgs,
+    files: FileArgs,
 ) -> Result<()> {
     exit_on_signals_with_cleanup()?;
+    let allowed = files.allowed_folders()?;
     let input: Box<dyn BufRead + Send> = match &file {
         Some(path) => Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(
             |e| Error::invalid_argument(format!("cannot read {}: {e}", path.display())),
@@ -256,27 +272,31 @@ pub async fn run(
     let options = SessionOptions {
         collect_devtools: devtools.collect_devtools,
         allow_evaluate: devtools.allow_evaluate,
+        files: allowed,
         ..session_options(&browser, (1280, 800))
     };
     let mut session = Session::start(options).await?;
-    let mut lines = input.lines();
+    let mut lines = LineReader::new(input);
     let result = loop {
         // Reading stdin blocks the thread: the runtime is told so, and hands this worker's other
         // tasks (the connection's reader among them) to the other worker meanwhile, so events
         // are still handled while the agent thinks.
-        let line = match tokio::task::block_in_place(|| lines.next()) {
-            None => break Ok(()),
-            Some(Ok(line)) => line,
-            Some(Err(e)) => {
+        let line = match tokio::task::block_in_place(|| lines.next_line()) {
+            Ok(None) => break Ok(()),
+            Ok(Some(line)) => line,
+            Err(e) => {
                 break Err(Error::invalid_argument(format!(
                     "cannot read the commands: {e}"
                 )))
             }
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let response = session.execute_line(&line).await;
+        // A line that cannot be text (not UTF-8, too long) is answered like any malformed
+        // command, and the session goes on.
+        let response = match line.into_text() {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => session.execute_line(&line).await,
+            Err(e) => response_line(Err(e)),
+        };
         if let Err(e) = print(&response) {
             break Err(e);
         }
@@ -290,9 +310,14 @@ pub async fn capture(
     output: PathBuf,
     viewport: (u32, u32),
     browser: BrowserArgs,
+    files: FileArgs,
 ) -> Result<()> {
     exit_on_signals_with_cleanup()?;
     normalize_url(&page)?;
+    let allowed = files.allowed_folders()?;
+    let output = output.to_string_lossy().into_owned();
+    // Checked before the browser starts, so a path outside the allowed folders fails fast.
+    allowed.check(&output)?;
     let mut session = Session::start(session_options(&browser, viewport)).await?;
     let result = async {
         open_in(&mut session, Some(&page), false).await?;
@@ -300,10 +325,13 @@ pub async fn capture(
             .current_page()
             .ok_or_else(|| Error::invalid_argument("no page is open"))?;
         let capture = capture_everything(page).await?;
-        let file = std::fs::File::create(&output).map_err(|e| {
-            Error::invalid_argument(format!("cannot create {}: {e}", output.display()))
+        allowed.write_with(&output, |file| {
+            let mut out = std::io::BufWriter::new(file);
+            capture.to_writer(&mut out)?;
+            out.flush()
+                .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))
         })?;
-        capture.to_writer(std::io::BufWriter::new(file))
+        Ok(())
     }
     .await;
     let closed = session.shutdown().await;

@@ -34,19 +34,24 @@ enum Cmd {
         browser: commands::BrowserArgs,
         #[command(flatten)]
         devtools: commands::DevtoolsArgs,
+        #[command(flatten)]
+        files: commands::FileArgs,
     },
     /// Save everything a snapshot needs to FILE (gzip JSON); render it later with
     /// `snapshot --from-capture FILE`.
     Capture {
         /// URL or file path of the page.
         page: String,
-        /// Where to write the capture.
+        /// Where to write the capture (inside the current directory, the temporary folder or
+        /// an --allow-dir folder).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         #[arg(long, value_parser = commands::parse_viewport, default_value = "1280x800")]
         viewport: (u32, u32),
         #[command(flatten)]
         browser: commands::BrowserArgs,
+        #[command(flatten)]
+        files: commands::FileArgs,
     },
     /// Find and launch Chromium; report its version and anything pagesight needs that it lacks.
     Doctor,
@@ -77,13 +82,15 @@ fn main() -> ExitCode {
                 file,
                 browser,
                 devtools,
-            } => commands::run(file, browser, devtools).await,
+                files,
+            } => commands::run(file, browser, devtools, files).await,
             Cmd::Capture {
                 page,
                 output,
                 viewport,
                 browser,
-            } => commands::capture(page, output, viewport, browser).await,
+                files,
+            } => commands::capture(page, output, viewport, browser, files).await,
             Cmd::Doctor => commands::doctor().await,
             Cmd::Mcp(args) => commands::mcp(args).await,
         }

@@ -89,6 +89,22 @@ fn capture_then_render_offline() {
 }
 
 #[test]
+fn capture_outside_the_allowed_folders_is_refused() {
+    let outside = format!("/pagesight-outside-{}/page.json.gz", std::process::id());
+    let out = pagesight(&["capture", "fixtures/pages/forms.html", "-o", &outside]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("page.json.gz") && err.contains("--allow-dir"),
+        "{err}"
+    );
+    let out = pagesight(&["run", "--allow-dir", "/no/such/folder/for/pagesight"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/no/such/folder/for/pagesight"), "{err}");
+}
+
+#[test]
 fn run_a_json_lines_session() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pagesight"))
         .arg("run")
@@ -124,6 +140,54 @@ fn run_a_json_lines_session() {
     assert!(snapshot.contains("<input"), "{snapshot}");
     assert_eq!(lines[2]["ok"], false);
     assert_eq!(lines[2]["error"]["code"], "INVALID_ARGUMENT");
+}
+
+#[test]
+fn a_session_answers_unreadable_lines_and_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pagesight"))
+        .arg("run")
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pagesight run");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Written from another thread: the long line fills the pipe before the session reads it.
+    let writer = std::thread::spawn(move || -> std::io::Result<()> {
+        stdin.write_all(b"{\"cmd\":\"open\",\"url\":\"caf\xe9.html\"}\n")?;
+        stdin.write_all(b"{\"cmd\":\"open\",\"url\":\"fixtures/pages/forms.html\"}\n")?;
+        // Longer than the 16 MiB limit, and valid JSON but for its length.
+        stdin.write_all(b"{\"cmd\":\"pages\",\"pad\":\"")?;
+        stdin.write_all(&vec![b'x'; 17 << 20])?;
+        stdin.write_all(b"\"}\n")?;
+        stdin.write_all("[".repeat(100_000).as_bytes())?;
+        stdin.write_all(b"\n{\"cmd\":\"pages\"}\n")
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer").expect("write commands");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    for (i, what) in [(0, "UTF-8"), (2, "16777216 bytes"), (3, "deeper than 127")] {
+        assert_eq!(lines[i]["ok"], false, "{}", lines[i]);
+        assert_eq!(
+            lines[i]["error"]["code"], "INVALID_ARGUMENT",
+            "{}",
+            lines[i]
+        );
+        let message = lines[i]["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(what), "{message}");
+    }
+    assert_eq!(lines[1]["result"]["loaded"], true, "{}", lines[1]);
+    assert_eq!(lines[4]["ok"], true, "{}", lines[4]);
 }
 
 #[test]

@@ -530,6 +530,65 @@ fn bad_input_is_a_tool_error_and_the_server_goes_on() {
 /// `tools/list` as a golden file: a change to the public surface is a visible diff, and the
 /// whole list stays well under chrome-devtools-mcp's (30,801 characters of JSON for 1.11).
 #[test]
+fn files_outside_the_allowed_folders_are_refused_and_the_server_goes_on() {
+    runtime().block_on(async {
+        let extra = tempfile::tempdir().expect("a temporary folder");
+        let extra_dir = extra.path().to_string_lossy().into_owned();
+        let client = stdio_client_with(&["--allow-dir", &extra_dir]).await;
+        let url = fixture_url("fixtures/pages/actions/upload.html");
+        ok(&client, "navigate_page", json!({"url": url})).await;
+        // Neither the checkout (the server's current directory) nor a temporary folder.
+        let outside = PathBuf::from(format!("/pagesight-outside-{}", std::process::id()));
+
+        let snapshot_path = outside.join("snapshot.txt");
+        let refused = fails(&client, "take_snapshot", json!({"filePath": snapshot_path})).await;
+        assert!(refused.starts_with("INVALID_ARGUMENT"), "{refused}");
+        assert!(refused.contains("snapshot.txt"), "{refused}");
+        assert!(refused.contains("--allow-dir"), "{refused}");
+        let shot_path = outside.join("shot.png");
+        let refused = fails(&client, "take_screenshot", json!({"filePath": shot_path})).await;
+        assert!(
+            refused.contains("shot.png") && refused.contains("--allow-dir"),
+            "{refused}"
+        );
+        let escape = extra.path().join("../../pagesight-escape.txt");
+        let refused = fails(&client, "take_snapshot", json!({"filePath": escape})).await;
+        assert!(refused.contains("outside the folders"), "{refused}");
+
+        let snapshot = ok(&client, "take_snapshot", json!({})).await;
+        let pick = uid_of(&snapshot, "Choose a file");
+        let secret = outside.join("secret.txt");
+        let refused = fails(
+            &client,
+            "upload_file",
+            json!({"uid": pick, "filePath": secret}),
+        )
+        .await;
+        assert!(
+            refused.contains("secret.txt") && refused.contains("--allow-dir"),
+            "{refused}"
+        );
+
+        // The server goes on serving, and writes inside the allowed folders.
+        let saved = extra.path().join("snapshot.txt");
+        let said = ok(&client, "take_snapshot", json!({"filePath": saved})).await;
+        assert!(said.contains("Saved the snapshot"), "{said}");
+        let text = std::fs::read_to_string(&saved).expect("the snapshot was written");
+        assert!(text.contains("Choose a file"), "{text}");
+        let names: Vec<_> = std::fs::read_dir(extra.path())
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("snapshot.txt")]);
+        let missing = extra.path().join("no-such-folder/shot.png");
+        let refused = fails(&client, "take_screenshot", json!({"filePath": missing})).await;
+        assert!(refused.contains("does not exist"), "{refused}");
+        client.cancel().await.expect("close the client");
+    });
+}
+
+#[test]
 fn the_tool_list_is_as_recorded() {
     runtime().block_on(async {
         let client = stdio_client().await;

@@ -931,6 +931,12 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// How deeply a command line's arrays and objects may nest: serde_json's recursion limit (its
+/// depth counter starts at 128 and an opening bracket that brings it to zero is refused), which
+/// refuses deeper JSON with an error before it can overflow the stack. No command needs more
+/// than three levels.
+pub const MAX_JSON_DEPTH: usize = 127;
+
 impl Command {
     /// The names of all commands (`open`, `snapshot`, …).
     pub fn names() -> impl Iterator<Item = &'static str> {
@@ -978,11 +984,22 @@ impl Command {
     }
 
     /// Parses one command line of the `run` protocol.
+    ///
+    /// JSON nested deeper than [`MAX_JSON_DEPTH`] is refused (serde_json's own limit, which
+    /// keeps a hostile line from overflowing the stack), with an error that says so.
     pub fn from_line(line: &str) -> Result<Command> {
         let value: Value = serde_json::from_str(line).map_err(|e| {
-            Error::invalid_argument(format!(
-                "a command is one JSON object per line, like {{\"cmd\":\"snapshot\"}}: {e}"
-            ))
+            let e = e.to_string();
+            if e.starts_with("recursion limit exceeded") {
+                Error::invalid_argument(format!(
+                    "the line nests arrays and objects deeper than {MAX_JSON_DEPTH} levels ({e}); \
+                     a command is one JSON object per line, like {{\"cmd\":\"snapshot\"}}"
+                ))
+            } else {
+                Error::invalid_argument(format!(
+                    "a command is one JSON object per line, like {{\"cmd\":\"snapshot\"}}: {e}"
+                ))
+            }
         })?;
         Command::from_json(&value)
     }
@@ -1094,6 +1111,29 @@ fn field_error(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn deep_nesting_is_a_clear_error() {
+        for open in ["[", "{\"a\":"] {
+            let line = open.repeat(100_000);
+            let e = Command::from_line(&line).expect_err("too deep");
+            assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+            assert!(
+                e.message()
+                    .contains(&format!("deeper than {MAX_JSON_DEPTH}")),
+                "{}",
+                e.message()
+            );
+        }
+        // Just within the limit: a JSON error of another kind (not an object).
+        let line = format!(
+            "{}{}",
+            "[".repeat(MAX_JSON_DEPTH),
+            "]".repeat(MAX_JSON_DEPTH)
+        );
+        let e = Command::from_line(&line).expect_err("not an object");
+        assert!(!e.message().contains("deeper"), "{}", e.message());
+    }
+
     use super::*;
     use serde_json::json;
 

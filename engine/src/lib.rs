@@ -54,8 +54,10 @@ pub mod devtools;
 pub mod doctor;
 mod error;
 pub mod extract;
+pub mod files;
 #[doc(hidden)]
 pub mod identity;
+pub mod line_reader;
 pub mod live;
 mod memory;
 #[doc(hidden)]
@@ -79,6 +81,7 @@ pub use browser::{Browser, LaunchOptions, Page, Viewport};
 pub use capture::Capture;
 pub use command::Command;
 pub use error::{Error, ErrorCode, Result};
+pub use files::AllowedFolders;
 pub use render::{Format, Mode};
 pub use response::Response;
 pub use session::{Session, SessionOptions};

@@ -14,13 +14,8 @@
 //! the result reports what the image really is. PNG, JPEG and WebP each keep their size in a
 //! header, read here without decoding the pixels.
 //!
-//! Why a file is written under a temporary name first: a reader watching `path` (an agent's
-//! tool, a test) must never see half an image under the final name; the temporary file is
-//! renamed over it once complete, in the same folder so that the rename is atomic, and removed
-//! if anything fails.
-
-use std::io::Write as _;
-use std::path::Path;
+//! A `path` is written by [`crate::files`]: inside the allowed folders, under a temporary name
+//! first, so a reader watching `path` never sees half an image.
 
 use base64::Engine as _;
 
@@ -30,7 +25,7 @@ use crate::cdp::page::{
     CaptureScreenshotFormat, CaptureScreenshotParams, GetLayoutMetricsParams, Viewport,
 };
 use crate::command::ImageFormat;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::identity::UidSource;
 use crate::model::{Model, NodeId, Rect};
 use crate::render::a11y::{self, TreeNode};
@@ -343,49 +338,6 @@ pub fn labelled<U: UidSource + ?Sized>(
         });
     }
     out
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder (see the module docs)
-/// and returns the absolute path written.
-pub fn write_file(path: &str, bytes: &[u8]) -> Result<String> {
-    let target = Path::new(path);
-    let cannot = |why: String| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "cannot write the screenshot to {path}: {why}; give the path of a file in a \
-                 folder that exists and can be written, or leave \"path\" out to get the image \
-                 in the result"
-            ),
-        )
-    };
-    let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
-        return Err(cannot("it names no file".into()));
-    };
-    let folder = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".part")
-        .tempfile_in(folder)
-        .map_err(|e| cannot(e.to_string()))?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|e| cannot(e.to_string()))?;
-    // A temporary file is made readable by its owner alone; a picture is an ordinary file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let readable = std::fs::Permissions::from_mode(0o644);
-        std::fs::set_permissions(temp.path(), readable).map_err(|e| cannot(e.to_string()))?;
-    }
-    // On failure the temporary file is removed when `PersistError` drops it.
-    temp.persist(target)
-        .map_err(|e| cannot(e.error.to_string()))?;
-    let written = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
-    Ok(written.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use crate::command::{self, AnswerDialog, Command, ImageFormat};
 use crate::devtools::{DevtoolsLog, Paging, NOT_COLLECTING};
 use crate::error::{Error, ErrorCode, Result};
 use crate::extract::{ExtractOptions, Extraction};
+use crate::files::AllowedFolders;
 use crate::identity::UidTable;
 use crate::live::Kept;
 use crate::response::{
@@ -100,6 +101,7 @@ pub struct Session {
     load_timeout: Duration,
     collect_devtools: bool,
     allow_evaluate: bool,
+    files: AllowedFolders,
 }
 
 /// Where a session's browser comes from.
@@ -121,6 +123,9 @@ pub struct SessionOptions {
     /// Allow `evaluate`, which runs any JavaScript the caller sends in the page's main world.
     /// Off by default: it gives whoever sends commands full script power over the page.
     pub allow_evaluate: bool,
+    /// The folders whose files commands may read (`upload`) and write (a screenshot's `path`,
+    /// [`Session::write_file`]); default: the current directory and the temporary folder.
+    pub files: AllowedFolders,
 }
 
 impl Session {
@@ -151,6 +156,7 @@ impl Session {
             load_timeout: options.load_timeout.unwrap_or(DEFAULT_LOAD_TIMEOUT),
             collect_devtools: options.collect_devtools,
             allow_evaluate: options.allow_evaluate,
+            files: options.files,
         };
         if let Some(target) = &options.target {
             let page = session.browser.attach_page(target).await?;
@@ -332,9 +338,39 @@ impl Session {
         self.act(ActionRequest::scroll(command)).await
     }
 
-    /// Sets the files of a file input.
+    /// Sets the files of a file input. Each file must lie inside the session's allowed
+    /// folders ([`SessionOptions::files`]); the browser is given its resolved path.
     pub async fn upload(&mut self, command: &command::Upload) -> Result<Uploaded> {
-        self.act(ActionRequest::upload(command)).await
+        let files = command
+            .files
+            .iter()
+            .map(|f| {
+                let resolved = self.files.check_read(f)?;
+                Ok(resolved.to_string_lossy().into_owned())
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let command = command::Upload {
+            files,
+            ..command.clone()
+        };
+        self.act(ActionRequest::upload(&command)).await
+    }
+
+    /// The folders whose files commands may read and write.
+    pub fn allowed_folders(&self) -> &AllowedFolders {
+        &self.files
+    }
+
+    /// Writes `bytes` to `path`, which must lie inside the session's allowed folders, through
+    /// a temporary file in the same folder (never half a file under `path`); returns the
+    /// absolute path written. For front ends that save what a command answered (MCP's
+    /// `take_snapshot` with `filePath`).
+    pub fn write_file(&self, path: &str, bytes: &[u8]) -> Result<String> {
+        Ok(self
+            .files
+            .write(path, bytes)?
+            .to_string_lossy()
+            .into_owned())
     }
 
     /// Drags an element with the mouse and drops it on another.
@@ -562,6 +598,12 @@ impl Session {
                 "\"uid\" and \"fullPage\" cannot be combined: a screenshot is of one element or of the whole page",
             ));
         }
+        // Refused before the picture is taken: a path outside the allowed folders is the
+        // caller's mistake, not a reason to make the browser work.
+        if let Some(path) = &command.path {
+            self.files.check(path)?;
+        }
+        let files = self.files.clone();
         let state = self.current_page_mut()?;
         let area = match &command.uid {
             Some(uid) => Area::Clip(crate::act::element_box(state.act_target(), uid).await?),
@@ -616,7 +658,10 @@ impl Session {
         };
         let (data, path) =
             match &command.path {
-                Some(path) => (None, Some(shot::write_file(path, &bytes)?)),
+                Some(path) => (
+                    None,
+                    Some(files.write(path, &bytes)?.to_string_lossy().into_owned()),
+                ),
                 None => (
                     Some(base64.unwrap_or_else(|| {
                         base64::engine::general_purpose::STANDARD.encode(&bytes)

@@ -13,7 +13,7 @@ use crate::identity::{assign_uids, TableMark, Uid, UidAssignment, UidTable};
 use crate::live::{capture_for_view, confirm_hits, Captured, Inputs, Kept};
 use crate::model::Model;
 use crate::render::budget::{self, Omitted, TooSmall};
-use crate::render::{render, render_lines, Format, Mode, RenderOptions};
+use crate::render::{changed_note, render, render_lines, Consistency, Format, Mode, RenderOptions};
 
 /// What one snapshot should show and how: the fields of the `snapshot` command (absent or
 /// `null` fields take their defaults).
@@ -108,6 +108,9 @@ pub struct Snapshot {
     pub model: Model,
     pub analysis: Analysis,
     pub uids: UidAssignment,
+    /// Whether the capture was of one state of the page, and if not what it left out: said in
+    /// the JSON (`consistent`) and in a line of the text.
+    pub consistency: Consistency,
     /// What it was computed from, when the next snapshot can be found to be computed from the
     /// same (see [`Snapshot::repeats`]).
     pub(crate) source: Option<Source>,
@@ -135,6 +138,7 @@ impl Snapshot {
             model,
             analysis,
             uids,
+            consistency: _,
             source: _,
             scope: _,
         } = self;
@@ -297,11 +301,9 @@ async fn snapshot_of(
     uids: &mut UidTable,
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
-    let consistent = capture.capture().consistent;
     let mut snapshot = analyze_capture(capture, uids, page.target_id(), options)?;
     confirm_hits(page, &snapshot.model, &mut snapshot.analysis).await?;
-    // A frame that kept changing while it was captured is said so in the JSON.
-    (snapshot.output, snapshot.shown) = render_shown(&snapshot, options, consistent);
+    (snapshot.output, snapshot.shown) = render_shown(&snapshot, options);
     Ok(snapshot)
 }
 
@@ -314,7 +316,7 @@ pub fn process(
     options: &SnapshotOptions,
 ) -> Result<Snapshot> {
     let mut snapshot = analyze_capture(capture, table, page_target, options)?;
-    (snapshot.output, snapshot.shown) = render_shown(&snapshot, options, true);
+    (snapshot.output, snapshot.shown) = render_shown(&snapshot, options);
     Ok(snapshot)
 }
 
@@ -337,6 +339,10 @@ pub fn analyze_capture(
     };
     scope.check_snapshot(options.view_expand(), options.verbose, subtree)?;
     let inputs = captured.inputs().cloned();
+    let consistency = match (captured.capture().consistent, captured.left_out()) {
+        (true, 0) => Consistency::Whole,
+        (_, left_out) => Consistency::Partial { left_out },
+    };
     let (model, view) = captured.into_model_and_view()?;
     // Uids depend on the model alone, not on the analysis.
     let (uids, analysis) = crate::parallel::join(
@@ -367,6 +373,7 @@ pub fn analyze_capture(
         model,
         analysis,
         uids,
+        consistency,
         source,
         scope,
     })
@@ -375,7 +382,7 @@ pub fn analyze_capture(
 /// Renders an analysed snapshot in the mode and format `options` ask for, its subtree and
 /// budget applied (what is not shown is said in [`Snapshot::shown`]).
 pub fn render_snapshot(snapshot: &Snapshot, options: &SnapshotOptions) -> String {
-    render_shown(snapshot, options, true).0
+    render_shown(snapshot, options).0
 }
 
 /// How much of its view a snapshot's output shows.
@@ -424,17 +431,59 @@ impl Shown {
 }
 
 /// The output of an analysed snapshot and how much of its view it shows: the view rendered,
-/// then cut to the subtree of `options.uid`, then to the budget of `options.max_chars`.
-fn render_shown(
-    snapshot: &Snapshot,
-    options: &SnapshotOptions,
-    consistent: bool,
-) -> (String, Shown) {
+/// then cut to the subtree of `options.uid`, then to the budget of `options.max_chars`; a text
+/// of a page that changed while it was read says so in a line of its own (see
+/// [`changed_note`]), within the budget.
+fn render_shown(snapshot: &Snapshot, options: &SnapshotOptions) -> (String, Shown) {
+    let note = match options.format {
+        Format::Text => changed_note(options.mode, snapshot.consistency),
+        Format::Json => None,
+    };
+    let room = note.as_ref().map_or(0, |n| n.chars().count() + 1);
+    let (text, shown) = render_view(snapshot, options, room);
+    match (note, shown) {
+        (Some(note), Shown::Whole) => (with_note(text, &note, false), shown),
+        (Some(note), Shown::Budgeted(_)) => (with_note(text, &note, true), shown),
+        (Some(_), Shown::TooSmall(t)) => {
+            let needed = t.needed + room;
+            (text, Shown::TooSmall(TooSmall { needed }))
+        }
+        (_, shown) => (text, shown),
+    }
+}
+
+/// `text` with the line `note`: last, or before the budget's summary line (`budgeted`), which
+/// stays last.
+fn with_note(text: String, note: &str, budgeted: bool) -> String {
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let (head, summary) = match body.rfind('\n') {
+        Some(at) if budgeted => (&body[..at], Some(&body[at + 1..])),
+        None if budgeted => ("", Some(body)),
+        _ => (body, None),
+    };
+    let mut out = String::with_capacity(text.len() + note.len() + 2);
+    if !head.is_empty() {
+        out.push_str(head);
+        out.push('\n');
+    }
+    out.push_str(note);
+    if let Some(summary) = summary {
+        out.push('\n');
+        out.push_str(summary);
+    }
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// [`render_shown`] without the note: `max_chars` leaves `room` characters for it.
+fn render_view(snapshot: &Snapshot, options: &SnapshotOptions, room: usize) -> (String, Shown) {
     let render_options = RenderOptions {
         mode: options.mode,
         format: options.format,
         verbose: options.verbose,
-        consistent,
+        consistent: snapshot.consistency == Consistency::Whole,
     };
     let (model, analysis, uids) = (&snapshot.model, &snapshot.analysis, &snapshot.uids);
     let uid = match options.uid.as_deref().map(str::parse::<Uid>) {
@@ -469,7 +518,14 @@ fn render_shown(
     };
     match options.max_chars {
         None => (rendered.text, Shown::Whole),
-        Some(max) => match budget::apply(&rendered, max, style) {
+        // Not even room for the note: what the outline alone needs (the note is added).
+        Some(max) if max < room => {
+            let needed = budget::apply(&rendered, 0, style)
+                .err()
+                .map_or(0, |t| t.needed);
+            (String::new(), Shown::TooSmall(TooSmall { needed }))
+        }
+        Some(max) => match budget::apply(&rendered, max - room, style) {
             Ok((text, None)) => (text, Shown::Whole),
             Ok((text, Some(omitted))) => (text, Shown::Budgeted(omitted)),
             Err(too_small) => (String::new(), Shown::TooSmall(too_small)),
@@ -488,4 +544,29 @@ pub fn render_capture(bytes: &[u8], options: &SnapshotOptions) -> Result<String>
         .shown
         .check(options.uid.as_deref(), options.mode, options.max_chars)?;
     Ok(snapshot.into_output())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_of_a_changing_page_is_last_or_right_before_the_budget_line() {
+        assert_eq!(with_note("a\nb\n".into(), "n", false), "a\nb\nn\n");
+        assert_eq!(with_note("a\nb".into(), "n", false), "a\nb\nn");
+        assert_eq!(with_note("a\nb\nsum\n".into(), "n", true), "a\nb\nn\nsum\n");
+        assert_eq!(with_note("sum".into(), "n", true), "n\nsum");
+        assert_eq!(with_note(String::new(), "n", false), "n");
+    }
+
+    #[test]
+    fn only_a_partial_snapshot_has_a_note_and_it_says_how_much_was_left_out() {
+        assert_eq!(changed_note(Mode::A11y, Consistency::Whole), None);
+        let note = changed_note(Mode::A11y, Consistency::Partial { left_out: 37 });
+        assert!(note.is_some_and(|n| n.starts_with("… ") && n.contains("37 elements")));
+        let note = changed_note(Mode::Dom, Consistency::Partial { left_out: 1 });
+        assert!(note.is_some_and(|n| n.starts_with("... ") && n.ends_with(" ...")));
+        let note = changed_note(Mode::A11y, Consistency::Partial { left_out: 0 });
+        assert!(note.is_some_and(|n| n.contains("a frame changed")));
+    }
 }

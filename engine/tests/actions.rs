@@ -123,8 +123,14 @@ impl Tab {
     }
 
     async fn open_url(url: &str) -> Tab {
+        Tab::open_url_with(url, pagesight::AllowedFolders::default()).await
+    }
+
+    /// Opens `url` in a session whose commands may read and write files in `files` only.
+    async fn open_url_with(url: &str, files: pagesight::AllowedFolders) -> Tab {
         let options = SessionOptions {
             browser: Some(browser_url()),
+            files,
             ..SessionOptions::default()
         };
         let mut s = Session::start(options)
@@ -887,6 +893,57 @@ async fn upload_through_a_hidden_file_input() {
         "INVALID_ARGUMENT"
     );
     assert!(msg.contains("missing.pdf"), "{msg}");
+    t.close().await;
+}
+
+#[tokio::test]
+async fn upload_of_a_file_outside_the_allowed_folders_is_refused() {
+    let allowed = tempfile::tempdir().expect("temp dir");
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let inside = allowed.path().join("inside.txt");
+    let outside = elsewhere.path().join("secret.txt");
+    std::fs::write(&inside, "ok").expect("write");
+    std::fs::write(&outside, "secret").expect("write");
+    let mut files = pagesight::AllowedFolders::none();
+    files.add(allowed.path()).expect("allow the folder");
+    let url = page_path("actions/upload.html");
+    let mut t = Tab::open_url_with(&url.to_string_lossy(), files).await;
+    t.snapshot().await;
+    let pick = t.uid("pick").await;
+    let msg = assert_code!(
+        t.err(json!({"cmd":"upload","uid":pick,"files":[outside.to_string_lossy()]}))
+            .await,
+        "INVALID_ARGUMENT"
+    );
+    assert!(msg.contains("secret.txt"), "{msg}");
+    assert!(msg.contains("outside the folders"), "{msg}");
+    assert!(msg.contains("--allow-dir"), "{msg}");
+    // A link inside the allowed folder to the file outside is refused the same way.
+    #[cfg(unix)]
+    {
+        let link = allowed.path().join("link.txt");
+        std::os::unix::fs::symlink(&outside, &link).expect("link");
+        assert_code!(
+            t.err(json!({"cmd":"upload","uid":pick,"files":[link.to_string_lossy()]}))
+                .await,
+            "INVALID_ARGUMENT"
+        );
+    }
+    assert_eq!(
+        t.text("file-name").await,
+        "none",
+        "nothing was given to the input"
+    );
+    // One file outside refuses the whole list.
+    assert_code!(
+        t.err(json!({"cmd":"upload","uid":pick,"files":[inside.to_string_lossy(), outside.to_string_lossy()]}))
+            .await,
+        "INVALID_ARGUMENT"
+    );
+    let r = t
+        .act(json!({"cmd":"upload","uid":pick,"files":[inside.to_string_lossy()]}))
+        .await;
+    assert_eq!(r["files"], json!(["inside.txt"]));
     t.close().await;
 }
 

@@ -78,8 +78,14 @@ struct Tab {
 
 impl Tab {
     async fn open(page: &str) -> Tab {
+        Tab::open_with(page, pagesight::AllowedFolders::default()).await
+    }
+
+    /// Opens `page` in a session whose commands may write files in `files` only.
+    async fn open_with(page: &str, files: pagesight::AllowedFolders) -> Tab {
         let options = SessionOptions {
             browser: Some(browser_url()),
+            files,
             ..SessionOptions::default()
         };
         let mut s = Session::start(options)
@@ -318,10 +324,80 @@ async fn path_writes_the_file_and_a_bad_folder_leaves_nothing() {
         .err(json!({"cmd": "screenshot", "path": missing.to_string_lossy()}))
         .await;
     assert_eq!(code, "INVALID_ARGUMENT");
-    assert!(message.contains("cannot write the screenshot"), "{message}");
+    assert!(message.contains("does not exist"), "{message}");
     assert!(!missing.exists());
     let count = std::fs::read_dir(dir.path()).expect("list").count();
     assert_eq!(count, 1, "nothing left behind");
+}
+
+#[tokio::test]
+async fn a_path_outside_the_allowed_folders_is_refused_before_the_picture() {
+    let allowed = tempfile::tempdir().expect("a temporary folder");
+    let elsewhere = tempfile::tempdir().expect("a temporary folder");
+    let mut files = pagesight::AllowedFolders::none();
+    files.add(allowed.path()).expect("allow the folder");
+    let mut t = Tab::open_with("screenshot/labels.html", files).await;
+    let outside = elsewhere.path().join("shot.png");
+    let (code, message) = t
+        .err(json!({"cmd": "screenshot", "path": outside.to_string_lossy()}))
+        .await;
+    assert_eq!(code, "INVALID_ARGUMENT", "{message}");
+    assert!(message.contains("shot.png"), "{message}");
+    assert!(message.contains("--allow-dir"), "{message}");
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).expect("list").count(),
+        0
+    );
+    // `..` out of the allowed folder is outside too.
+    let escape = allowed.path().join("..").join("escaped.png");
+    let (code, _) = t
+        .err(json!({"cmd": "screenshot", "path": escape.to_string_lossy()}))
+        .await;
+    assert_eq!(code, "INVALID_ARGUMENT");
+    assert!(!escape.exists());
+    // The session goes on: a path inside is written.
+    let inside = allowed.path().join("shot.png");
+    t.ok(json!({"cmd": "screenshot", "path": inside.to_string_lossy()}))
+        .await;
+    assert!(inside.exists());
+}
+
+/// A folder no one may create files in, and what keeps it alive: a folder without write
+/// permission, or for a user who may write anyway (root), the process's own folder under
+/// `/proc`, where no file can be created.
+fn read_only_folder() -> Option<(Option<tempfile::TempDir>, PathBuf)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().ok()?;
+        let locked = dir.path().join("locked");
+        std::fs::create_dir(&locked).ok()?;
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).ok()?;
+        if std::fs::write(locked.join("probe"), "p").is_err() {
+            return Some((Some(dir), locked));
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).ok()?;
+    }
+    let proc_self = std::fs::canonicalize("/proc/self").ok()?;
+    Some((None, proc_self))
+}
+
+#[tokio::test]
+async fn a_read_only_folder_is_a_clear_error() {
+    let Some((_keep, locked)) = read_only_folder() else {
+        eprintln!("no folder that cannot be written was found; skipped");
+        return;
+    };
+    let mut files = pagesight::AllowedFolders::none();
+    files.add(&locked).expect("allow the folder");
+    let mut t = Tab::open_with("screenshot/labels.html", files).await;
+    let file = locked.join("shot.png");
+    let (code, message) = t
+        .err(json!({"cmd": "screenshot", "path": file.to_string_lossy()}))
+        .await;
+    assert_eq!(code, "INVALID_ARGUMENT", "{message}");
+    assert!(message.contains("cannot be written"), "{message}");
+    assert!(!file.exists());
 }
 
 #[tokio::test]
@@ -411,7 +487,10 @@ async fn annotate_writes_pngs_to_look_at() {
         "widgets-custom.html",
         "overlay-cookie-banner.html",
     ] {
-        let mut t = Tab::open(page).await;
+        // The folder asked for is allowed, wherever it is.
+        let files =
+            pagesight::AllowedFolders::with_defaults(&[&folder]).expect("an existing folder");
+        let mut t = Tab::open_with(page, files).await;
         let name = page.replace('/', "-").replace(".html", ".png");
         let path = Path::new(&folder).join(name);
         t.ok(json!({"cmd": "screenshot", "annotate": true, "path": path.to_string_lossy()}))

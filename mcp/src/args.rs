@@ -63,7 +63,7 @@ pub struct TakeSnapshot {
     /// Character budget; what does not fit is named with the uid that shows it.
     #[serde(default)]
     pub max_chars: Option<usize>,
-    /// Save the snapshot to this file instead of returning it.
+    /// Save the snapshot to this file (in an allowed folder) instead of returning it.
     #[serde(default)]
     pub file_path: Option<String>,
 }
@@ -164,7 +164,7 @@ pub struct UploadFile {
     pub page_id: Option<u32>,
     /// The file input's uid (or the element that opens the file chooser).
     pub uid: String,
-    /// The files to set.
+    /// The files to set (in allowed folders).
     #[serde(default, deserialize_with = "one_or_many", alias = "filePath")]
     #[schemars(length(min = 1))]
     pub file_paths: Vec<String>,
@@ -365,7 +365,7 @@ pub struct TakeScreenshot {
     /// Box and label every interactive element with its snapshot uid (PNG).
     #[serde(default, deserialize_with = "null_default")]
     pub annotate: bool,
-    /// Save the image to this file instead of returning it.
+    /// Save the image to this file (in an allowed folder) instead of returning it.
     #[serde(default)]
     pub file_path: Option<String>,
 }

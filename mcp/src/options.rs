@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pagesight::transport::ConnectionOptions;
-use pagesight::{Browser, Error, LaunchOptions, Viewport};
+use pagesight::{AllowedFolders, Browser, Error, LaunchOptions, Viewport};
 
 /// Which browser the server drives, and how it is started.
 #[derive(Args, Debug, Clone, Default)]
@@ -70,6 +70,10 @@ pub struct BrowserOptions {
     /// Let `evaluate_script` run the caller's JavaScript in pages (off: it is refused).
     #[arg(long = "allowEvaluate", alias = "allow-evaluate")]
     pub allow_evaluate: bool,
+    /// One more folder whose files tools may read (`upload_file`) and write (`filePath`),
+    /// besides the current directory and the temporary folder (repeatable).
+    #[arg(long = "allow-dir", alias = "allowDir", value_name = "DIR")]
+    pub allow_dir: Vec<PathBuf>,
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -95,6 +99,12 @@ impl BrowserOptions {
             viewport.height = height;
         }
         viewport
+    }
+
+    /// The folders tools may read and write files in: the current directory, the temporary
+    /// folder and every `--allow-dir` (each must exist).
+    pub fn allowed_folders(&self) -> Result<AllowedFolders, Error> {
+        AllowedFolders::with_defaults(&self.allow_dir)
     }
 
     /// Connects to the browser these options name, or launches one over a pipe (no debugging

@@ -71,6 +71,7 @@ impl Shared {
                     // chrome-devtools-mcp's console and network tools list from the start.
                     collect_devtools: true,
                     allow_evaluate: self.options.allow_evaluate,
+                    files: self.options.allowed_folders()?,
                     ..SessionOptions::default()
                 };
                 Session::with_browser(browser, options).await?
@@ -301,15 +302,16 @@ impl PagesightServer {
             max_chars: Some(a.max_chars.unwrap_or(DEFAULT_MAX_CHARS)),
             ..snapshot_options()
         };
-        let snapshot = tri!(tri!(page.session()).snapshot(&options).await);
+        let session = tri!(page.session());
+        if let Some(path) = &a.file_path {
+            // Refused before the snapshot is taken, like a screenshot's path.
+            tri!(session.allowed_folders().check(path));
+        }
+        let snapshot = tri!(session.snapshot(&options).await);
         if let Some(path) = a.file_path {
-            tri!(
-                std::fs::write(&path, &snapshot.text).map_err(|e| Error::invalid_argument(
-                    format!("could not write the snapshot to {path}: {e}")
-                ))
-            );
+            let written = tri!(session.write_file(&path, snapshot.text.as_bytes()));
             return Ok(answer::text(format!(
-                "Saved the snapshot ({} characters) to {path}.",
+                "Saved the snapshot ({} characters) to {written}.",
                 snapshot.text.chars().count()
             )));
         }

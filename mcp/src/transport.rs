@@ -18,6 +18,8 @@ use crate::server::{PagesightServer, Shared};
 
 /// Serves MCP over standard input and output until the client closes them.
 pub async fn serve_stdio(options: &BrowserOptions) -> Result<(), Error> {
+    // A folder to allow that does not exist is said at once, not at the first tool call.
+    options.allowed_folders()?;
     let shared = Arc::new(Mutex::new(Shared::new(options.clone())));
     let server = PagesightServer::new(shared.clone());
     let outcome = match server.serve(rmcp::transport::stdio()).await {
@@ -41,6 +43,7 @@ pub async fn serve_http(
     address: SocketAddr,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
+    options.allowed_folders()?;
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| Error::invalid_argument(format!("cannot listen on {address}: {e}")))?;

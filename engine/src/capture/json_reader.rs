@@ -708,3 +708,358 @@ mod tests {
         }
     }
 }
+
+/// The reader against serde_json on generated JSON: every value it reads is the one serde_json
+/// reads from the same bytes, and when it cannot tell it says so (`None`), never a different
+/// value, never a panic. The bytes are generated values written compactly and pretty, then
+/// damaged (cut short, a byte changed, dropped or added), and numbers and strings written in
+/// every way JSON allows.
+#[cfg(test)]
+mod differential {
+    use super::*;
+    use crate::transport::envelope::repair_lone_surrogates;
+    use proptest::collection::{btree_map, vec};
+    use proptest::prelude::*;
+    use serde_json::{Map, Number, Value};
+
+    /// A whole value read with the reader's parts, as the DOM and AX readers put them together:
+    /// `None` where they would leave the text to serde_json. An integer that is no `i64` (past
+    /// its range, `-0`) is one of those: the readers read every integer field as an `i64`.
+    fn read_value(r: &mut Reader, depth: u32) -> Option<Value> {
+        r.skip_ws();
+        match *r.bytes.get(r.at)? {
+            b'{' => {
+                let depth = depth.checked_sub(1)?;
+                let mut map = Map::new();
+                r.object(|r, key| {
+                    let key = utf8(key)?.to_owned();
+                    let value = read_value(r, depth)?;
+                    map.insert(key, value);
+                    Some(())
+                })?;
+                Some(Value::Object(map))
+            }
+            b'[' => {
+                let depth = depth.checked_sub(1)?;
+                let mut items = Vec::new();
+                r.array(|r| {
+                    items.push(read_value(r, depth)?);
+                    Some(())
+                })?;
+                Some(Value::Array(items))
+            }
+            b'"' => r.quoted_text().map(|t| Value::String(t.into_owned())),
+            b't' => r.word(b"true").then_some(Value::Bool(true)),
+            b'f' => r.word(b"false").then_some(Value::Bool(false)),
+            b'n' => r.word(b"null").then_some(Value::Null),
+            b'-' | b'0'..=b'9' => {
+                let start = r.at;
+                if let Some(i) = r.i64() {
+                    return Some(Value::from(i));
+                }
+                let digits = start + usize::from(r.bytes.get(start) == Some(&b'-'));
+                if !matches!(
+                    r.bytes.get(digits_end(r.bytes, digits)),
+                    Some(b'.' | b'e' | b'E')
+                ) {
+                    return None;
+                }
+                r.at = start;
+                Number::from_f64(r.f64()?).map(Value::Number)
+            }
+            _ => None,
+        }
+    }
+
+    /// The reader's reading of the whole of `bytes` as one value, as bytes and (when they are
+    /// UTF-8) as text, which must agree.
+    fn read_whole(bytes: &[u8], surrogates: Surrogates) -> Option<Value> {
+        let whole = |mut r: Reader| {
+            let value = read_value(&mut r, SKIP_DEPTH)?;
+            r.skip_ws();
+            (r.at == r.bytes.len()).then_some(value)
+        };
+        let from_bytes = whole(Reader::new(bytes, surrogates));
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            let from_text = whole(Reader::in_text(text, 0, surrogates));
+            assert_eq!(from_bytes, from_text, "{text}");
+        }
+        from_bytes
+    }
+
+    /// Whether the reader steps over the whole of `bytes` as one value.
+    fn skips_whole(bytes: &[u8]) -> bool {
+        let mut r = Reader::new(bytes, Surrogates::Refuse);
+        let skipped = r.skip_value(SKIP_DEPTH).is_some() && {
+            r.skip_ws();
+            r.at == bytes.len()
+        };
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            let mut t = Reader::in_text(text, 0, Surrogates::Refuse);
+            let in_text = t.skip_value(SKIP_DEPTH).is_some() && {
+                t.skip_ws();
+                t.at == bytes.len()
+            };
+            // Text is known to be UTF-8: it may skip what bytes refuse, never the reverse.
+            assert!(in_text || !skipped, "{text}");
+        }
+        skipped
+    }
+
+    /// Equal values, and numbers of the same bits (`0.0 == -0.0`, but they are not the same).
+    fn assert_same(ours: &Value, theirs: &Value, bytes: &[u8]) {
+        assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(bytes));
+        assert_eq!(
+            ours.to_string(),
+            theirs.to_string(),
+            "{}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+
+    /// Everything the reader makes of `bytes`, checked against serde_json.
+    fn check(bytes: &[u8]) {
+        let serde: Option<Value> = serde_json::from_slice(bytes).ok();
+        if let Some(ours) = read_whole(bytes, Surrogates::Refuse) {
+            let theirs = serde.as_ref().unwrap_or_else(|| {
+                panic!(
+                    "read {ours} where serde_json reads nothing: {}",
+                    String::from_utf8_lossy(bytes)
+                )
+            });
+            assert_same(&ours, theirs, bytes);
+        }
+        // Lone surrogates become U+FFFD, as serde_json reads the repaired bytes.
+        if let Some(ours) = read_whole(bytes, Surrogates::Replace) {
+            let mut repaired = bytes.to_vec();
+            repair_lone_surrogates(&mut repaired);
+            let theirs: Value = serde_json::from_slice(&repaired).unwrap_or_else(|e| {
+                panic!(
+                    "read {ours} where serde_json reads nothing ({e}): {}",
+                    String::from_utf8_lossy(bytes)
+                )
+            });
+            assert_same(&ours, &theirs, bytes);
+        }
+        if skips_whole(bytes) {
+            assert!(
+                serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok(),
+                "skipped what serde_json refuses: {}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    /// Characters with a meaning in JSON text, or an escape of their own, or several bytes.
+    fn tricky_char() -> impl Strategy<Value = char> {
+        prop_oneof![
+            3 => any::<char>(),
+            2 => prop::sample::select(vec![
+                '"', '\\', '/', '\u{0}', '\u{8}', '\u{c}', '\n', '\r', '\t', '\u{1f}', '\u{7f}',
+                'é', '\u{2028}', '\u{fffd}', '😀', 'a', ' ', '0', 'u', 'e', '.', '-',
+            ]),
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        vec(tricky_char(), 0..12).prop_map(|chars| chars.into_iter().collect())
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (0i64..1000).prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_filter_map("finite", |f| Number::from_f64(f).map(Value::Number)),
+            (-1000i32..1000, 0u32..6)
+                .prop_map(|(n, k)| Value::from(f64::from(n) / 10f64.powi(k as i32))),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                vec(inner.clone(), 0..6).prop_map(Value::Array),
+                btree_map(text(), inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Bytes that change what JSON means where they land.
+    const SPECIAL: &[u8] = b"\"\\{}[],:-+.eE0123456789 \n\tu\x00\x1f\x7f\x80\xc3\xa9\xed\xa0\xff";
+
+    #[derive(Debug, Clone)]
+    enum Damage {
+        Cut(prop::sample::Index),
+        Change(prop::sample::Index, u8),
+        Drop(prop::sample::Index),
+        Add(prop::sample::Index, u8),
+    }
+
+    fn damage() -> impl Strategy<Value = Damage> {
+        let byte = prop_oneof![prop::sample::select(SPECIAL), any::<u8>()];
+        prop_oneof![
+            any::<prop::sample::Index>().prop_map(Damage::Cut),
+            (any::<prop::sample::Index>(), byte.clone()).prop_map(|(i, b)| Damage::Change(i, b)),
+            any::<prop::sample::Index>().prop_map(Damage::Drop),
+            (any::<prop::sample::Index>(), byte).prop_map(|(i, b)| Damage::Add(i, b)),
+        ]
+    }
+
+    fn apply(bytes: &mut Vec<u8>, damage: &Damage) {
+        if bytes.is_empty() {
+            return;
+        }
+        match damage {
+            Damage::Cut(i) => bytes.truncate(i.index(bytes.len())),
+            Damage::Change(i, b) => {
+                let i = i.index(bytes.len());
+                bytes[i] = *b;
+            }
+            Damage::Drop(i) => {
+                bytes.remove(i.index(bytes.len()));
+            }
+            Damage::Add(i, b) => bytes.insert(i.index(bytes.len() + 1), *b),
+        }
+    }
+
+    /// A number as JSON may write it, and as it may not: leading zeros, a sign, a fraction, an
+    /// exponent, up to 25 digits in each part.
+    fn number_text() -> impl Strategy<Value = String> {
+        let digits = |max: usize| vec(prop::sample::select(b"0123456789".to_vec()), 0..max);
+        (
+            prop::sample::select(vec!["", "-", "+"]),
+            digits(25),
+            prop::option::of(digits(25)),
+            prop::option::of((
+                prop::sample::select(vec!["e", "E"]),
+                prop::sample::select(vec!["", "+", "-"]),
+                digits(6),
+            )),
+            prop::sample::select(vec!["", " ", ",", "]", "x", "0", "."]),
+        )
+            .prop_map(|(sign, int, fraction, exponent, after)| {
+                let mut s = String::from(sign);
+                s.extend(int.iter().map(|&d| char::from(d)));
+                if let Some(fraction) = fraction {
+                    s.push('.');
+                    s.extend(fraction.iter().map(|&d| char::from(d)));
+                }
+                if let Some((e, sign, digits)) = exponent {
+                    s.push_str(e);
+                    s.push_str(sign);
+                    s.extend(digits.iter().map(|&d| char::from(d)));
+                }
+                s.push_str(after);
+                s
+            })
+    }
+
+    /// The value serde_json reads from the start of `text` as a `T`, and where it ends, as a
+    /// field of an object is read (a value, then anything).
+    fn serde_prefix<T: serde::de::DeserializeOwned>(text: &str) -> Option<(T, usize)> {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
+        let value = stream.next()?.ok()?;
+        Some((value, stream.byte_offset()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 384,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn a_value_reads_as_serde_json_reads_it(
+            value in json_value(),
+            pretty in any::<bool>(),
+            damages in vec(damage(), 0..3),
+        ) {
+            let written = if pretty {
+                serde_json::to_vec_pretty(&value)
+            } else {
+                serde_json::to_vec(&value)
+            };
+            let mut bytes = written.map_err(|e| TestCaseError::fail(e.to_string()))?;
+            if damages.is_empty() {
+                // Undamaged, every value is stepped over. (Its value is compared with what
+                // serde_json reads, not with the one written: serde_json's own reading of a
+                // float need not give back the float it wrote.)
+                prop_assert!(skips_whole(&bytes), "{}", String::from_utf8_lossy(&bytes));
+            }
+            for damage in &damages {
+                apply(&mut bytes, damage);
+            }
+            check(&bytes);
+        }
+
+        #[test]
+        fn a_number_reads_as_serde_json_reads_it(text in number_text()) {
+            // What a reader takes is checked where its caller goes on: at a separator or the
+            // end. Anything else after it fails the caller (`12x`, `01`), whatever was taken.
+            let at_separator =
+                |r: &Reader| matches!(r.bytes.get(r.at), None | Some(b' ' | b',' | b']'));
+            for surrogates in [Surrogates::Refuse, Surrogates::Replace] {
+                let mut r = Reader::new(text.as_bytes(), surrogates);
+                if let Some(ours) = r.i64().filter(|_| at_separator(&r)) {
+                    let (theirs, end) = serde_prefix::<i64>(&text)
+                        .unwrap_or_else(|| panic!("read {ours} from {text:?}; serde_json nothing"));
+                    prop_assert_eq!(ours, theirs, "{}", text);
+                    prop_assert_eq!(r.at, end, "{}", text);
+                }
+                let mut r = Reader::new(text.as_bytes(), surrogates);
+                if let Some(ours) = r.f64().filter(|_| at_separator(&r)) {
+                    let (theirs, end) = serde_prefix::<f64>(&text)
+                        .unwrap_or_else(|| panic!("read {ours} from {text:?}; serde_json nothing"));
+                    prop_assert_eq!(ours.to_bits(), theirs.to_bits(), "{}: {} {}", text, ours, theirs);
+                    prop_assert_eq!(r.at, end, "{}", text);
+                }
+                let mut r = Reader::new(text.as_bytes(), surrogates);
+                if r.skip_number().is_some() && at_separator(&r) {
+                    let (_, end) = serde_prefix::<serde::de::IgnoredAny>(&text)
+                        .unwrap_or_else(|| panic!("skipped {text:?}; serde_json refuses it"));
+                    prop_assert_eq!(r.at, end, "{}", text);
+                }
+            }
+        }
+
+        #[test]
+        fn a_string_reads_as_serde_json_reads_it(
+            chars in vec(tricky_char(), 0..16),
+            escapes in vec((any::<prop::sample::Index>(), prop_oneof![
+                prop::sample::select(vec![
+                    "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9",
+                    "\\ud83d\\ude00", "\\ud800", "\\udc00", "\\ud800\\u0041", "\\ud800\\ud800",
+                    "\\u12", "\\x", "\\", "\\uDFFF", "\\uD83D\\uDE00",
+                ]).prop_map(String::from),
+            ]), 0..4),
+            cut in prop::option::of(any::<prop::sample::Index>()),
+        ) {
+            let mut inner: String = chars.into_iter().collect();
+            for (at, escape) in &escapes {
+                let mut at = at.index(inner.len() + 1);
+                while !inner.is_char_boundary(at) {
+                    at -= 1;
+                }
+                inner.insert_str(at, escape);
+            }
+            let mut bytes = format!("\"{inner}\"").into_bytes();
+            if let Some(cut) = cut {
+                bytes.truncate(cut.index(bytes.len() + 1));
+            }
+            check(&bytes);
+            // A string as a field's value, followed by more of the object.
+            bytes.extend_from_slice(b", 1]");
+            let mut r = Reader::new(&bytes, Surrogates::Refuse);
+            if let Some(ours) = r.quoted_text() {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let theirs: Option<String> = serde_json::Deserializer::from_slice(&bytes)
+                    .into_iter::<String>()
+                    .next()
+                    .and_then(|v| v.ok());
+                prop_assert_eq!(Some(ours.into_owned()), theirs, "{}", text);
+            }
+        }
+    }
+}

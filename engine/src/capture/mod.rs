@@ -17,7 +17,7 @@
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
 //! | `axScope` | how much of the tree `axTrees` holds ([`AxScope`]): absent = every frame's full tree; `{"kind":"viewport","expand":px}` = only what a snapshot of that view can print, so a wider view of the file is refused |
-//! | `consistent` | `false` when a frame kept changing while it was captured and its section may mix two states (absent = `true`) |
+//! | `consistent` | `false` when the page changed while it was captured: the page's accessibility tree holds only the nodes that agree with its DOM snapshot, or a frame's section may mix two states (absent = `true`) |
 //!
 //! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is
 //! asked for, because every requested style costs Chromium time on every layout box.
@@ -218,29 +218,24 @@ impl Capture {
         Ok(out)
     }
 
-    /// Reads a capture (gzip'd or plain JSON) from a reader.
-    pub fn from_reader<R: Read>(mut reader: R) -> Result<Capture> {
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::invalid_argument(format!("cannot read the capture: {e}")))?;
-        Capture::from_bytes(&bytes)
+    /// Reads a capture (gzip'd or plain JSON) from a reader, refusing one of more than
+    /// [`MAX_CAPTURE_BYTES`] without reading further.
+    pub fn from_reader<R: Read>(reader: R) -> Result<Capture> {
+        Capture::from_bytes(&read_bounded(reader, "the capture", MAX_CAPTURE_BYTES)?)
     }
 
-    /// Reads a capture from bytes: gzip'd JSON (recognised by its magic number) or plain JSON.
+    /// Reads a capture from bytes: gzip'd JSON (recognised by its magic number) or plain JSON,
+    /// of at most [`MAX_CAPTURE_BYTES`] of JSON. Gzip'd JSON is inflated only up to the limit.
     pub fn from_bytes(bytes: &[u8]) -> Result<Capture> {
+        Capture::from_bytes_within(bytes, MAX_CAPTURE_BYTES)
+    }
+
+    /// [`Capture::from_bytes`] with another limit, for tests.
+    fn from_bytes_within(bytes: &[u8], limit: usize) -> Result<Capture> {
         if bytes.starts_with(&[0x1f, 0x8b]) {
-            let mut json = Vec::new();
-            // Only a hint: when the room cannot be had, reading grows the buffer as it goes.
-            let _ = json.try_reserve_exact(gunzipped_size_hint(bytes));
-            flate2::read::MultiGzDecoder::new(bytes)
-                .read_to_end(&mut json)
-                .map_err(|e| {
-                    Error::invalid_argument(format!(
-                        "the capture is not valid gzip (corrupt or truncated?): {e}"
-                    ))
-                })?;
-            Capture::from_json(&json)
+            Capture::from_json(&gunzip_within(bytes, limit)?)
+        } else if bytes.len() > limit {
+            Err(too_large(&format!("{} bytes", bytes.len()), limit))
         } else {
             Capture::from_json(bytes)
         }
@@ -322,6 +317,91 @@ impl Capture {
             }
         }
         parsed.map_err(|e| Error::invalid_argument(format!("the capture is malformed: {e}")))
+    }
+}
+
+/// The most JSON a capture may hold, in bytes (inflated, for a gzip'd file): 512 MiB.
+///
+/// A page's capture is about 16 KB of JSON for a sign-in form and 19 MB for one of the longest
+/// documentation pages (`fixtures/captures/stdtypes.json.gz`, 36k elements); the benchmarks'
+/// generated page of 300k elements, about as large as Chromium can capture in reasonable time,
+/// is 237 MiB. Twice that leaves room for any real page, while a file past it (a gzip bomb: a
+/// few MB that inflate to gigabytes) is refused once this much is read, before the 5 to 7 times
+/// its size that reading it into a model takes.
+pub const MAX_CAPTURE_BYTES: usize = 512 << 20;
+
+/// Reads a capture file, refusing one larger than [`MAX_CAPTURE_BYTES`] by its length before
+/// reading it (a gzip'd file inflating past the limit is refused as it is read).
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    let cannot = |e: std::io::Error| {
+        Error::invalid_argument(format!("cannot read the capture {}: {e}", path.display()))
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let len = file.metadata().map_err(cannot)?.len();
+    if len > MAX_CAPTURE_BYTES as u64 {
+        return Err(too_large(
+            &format!("{} ({len} bytes)", path.display()),
+            MAX_CAPTURE_BYTES,
+        ));
+    }
+    // The length may change while the file is read: the read is bounded as well.
+    read_bounded(file, &path.display().to_string(), MAX_CAPTURE_BYTES)
+}
+
+/// Everything `reader` holds, if it is at most `limit` bytes.
+fn read_bounded(reader: impl Read, what: &str, limit: usize) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::invalid_argument(format!("cannot read {what}: {e}")))?;
+    if bytes.len() > limit {
+        return Err(too_large(
+            &format!("{what} (more than {limit} bytes)"),
+            limit,
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The error for a capture of more than `limit` bytes of JSON.
+fn too_large(what: &str, limit: usize) -> Error {
+    Error::invalid_argument(format!(
+        "the capture is too large: {what}, while a capture holds at most {limit} bytes \
+         ({} MiB) of JSON; it is not a capture of a page pagesight can snapshot",
+        limit >> 20
+    ))
+}
+
+/// The JSON of a gzip'd capture, inflated only up to `limit` bytes: one more and it is refused,
+/// so a small file that inflates to gigabytes costs at most `limit` bytes of memory.
+fn gunzip_within(gz: &[u8], limit: usize) -> Result<Vec<u8>> {
+    let mut json = Vec::new();
+    // Only a hint: when the room cannot be had, reading grows the buffer as it goes.
+    let _ = json.try_reserve_exact(gunzipped_size_hint(gz).min(limit));
+    let mut decoder = flate2::read::MultiGzDecoder::new(gz);
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = match decoder.read(&mut chunk) {
+            Ok(0) => return Ok(json),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Error::invalid_argument(format!(
+                    "the capture is not valid gzip (corrupt or truncated?): {e}"
+                )))
+            }
+        };
+        let len = json.len() + n;
+        if len > limit {
+            return Err(too_large("its gzip inflates past the limit", limit));
+        }
+        if len > json.capacity() {
+            // Grown by doubling, but never past the limit.
+            let room = (json.capacity() * 2).clamp(len, limit);
+            json.reserve_exact(room - json.len());
+        }
+        json.extend_from_slice(&chunk[..n]);
     }
 }
 
@@ -439,6 +519,117 @@ pub(crate) mod tests {
         let e = Capture::from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidArgument);
         assert!(e.message().contains("gzip"), "{}", e.message());
+    }
+
+    /// `len` zeros streamed through a gzip encoder: a few KB that inflate to `len` bytes.
+    fn gzip_bomb(len: usize) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(zeros.len());
+            gz.write_all(&zeros[..n]).expect("write to memory");
+            left -= n;
+        }
+        gz.finish().expect("write to memory")
+    }
+
+    #[test]
+    fn a_gzip_bomb_is_refused_once_it_passes_the_limit() {
+        let limit = 1 << 20;
+        let bomb = gzip_bomb(64 << 20);
+        assert!(bomb.len() < 128 << 10, "{}", bomb.len());
+        let e = Capture::from_bytes_within(&bomb, limit).expect_err("too large");
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message().contains("1 MiB"), "{}", e.message());
+        // The refusal holds no more than the limit.
+        let e = gunzip_within(&bomb, limit).expect_err("too large");
+        assert!(e.message().contains("too large"), "{}", e.message());
+        // Exactly the limit is read (and then is not JSON).
+        let json = gunzip_within(&gzip_bomb(limit), limit).expect("at the limit");
+        assert_eq!(json.len(), limit);
+        // The engine's own limit is the documented one.
+        let e = Capture::from_bytes(&gzip_bomb(4 << 20)).expect_err("zeros are no capture");
+        assert!(!e.message().contains("too large"), "{}", e.message());
+        assert_eq!(MAX_CAPTURE_BYTES, 512 << 20);
+    }
+
+    #[test]
+    fn json_nested_100k_deep_is_an_error_or_ignored_not_a_stack_overflow() {
+        let n = 100_000;
+        for deep in [
+            format!("{}{}", "[".repeat(n), "]".repeat(n)),
+            format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n)),
+        ] {
+            for json in [
+                minimal_json().replacen(
+                    "\"title\":\"t\"",
+                    &format!("\"title\":\"t\",\"x\":{deep}"),
+                    1,
+                ),
+                minimal_json().replacen(
+                    "\"strings\":[]",
+                    &format!("\"strings\":[],\"x\":{deep}"),
+                    1,
+                ),
+            ] {
+                // A field this build does not know is stepped over, however deep, without
+                // recursion (serde_json ignores a value with a loop), so it costs no stack.
+                Capture::from_bytes(json.as_bytes()).expect("an unknown field is ignored");
+            }
+            // Where a string is expected, the first bracket is the error.
+            let json = minimal_json().replacen("\"title\":\"t\"", &format!("\"title\":{deep}"), 1);
+            let e = Capture::from_bytes(json.as_bytes()).expect_err("not a string");
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+            let e = Capture::from_bytes(deep.as_bytes()).expect_err("too deep");
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        }
+    }
+
+    #[test]
+    fn a_truncated_gzip_is_refused() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/captures/sign-in.json.gz");
+        let gz = std::fs::read(path).expect("the fixture");
+        for cut in [2, 10, gz.len() / 3, gz.len() - 8, gz.len() - 1] {
+            let e = Capture::from_bytes(&gz[..cut]).expect_err("truncated");
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+            assert!(e.message().contains("gzip"), "{cut}: {}", e.message());
+        }
+        Capture::from_bytes(&gz).expect("the whole file reads");
+    }
+
+    #[test]
+    fn plain_json_over_the_limit_is_refused() {
+        let json = minimal_json();
+        Capture::from_bytes_within(json.as_bytes(), json.len()).expect("at the limit");
+        let e = Capture::from_bytes_within(json.as_bytes(), json.len() - 1).expect_err("over");
+        assert!(e.message().contains("too large"), "{}", e.message());
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_by_its_length() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("huge.json");
+        // Sparse: no byte of it is written, nor read.
+        let file = std::fs::File::create(&path).expect("create");
+        file.set_len(MAX_CAPTURE_BYTES as u64 + 1)
+            .expect("set its length");
+        let started = std::time::Instant::now();
+        let e = read_file(&path).expect_err("too large");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert!(e.message().contains("512 MiB"), "{}", e.message());
+        let e = read_file(&dir.path().join("missing.json")).expect_err("no file");
+        assert!(e.message().contains("cannot read"), "{}", e.message());
+        let e = read_bounded(std::io::repeat(b' ').take(1 << 20), "spaces", 1000)
+            .expect_err("too large");
+        assert!(
+            e.message().contains("more than 1000 bytes"),
+            "{}",
+            e.message()
+        );
+        let read = read_bounded(&b"{}"[..], "two bytes", 2).expect("at the limit");
+        assert_eq!(read, b"{}");
     }
 
     /// The file names of the recorded captures, sorted.

@@ -64,10 +64,16 @@
 //!   with a viewport scope, a node the snapshot listed that Chromium no longer knows when its
 //!   accessibility node is asked for also means the DOM changed in between.
 //!
-//! A change is retried a bounded number of times. If the page's own document keeps changing
-//! the capture fails with the retryable `PAGE_NAVIGATING`; if only an iframe does (ad frames
-//! reload on timers), the last attempt is returned with `consistent: false` rather than failing
-//! the whole page for one frame.
+//! A change is retried a bounded number of times (three attempts in all; only a navigation
+//! waits a moment before the next). What the last attempt finds decides the answer:
+//! - the page's own document changed (a navigation or redirect in flight): the capture fails
+//!   with the retryable `PAGE_NAVIGATING`, saying what was seen;
+//! - the page's DOM changed under the same document (a feed, a ticker, a chat: pages that never
+//!   stop changing, where another attempt meets the same race): the capture keeps what the DOM
+//!   snapshot and the accessibility tree agree on (see [`super::agreement`]), is marked
+//!   `consistent: false` and counts the accessibility nodes it left out — never a navigation;
+//! - only an iframe changed (ad frames reload on timers): it is returned with
+//!   `consistent: false` rather than failing the whole page for one frame.
 
 use std::cell::OnceCell;
 use std::future::Future;
@@ -77,6 +83,7 @@ use std::time::Duration;
 use futures_util::future::{join_all, BoxFuture, FutureExt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::agreement::{agreeing_nodes, holds_user_agent_tree};
 use super::box_rects::{read_with_kept, resolve_boxes, KeptBoxes, KeptValues, Worlds};
 use super::captured::{Captured, DomModel, Inputs};
 use super::kept_model::{
@@ -105,8 +112,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
 use crate::transport::{Connection, RawJson, SessionId};
 
-/// How many times a capture is retried when the page changes documents under it.
-const MAX_ATTEMPTS: usize = 4;
+/// How many times a page is captured at most when it changes under the capture: the first
+/// attempt and two more.
+const MAX_ATTEMPTS: usize = 3;
 /// How long an out-of-process iframe may take to answer one call before it is reported as not
 /// captured (a hung frame must not hold the whole page's snapshot for the default timeout).
 const FRAME_TIMEOUT: Duration = Duration::from_secs(10);
@@ -164,34 +172,57 @@ async fn capture(
     fetch: AxFetch,
     rects: Rects,
 ) -> Result<Captured> {
-    let mut last_change = String::new();
+    let mut last_change = Change::Mixed(String::new());
+    let mut navigations = 0;
     for attempt in 0..MAX_ATTEMPTS {
-        if attempt > 0 {
-            tokio::time::sleep(Duration::from_millis(50 * attempt as u64)).await;
+        // A navigation gets a moment to commit; a DOM that changes under the same document is
+        // read again at once (waiting would only let it change more).
+        if attempt > 0 && matches!(last_change, Change::Navigated(_)) {
+            tokio::time::sleep(Duration::from_millis(25 * attempt as u64)).await;
         }
         let last = attempt + 1 == MAX_ATTEMPTS;
         // On the heap: an attempt keeps many requests in flight at once, and its state would
         // otherwise sit inside every caller's future (on the stack of a thread blocking on one).
         let once = Box::pin(capture_once(page, kept, last, scope, fetch, rects));
-        match once.await {
+        last_change = match once.await {
             Ok(Attempt::Done(capture)) => return Ok(*capture),
-            Ok(Attempt::Changed(what)) => last_change = what,
-            Err(e) if is_missing_document(&e) => last_change = e.message().to_string(),
+            Ok(Attempt::Changed(change)) => change,
+            Err(e) if is_missing_document(&e) => Change::Navigated(format!(
+                "the page had no document for a moment: {}",
+                e.message()
+            )),
             Err(e) => return Err(e),
-        }
+        };
+        navigations += usize::from(matches!(last_change, Change::Navigated(_)));
     }
-    Err(Error::new(
-        ErrorCode::PageNavigating,
-        format!(
-            "the page kept changing while it was captured ({last_change}); \
-             retry once the page has loaded"
+    Err(match last_change {
+        Change::Navigated(what) => Error::new(
+            ErrorCode::PageNavigating,
+            format!(
+                "the page navigated while it was read ({what}; {navigations} of \
+                 {MAX_ATTEMPTS} attempts saw a navigation); retry once it has loaded"
+            ),
         ),
-    ))
+        // The last attempt answers a DOM that changed with what agrees; this is a capture that
+        // ended otherwise, never a navigation.
+        Change::Mixed(what) => Error::protocol(format!(
+            "the page kept changing while it was read ({what}); take the snapshot again"
+        )),
+    })
 }
 
 enum Attempt {
     Done(Box<Captured>),
-    Changed(String),
+    Changed(Change),
+}
+
+/// Why an attempt was not kept.
+enum Change {
+    /// The page's own document changed: a navigation, a redirect, no document yet.
+    Navigated(String),
+    /// The DOM changed under the same document, or a frame changed: what the two replies
+    /// agree on is still one state.
+    Mixed(String),
 }
 
 /// Waits for a snapshot and for the isolated world asked for with it, if one was: a world that
@@ -385,7 +416,7 @@ async fn capture_once(
     let (main, parts) = tokio::join!(main, parts);
     let (snapshot, main_reading, state) = match main? {
         Ok(main) => main,
-        Err(why) => return Ok(Attempt::Changed(why)),
+        Err(why) => return Ok(Attempt::Changed(Change::Navigated(why))),
     };
     // A snapshot taken again with every rectangle is not the one the key describes.
     let state = state.filter(|_| !matches!(main_reading, Reading::Again(_)));
@@ -397,7 +428,7 @@ async fn capture_once(
         mut consistent,
     } = match frames_kept(page, &targets, parts, last) {
         Ok(frames) => frames,
-        Err(why) => return Ok(Attempt::Changed(why)),
+        Err(why) => return Ok(Attempt::Changed(Change::Mixed(why))),
     };
 
     let mut capture = Capture {
@@ -432,6 +463,9 @@ async fn capture_once(
     // Whether the model was the kept one, and whether the page's snapshot was taken again
     // with every rectangle once its own could not be read (then not the one the key describes).
     let (reused, retaken);
+    // How many of the page's nodes the snapshot listed were gone when their accessibility
+    // nodes were asked for.
+    let mut main_gone = 0;
     let (checks, late) = match scope {
         AxScope::Full => {
             // The full trees were asked for with the snapshots; the rectangles come last.
@@ -442,6 +476,7 @@ async fn capture_once(
                     None => Ok(ReadTrees {
                         trees: Vec::new(),
                         kept: None,
+                        gone: 0,
                     }),
                 }
             };
@@ -555,26 +590,22 @@ async fn capture_once(
                 let ((main, main_late), others, checks) =
                     tokio::join!(main, join_all(others), checks);
                 let mut late = vec![main_late];
-                match main {
-                    Ok(main) => {
-                        capture.ax_trees = main.trees;
-                        kept_trees_read = main.kept;
-                    }
-                    Err(e) if is_missing_node(&e) => {
-                        return Ok(Attempt::Changed(e.message().into()))
-                    }
-                    Err(e) => return Err(e),
-                }
+                let main = main?;
+                capture.ax_trees = main.trees;
+                kept_trees_read = main.kept;
+                main_gone = main.gone;
                 for (o, (trees, more)) in capture.oopifs.iter_mut().zip(others) {
                     late.push(more);
                     match trees {
-                        Ok(trees) => o.ax_trees = trees.trees,
-                        Err(e) if is_missing_node(&e) && !last => {
-                            return Ok(Attempt::Changed(format!(
-                                "frame {}: {}",
-                                o.frame_id,
-                                e.message()
-                            )))
+                        Ok(trees) if trees.gone > 0 && !last => {
+                            return Ok(Attempt::Changed(Change::Mixed(format!(
+                                "frame {}: {} node(s) were removed before they were read",
+                                o.frame_id, trees.gone
+                            ))))
+                        }
+                        Ok(trees) => {
+                            consistent &= trees.gone == 0;
+                            o.ax_trees = trees.trees;
                         }
                         // The frame answered its snapshot but not its tree: shown without
                         // roles, flagged as not taken of one state.
@@ -593,7 +624,7 @@ async fn capture_once(
     let mut child_change = None;
     if let Some((frame, change)) = document_change(&before, &after) {
         if frame == main_frame {
-            return Ok(Attempt::Changed(change));
+            return Ok(Attempt::Changed(Change::Navigated(change)));
         }
         child_change = Some(change);
     }
@@ -602,11 +633,11 @@ async fn capture_once(
             .parse::<FrameNavigatedEvent>()
             .ok()
             .is_some_and(|e| e.frame.parent_id.is_some());
-        let what = format!("{} arrived", event.method);
         if !child_frame {
-            return Ok(Attempt::Changed(what));
+            let what = format!("its document was replaced: {} arrived", event.method);
+            return Ok(Attempt::Changed(Change::Navigated(what)));
         }
-        child_change = Some(what);
+        child_change = Some(format!("a frame loaded again: {} arrived", event.method));
     }
     for (o, reply) in capture.oopifs.iter_mut().zip(frames_after) {
         let change = match (reply, &o.frame_tree) {
@@ -630,15 +661,17 @@ async fn capture_once(
     }
     if let Some(change) = child_change {
         if !last {
-            return Ok(Attempt::Changed(change));
+            return Ok(Attempt::Changed(Change::Mixed(change)));
         }
         consistent = false;
     }
     let empty = AxNodes::default();
-    let main_tree = capture
+    let main_at = capture
         .ax_trees
         .iter()
-        .find(|t| t.frame_id == main_frame)
+        .position(|t| t.frame_id == main_frame);
+    let main_tree = main_at
+        .and_then(|k| capture.ax_trees.get(k))
         .map_or(&empty, |t| &t.nodes);
     // A kept snapshot and kept trees found of one state before still are: the check is a
     // function of the two alone.
@@ -649,15 +682,35 @@ async fn capture_once(
         }),
         _ => None,
     };
+    let mut left_out = 0;
     if !kept_parts
         .as_ref()
         .is_some_and(|p| kept_model.found_consistent(p))
     {
-        if let Some(why) = mixes_states(&capture.dom_snapshot, main_tree) {
-            return Ok(Attempt::Changed(why));
-        }
-        if let Some(parts) = &kept_parts {
-            kept_model.note_consistent(parts.clone());
+        let mixed = mixes_states(&capture.dom_snapshot, main_tree).or_else(|| {
+            (main_gone > 0).then(|| {
+                format!(
+                    "{main_gone} node(s) were removed before their accessibility nodes were read"
+                )
+            })
+        });
+        match mixed {
+            Some(why) if !last => return Ok(Attempt::Changed(Change::Mixed(why))),
+            // The page keeps changing under the same document: what the two replies agree on.
+            Some(_) => {
+                let agreed =
+                    agreeing_nodes(&capture.dom_snapshot, main_tree).map_err(Error::protocol)?;
+                if let Some(tree) = main_at.and_then(|k| capture.ax_trees.get_mut(k)) {
+                    tree.nodes = agreed.nodes;
+                }
+                left_out = agreed.left_out + main_gone;
+                consistent = false;
+            }
+            None => {
+                if let Some(parts) = &kept_parts {
+                    kept_model.note_consistent(parts.clone());
+                }
+            }
         }
     }
     capture.url = after.frame.url.clone();
@@ -679,9 +732,8 @@ async fn capture_once(
         reused,
         dom_rects,
     );
-    Ok(Attempt::Done(Box::new(Captured::new(
-        capture, dom_model, inputs,
-    ))))
+    let captured = Captured::new(capture, dom_model, inputs).with_left_out(left_out);
+    Ok(Attempt::Done(Box::new(captured)))
 }
 
 /// The out-of-process frames of a capture, numbered in the order they are kept so owners come
@@ -1116,7 +1168,11 @@ fn full_trees<'a>(
                 kept
             });
         }
-        Ok(ReadTrees { trees, kept })
+        Ok(ReadTrees {
+            trees,
+            kept,
+            gone: 0,
+        })
     }
 }
 
@@ -1126,6 +1182,9 @@ struct ReadTrees {
     /// When what was read is what the page kept, its [`super::kept_model::kept_id`]s (full
     /// trees: one per frame, the main frame's first).
     kept: Option<Vec<u64>>,
+    /// How many of the DOM nodes asked for Chromium no longer knew (removed since the DOM
+    /// snapshot listed them): their accessibility nodes are missing.
+    gone: usize,
 }
 
 /// The accessibility trees of one renderer holding the nodes of `ids` and their ancestors:
@@ -1150,17 +1209,25 @@ fn partial_trees<'a>(
     let kept = kept.cloned();
     let read = |reply: &RawJson| FullAxTree::read_reply(reply, GetPartialAxTree::METHOD);
     async move {
-        let replies: Result<Vec<RawJson>> = join_all(first).await.into_iter().collect();
-        // A node the snapshot had and Chromium no longer knows: the DOM changed in between.
-        let replies = match replies {
-            Ok(replies) => replies,
-            Err(e) => return (Err(e), false),
-        };
-        if let Some((trees, id)) = kept.as_ref().and_then(|k| k.look(&ids, &replies)) {
+        // A node the snapshot had and Chromium no longer knows, or one in a frame that loaded
+        // again: the DOM changed in between. It is counted, and left out; the caller decides
+        // what that means once it has seen whether the page itself navigated.
+        let mut replies = Vec::with_capacity(ids.len());
+        let mut gone = 0;
+        for reply in join_all(first).await {
+            match reply {
+                Ok(reply) => replies.push(reply),
+                Err(e) if is_missing_node(&e) || is_missing_document(&e) => gone += 1,
+                Err(e) => return (Err(e), false),
+            }
+        }
+        let look = kept.as_ref().filter(|_| gone == 0);
+        if let Some((trees, id)) = look.and_then(|k| k.look(&ids, &replies)) {
             return (
                 Ok(ReadTrees {
                     trees,
                     kept: Some(vec![id]),
+                    gone: 0,
                 }),
                 false,
             );
@@ -1231,11 +1298,16 @@ fn partial_trees<'a>(
         }
         let trees = ax_partial::assemble(&nodes);
         match &kept {
-            Some(kept) if !more => kept.record(ids, replies, &trees),
+            Some(kept) if !more && gone == 0 => kept.record(ids, replies, &trees),
             Some(kept) => kept.forget(),
             None => {}
         }
-        (Ok(ReadTrees { trees, kept: None }), more)
+        let read = ReadTrees {
+            trees,
+            kept: None,
+            gone,
+        };
+        (Ok(read), more)
     }
 }
 
@@ -1413,20 +1485,7 @@ pub fn mixes_states(snapshot: &DomSnapshot, ax: &AxNodes) -> Option<String> {
         for _ in 0..64 {
             let Some(p) = cur else { return false };
             if let Some(tag) = p.backend_dom_node_id().and_then(tag_of) {
-                return matches!(
-                    tag.to_ascii_lowercase().as_str(),
-                    "input"
-                        | "textarea"
-                        | "select"
-                        | "video"
-                        | "audio"
-                        | "meter"
-                        | "progress"
-                        | "details"
-                        | "img"
-                        | "object"
-                        | "embed"
-                );
+                return holds_user_agent_tree(tag);
             }
             cur = p.parent_id().and_then(|q| parents.get(&q));
         }

@@ -24,6 +24,9 @@ pub struct Captured {
     dom_model: Option<DomModel>,
     /// What it was read from, when every part is one the page kept.
     inputs: Option<Inputs>,
+    /// How many accessibility nodes were left out because the page changed while it was read
+    /// (see [`super::agreement`]).
+    left_out: usize,
 }
 
 impl std::fmt::Debug for Captured {
@@ -32,6 +35,7 @@ impl std::fmt::Debug for Captured {
             .field("capture", &self.capture)
             .field("dom_model", &self.dom_model.as_ref().map(DomModel::is_kept))
             .field("inputs", &self.inputs)
+            .field("left_out", &self.left_out)
             .finish()
     }
 }
@@ -113,7 +117,19 @@ impl Captured {
             capture,
             dom_model,
             inputs,
+            left_out: 0,
         }
+    }
+
+    /// The same, `left_out` accessibility nodes left out because the page changed while it was
+    /// read.
+    pub(crate) fn with_left_out(self, left_out: usize) -> Captured {
+        Captured { left_out, ..self }
+    }
+
+    /// How many accessibility nodes were left out because the page changed while it was read.
+    pub fn left_out(&self) -> usize {
+        self.left_out
     }
 
     /// The capture.
@@ -166,6 +182,7 @@ impl From<Capture> for Captured {
             capture,
             dom_model: None,
             inputs: None,
+            left_out: 0,
         }
     }
 }

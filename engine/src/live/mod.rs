@@ -9,6 +9,7 @@
 //! (`confirm.rs`). What it reads is the pure capture of `crate::capture`, which the model and the
 //! analysis read in turn; so this layer sits on top of them, and nothing below it knows of it.
 
+mod agreement;
 pub mod box_rects;
 mod capture;
 mod captured;
@@ -16,6 +17,7 @@ mod confirm;
 pub(crate) mod kept_model;
 mod scope;
 
+pub use agreement::{agreeing_nodes, Agreement};
 pub use capture::{capture_everything, capture_for_view, capture_for_view_fetching, mixes_states};
 pub use captured::Captured;
 pub(crate) use captured::Inputs;

@@ -76,6 +76,40 @@ impl Default for RenderOptions {
     }
 }
 
+/// Whether a snapshot was taken of one state of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Consistency {
+    /// Every part was taken of one state of its frame.
+    #[default]
+    Whole,
+    /// The page changed while it was read: `left_out` accessibility nodes that did not agree
+    /// with the DOM snapshot were left out, and a frame's part may mix two states (`0`: only
+    /// the latter).
+    Partial { left_out: usize },
+}
+
+/// The line a text snapshot ends with (before a budget's summary line) when the page changed
+/// while it was read, in the spelling of `mode`'s other notes; `None` for a whole snapshot.
+/// Why a line of text: a model reads the text, not the JSON's `consistent`, and should know
+/// that a few elements may be missing and another snapshot may show them.
+pub fn changed_note(mode: Mode, consistency: Consistency) -> Option<String> {
+    let Consistency::Partial { left_out } = consistency else {
+        return None;
+    };
+    let what = match left_out {
+        0 => "a frame changed while it was read, so its part may mix two moments".to_string(),
+        1 => "the page changed while it was read: 1 element that changed meanwhile is left out"
+            .to_string(),
+        n => format!(
+            "the page changed while it was read: {n} elements that changed meanwhile are left out"
+        ),
+    };
+    Some(match mode {
+        Mode::A11y => format!("… {what}; snapshot again to see the page as it is now"),
+        Mode::Dom => format!("... {what}; snapshot again to see the page as it is now ..."),
+    })
+}
+
 /// Renders a snapshot in the mode and format `options` ask for.
 pub fn render<U: UidSource + ?Sized>(
     model: &Model,

@@ -466,16 +466,51 @@ impl AxNodes {
 
     /// Appends a copy of `node` (of this tree or another).
     pub fn push_node(&mut self, node: AxNodeRef<'_>) -> Result<(), &'static str> {
+        self.push_node_with(node, None, |_| true)
+    }
+
+    /// Appends a copy of `node` with only the child ids `keep_child` accepts, and with `name`
+    /// as its name when one is given (of the type its own name had, else `computedString`).
+    pub fn push_node_with(
+        &mut self,
+        node: AxNodeRef<'_>,
+        name: Option<&str>,
+        keep_child: impl Fn(AxKeyRef<'_>) -> bool,
+    ) -> Result<(), &'static str> {
         let (values, props, children) = self.starts()?;
         let id = self.push_key(node.node_id())?;
         let parent = match node.parent_id() {
             Some(p) => self.push_key(p)?,
             None => PackedKey(NO_KEY),
         };
-        for v in [node.role(), node.name(), node.description(), node.value()]
-            .into_iter()
-            .flatten()
-        {
+        let mut flags = node.row.flags;
+        if let Some(role) = node.role() {
+            let row = self.copy_value(role, None)?;
+            self.values.push(row);
+        }
+        match name {
+            Some(text) => {
+                let type_ = node
+                    .name()
+                    .map_or(AXValueType::ComputedString, |n| n.type_().clone());
+                let type_ = intern(&mut self.types, &type_).ok_or(TOO_LARGE)?;
+                let bits = self.push_text(text)?.bits();
+                self.values.push(ValueRow {
+                    bits,
+                    type_,
+                    name: 0,
+                    kind: Kind::Str,
+                });
+                flags |= HAS_NAME;
+            }
+            None => {
+                if let Some(name) = node.name() {
+                    let row = self.copy_value(name, None)?;
+                    self.values.push(row);
+                }
+            }
+        }
+        for v in [node.description(), node.value()].into_iter().flatten() {
             let row = self.copy_value(v, None)?;
             self.values.push(row);
         }
@@ -483,7 +518,7 @@ impl AxNodes {
             let row = self.copy_value(p.value, Some(p.name))?;
             self.props.push(row);
         }
-        for c in node.child_ids() {
+        for c in node.child_ids().filter(|&c| keep_child(c)) {
             let c = self.push_key(c)?;
             self.children.push(c);
         }
@@ -498,6 +533,7 @@ impl AxNodes {
             props,
             children,
             frame,
+            flags,
             ..*node.row
         });
         Ok(())
