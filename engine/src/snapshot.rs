@@ -549,6 +549,87 @@ pub fn render_capture(bytes: &[u8], options: &SnapshotOptions) -> Result<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// Every index a capture holds, set to values out of range (past the end, negative, past 32
+    /// bits, the largest integer), through the whole offline pipeline: each capture is refused with
+    /// an error or rendered, never a panic nor an allocation sized by the index.
+    #[test]
+    fn indices_out_of_range_are_errors_or_ignored_never_panics() {
+        let mut page = crate::model::tests::simple();
+        page.ax = vec![
+            json!({"nodeId": "1", "ignored": false, "role": {"type": "internalRole", "value": "RootWebArea"},
+                   "childIds": ["2"], "backendDOMNodeId": 1000}),
+            json!({"nodeId": "2", "ignored": false, "role": {"type": "role", "value": "button"},
+                   "name": {"type": "computedString", "value": "Go"}, "parentId": "1",
+                   "backendDOMNodeId": 1003}),
+        ];
+        page.docs[0]["layout"]["text"][4] = json!(0);
+        page.docs[0]["textBoxes"] = json!({"layoutIndex": [4], "bounds": [[50.0, 50.0, 10.0, 10.0]],
+                                           "start": [0], "length": [5]});
+        let fine = page.capture_json();
+        let paths = [
+            "/domSnapshot/documents/0/documentURL",
+            "/domSnapshot/documents/0/title",
+            "/domSnapshot/documents/0/frameId",
+            "/domSnapshot/documents/0/nodes/parentIndex/3",
+            "/domSnapshot/documents/0/nodes/nodeType/3",
+            "/domSnapshot/documents/0/nodes/nodeName/3",
+            "/domSnapshot/documents/0/nodes/nodeValue/5",
+            "/domSnapshot/documents/0/nodes/backendNodeId/3",
+            "/domSnapshot/documents/0/nodes/attributes/3/0",
+            "/domSnapshot/documents/0/nodes/attributes/3/1",
+            "/domSnapshot/documents/0/layout/nodeIndex/3",
+            "/domSnapshot/documents/0/layout/styles/3/0",
+            "/domSnapshot/documents/0/layout/text/4",
+            "/domSnapshot/documents/0/layout/paintOrders/3",
+            "/domSnapshot/documents/0/textBoxes/layoutIndex/0",
+            "/domSnapshot/documents/0/textBoxes/start/0",
+            "/domSnapshot/documents/0/textBoxes/length/0",
+            "/axTrees/0/nodes/0/backendDOMNodeId",
+            "/axTrees/0/nodes/1/backendDOMNodeId",
+            "/axTrees/0/nodes/0/childIds/0",
+            "/axTrees/0/nodes/1/parentId",
+        ];
+        let absurd = [
+            json!(6),
+            json!(4242),
+            json!(-2),
+            json!(i64::from(i32::MAX) + 1),
+            json!(u32::MAX),
+            json!(i64::MAX),
+            json!(i64::MIN),
+        ];
+        let options = [
+            SnapshotOptions::default(),
+            SnapshotOptions {
+                mode: Mode::Dom,
+                ..Default::default()
+            },
+        ];
+        for path in paths {
+            assert!(fine.pointer(path).is_some(), "{path} is not in the capture");
+            for value in &absurd {
+                let mut capture = fine.clone();
+                let slot = capture.pointer_mut(path).expect("the path exists");
+                // Ids of the accessibility tree are strings.
+                *slot = if slot.is_string() {
+                    json!(value.to_string())
+                } else {
+                    value.clone()
+                };
+                let bytes = capture.to_string();
+                for options in &options {
+                    // Either outcome is fine; what is checked is that there is one.
+                    let _ = render_capture(bytes.as_bytes(), options);
+                }
+            }
+        }
+        for options in &options {
+            render_capture(fine.to_string().as_bytes(), options)
+                .expect("the capture unchanged renders");
+        }
+    }
 
     #[test]
     fn the_note_of_a_changing_page_is_last_or_right_before_the_budget_line() {
