@@ -60,7 +60,8 @@ pub async fn serve_http(
         StreamableHttpService::new(
             factory,
             Default::default(),
-            StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token()),
+            with_allowed_hosts(StreamableHttpServerConfig::default(), address)
+                .with_cancellation_token(stop.child_token()),
         );
     let router = axum::Router::new().nest_service("/mcp", service);
     ready(bound);
@@ -104,5 +105,25 @@ async fn shut_down(shared: &Mutex<Shared>) -> Result<(), Error> {
     match session {
         Some(session) => session.shutdown().await,
         None => Ok(()),
+    }
+}
+
+/// Which `Host` headers are served. On loopback, only loopback names (the library's default):
+/// a web page that rebinds its own host name to 127.0.0.1 cannot reach the server. Bound to
+/// one other address, that address too; bound to every address (`0.0.0.0`, `::`), any host,
+/// since the names clients reach the machine by cannot be known.
+fn with_allowed_hosts(
+    config: StreamableHttpServerConfig,
+    address: SocketAddr,
+) -> StreamableHttpServerConfig {
+    let ip = address.ip();
+    if ip.is_loopback() {
+        config
+    } else if ip.is_unspecified() {
+        config.disable_allowed_hosts()
+    } else {
+        let mut hosts = config.allowed_hosts.clone();
+        hosts.push(ip.to_string());
+        config.with_allowed_hosts(hosts)
     }
 }
