@@ -127,3 +127,26 @@ fn with_allowed_hosts(
         config.with_allowed_hosts(hosts)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hosts(address: &str) -> Vec<String> {
+        let address = address.parse().expect("a socket address");
+        with_allowed_hosts(StreamableHttpServerConfig::default(), address).allowed_hosts
+    }
+
+    #[test]
+    fn host_headers_served_follow_the_address_bound() {
+        let loopback = hosts("127.0.0.1:8931");
+        assert!(loopback.iter().any(|h| h == "localhost"), "{loopback:?}");
+        assert!(!loopback.iter().any(|h| h == "192.168.1.5"));
+        let one = hosts("192.168.1.5:8931");
+        assert!(one.iter().any(|h| h == "192.168.1.5"), "{one:?}");
+        assert!(one.iter().any(|h| h == "127.0.0.1"), "{one:?}");
+        // An empty list is the library's "any host".
+        assert!(hosts("0.0.0.0:8931").is_empty());
+        assert!(hosts("[::]:8931").is_empty());
+    }
+}
