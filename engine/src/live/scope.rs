@@ -268,7 +268,7 @@ fn by_target(model: &Model, wanted: &[bool], targets: usize) -> Vec<Vec<i64>> {
     out
 }
 
-/// [`subtree_fetch_set`] of a capture's DOM snapshots: the `backendNodeId`s a snapshot of the
+/// `subtree_fetch_set` of a capture's DOM snapshots: the `backendNodeId`s a snapshot of the
 /// subtree of the element with `backend_node_id` asks the accessibility nodes of, per renderer
 /// target as [`ax_fetch_set`] gives them.
 ///
