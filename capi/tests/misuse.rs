@@ -2,10 +2,12 @@
 //! UTF-8, malformed JSON, calls after close, a killed browser, frees in either order. Every
 //! case must give a code and a message, never a crash.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CStr};
 use std::ptr;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{browser_error, c, page_error, take};
 use pagesight::*;
 
 use pagesight::pagesight_result::*;
@@ -19,34 +21,6 @@ const CAPTURE: &str = concat!(
 /// A pointer value no call may write over an out-param on failure.
 fn sentinel<T>() -> *mut T {
     std::ptr::NonNull::dangling().as_ptr()
-}
-
-fn c(s: &str) -> CString {
-    CString::new(s).expect("no NUL in test strings")
-}
-
-/// Takes and frees a string the library returned.
-fn take(s: *mut c_char) -> String {
-    assert!(!s.is_null());
-    // SAFETY: a string this library returned, not freed yet.
-    let text = unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
-    // SAFETY: as above; freed exactly once.
-    unsafe { pagesight_string_free(s) };
-    text
-}
-
-fn page_error(page: *const pagesight_page) -> String {
-    // SAFETY: a live page handle; the message is copied before the next call.
-    unsafe { CStr::from_ptr(pagesight_page_last_error(page)) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn browser_error(browser: *const pagesight_browser) -> String {
-    // SAFETY: a live browser handle; the message is copied before the next call.
-    unsafe { CStr::from_ptr(pagesight_browser_last_error(browser)) }
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn launch() -> *mut pagesight_browser {

@@ -6,43 +6,17 @@
 //! the browser's processes (its pid, its process group, and their descendants).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::c_char;
 use std::path::PathBuf;
 use std::ptr;
 use std::time::{Duration, Instant};
 
 use pagesight::pagesight_result::*;
+mod common;
+use common::{browser_error, c, page_error, take};
 use pagesight::*;
 
 const PAGE: &str = "data:text/html,<title>port</title><button>Press</button>";
-
-fn c(s: &str) -> CString {
-    CString::new(s).expect("no NUL in test strings")
-}
-
-/// Takes and frees a string the library returned.
-fn take(s: *mut c_char) -> String {
-    assert!(!s.is_null());
-    // SAFETY: a string this library returned, not freed yet.
-    let text = unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
-    // SAFETY: as above; freed exactly once.
-    unsafe { pagesight_string_free(s) };
-    text
-}
-
-fn browser_error(browser: *const pagesight_browser) -> String {
-    // SAFETY: a live browser handle; the message is copied before the next call.
-    unsafe { CStr::from_ptr(pagesight_browser_last_error(browser)) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn page_error(page: *const pagesight_page) -> String {
-    // SAFETY: a live page handle; the message is copied before the next call.
-    unsafe { CStr::from_ptr(pagesight_page_last_error(page)) }
-        .to_string_lossy()
-        .into_owned()
-}
 
 /// Launches with `options` as the options JSON (NULL for `None`).
 fn launch(options: Option<&str>) -> *mut pagesight_browser {

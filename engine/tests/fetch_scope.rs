@@ -29,36 +29,10 @@ use pagesight::snapshot::{process, SnapshotOptions};
 use pagesight::ErrorCode;
 
 mod common;
-use common::{html_in, pages_dir, serve_two_origins, Origins};
+use common::{html_in, normalise_uids, pages_dir, serve_two_origins, Origins, STDTYPES};
 
 fn fixtures() -> PathBuf {
     pages_dir("")
-}
-
-const STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
-
-/// Replaces every uid (`1_23`) by `#`, wherever it appears.
-fn normalise_uids(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < b.len() {
-        let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let boundary = i == 0 || !b[i - 1].is_ascii_alphanumeric();
-        let a = if boundary { digits(i) } else { 0 };
-        if a > 0 && b.get(i + a) == Some(&b'_') {
-            let c = digits(i + a + 1);
-            if c > 0 {
-                out.push('#');
-                i += a + 1 + c;
-                continue;
-            }
-        }
-        let ch = text[i..].chars().next().unwrap_or(' ');
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
 }
 
 /// The first lines where two renders differ, with a line of context.

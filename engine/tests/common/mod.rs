@@ -222,3 +222,31 @@ pub fn assert_changes_exact(before: &str, changes: &str, fresh: &str) {
         "the changes do not give the fresh snapshot\n--- before\n{before}\n--- changes\n{changes}\n--- applied\n{applied}\n--- fresh\n{fresh}"
     );
 }
+
+/// Python's stdtypes page as Debian's `python3.11-doc` installs it (a long real page; the
+/// tests that read it skip it when it is missing).
+pub const STDTYPES: &str = "/usr/share/doc/python3.11-doc/html/library/stdtypes.html";
+
+/// Replaces every uid (`1_23`) by `#`, wherever it appears.
+pub fn normalise_uids(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let boundary = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        let a = if boundary { digits(i) } else { 0 };
+        if a > 0 && b.get(i + a) == Some(&b'_') {
+            let c = digits(i + a + 1);
+            if c > 0 {
+                out.push('#');
+                i += a + 1 + c;
+                continue;
+            }
+        }
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
