@@ -195,7 +195,7 @@ pub async fn crawl(args: CrawlArgs) -> Result<()> {
     };
     let resumed = resume.done.len();
     options.resume = resume;
-    let mut crawl = pagesight_crawl::start(options)?;
+    let mut crawl = pagesight_crawl::start(options).await?;
     let mut progress = ProgressDisplay::new(args.quiet, resumed);
     let mut signals = Signals::install()?;
     let mut ticker = tokio::time::interval(Duration::from_millis(250));

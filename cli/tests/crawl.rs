@@ -586,3 +586,51 @@ fn two_browsers_one_killed_in_the_middle_nothing_lost() {
         let _ = second.close().await;
     });
 }
+
+#[test]
+fn a_crawl_with_no_browser_to_reach_says_so_at_once() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("out.jsonl");
+    let started = Instant::now();
+    let result = pagesight()
+        .args(["crawl", "--url", "http://127.0.0.1:9/", "--out"])
+        .arg(&out)
+        .args([
+            "--browser",
+            "http://127.0.0.1:9",
+            "--browser",
+            "ws://127.0.0.1:9/devtools",
+        ])
+        .output()
+        .expect("run pagesight crawl");
+    assert!(!result.status.success());
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(stderr.contains("no browser to crawl with"), "{stderr}");
+    assert!(stderr.contains("127.0.0.1:9"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    // Bad input is refused before any browser starts.
+    for args in [
+        vec!["--url", "http://127.0.0.1:9/", "--concurrency", "0"],
+        vec!["--url", "http://127.0.0.1:9/", "--follow", "sideways"],
+        vec!["--url", "http://127.0.0.1:9/", "--page-timeout", "0"],
+        vec![
+            "--url",
+            "http://127.0.0.1:9/",
+            "--browser-header",
+            "no colon",
+        ],
+        vec![],
+    ] {
+        let result = pagesight()
+            .arg("crawl")
+            .args(&args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .expect("run pagesight crawl");
+        assert!(!result.status.success(), "{args:?} was taken");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(stderr.starts_with("pagesight: "), "{args:?}: {stderr}");
+    }
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use pagesight::browser::LaunchOptions;
 use pagesight::transport::ConnectionOptions;
-use pagesight::{Browser, Result, Viewport};
+use pagesight::{Browser, Error, ErrorCode, Result, Viewport};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
@@ -95,6 +95,37 @@ impl Fleet {
             })
             .collect();
         Fleet { members }
+    }
+
+    /// How many browsers the fleet has.
+    pub(crate) fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Launches or connects to every browser, all at once; those that fail are set aside.
+    /// Fails when none could be reached, saying why for each.
+    pub(crate) async fn connect_all(&mut self, now: Instant) -> Result<()> {
+        let handles: Vec<BrowserHandle> = (0..self.members.len())
+            .filter_map(|i| self.handle(Slot(i)))
+            .collect();
+        let tries = handles
+            .iter()
+            .map(|h| async move { h.get().await.map(drop) });
+        let results = futures_util::future::join_all(tries).await;
+        let mut failures = Vec::new();
+        for (i, result) in results.into_iter().enumerate() {
+            if let Err(e) = result {
+                failures.push(format!("{}: {}", self.members[i].label, e.message()));
+                self.failed(Slot(i), now).await;
+            }
+        }
+        if failures.len() == self.members.len() {
+            return Err(Error::new(
+                ErrorCode::BrowserClosed,
+                format!("no browser to crawl with: {}", failures.join("; ")),
+            ));
+        }
+        Ok(())
     }
 
     /// Takes a place on the member with the most free places that is not set aside,

@@ -15,7 +15,7 @@
 //! # async fn run() -> pagesight::Result<()> {
 //! let mut options = CrawlOptions::new(vec!["https://example.com".into()]);
 //! options.perception.extract = Some(ExtractFormat::Markdown);
-//! let mut crawl = pagesight_crawl::start(options)?;
+//! let mut crawl = pagesight_crawl::start(options).await?;
 //! while let Some(record) = crawl.next().await {
 //!     println!("{} {:?} {:?}", record.url, record.status, record.error);
 //! }
@@ -187,9 +187,11 @@ pub struct Crawl {
     task: tokio::task::JoinHandle<Summary>,
 }
 
-/// Starts a crawl on the current tokio runtime. Fails at once on options that cannot work
-/// (no seed, no concurrency, a capture folder outside the allowed ones).
-pub fn start(options: CrawlOptions) -> Result<Crawl> {
+/// Starts a crawl on the current tokio runtime, once its browsers are launched or connected
+/// to. Fails at once on options that cannot work (no seed, no concurrency, a capture folder
+/// outside the allowed ones) and when no browser can be reached; a browser of several that
+/// cannot is set aside and tried again later.
+pub async fn start(options: CrawlOptions) -> Result<Crawl> {
     if options.seeds.is_empty() && options.resume.links.is_empty() {
         return Err(Error::invalid_argument(
             "no URL to crawl: give a file of URLs (one per line), - for stdin, or --url",
@@ -201,10 +203,16 @@ pub fn start(options: CrawlOptions) -> Result<Crawl> {
     if let Some(folder) = &options.perception.capture_dir {
         options.files.check(&folder.to_string_lossy())?;
     }
+    let endpoints = match options.browsers.is_empty() {
+        true => vec![Endpoint::Launch],
+        false => options.browsers.clone(),
+    };
+    let mut fleet = Fleet::new(&endpoints, options.concurrency, options.viewport);
+    fleet.connect_all(Instant::now()).await?;
     let (stop, stop_rx) = watch::channel(Stop::Running);
     let (sender, records) = mpsc::channel(options.concurrency.saturating_mul(2).max(4));
     let counters = Arc::new(Counters::default());
-    let task = tokio::spawn(run(options, stop_rx, sender, counters.clone()));
+    let task = tokio::spawn(run(options, fleet, stop_rx, sender, counters.clone()));
     Ok(Crawl {
         records,
         stop,
@@ -256,15 +264,11 @@ impl Crawl {
 /// The crawl itself: hands pages to browsers, collects their tries, decides retries.
 async fn run(
     options: CrawlOptions,
+    mut fleet: Fleet,
     mut stop: watch::Receiver<Stop>,
     records: mpsc::Sender<PageRecord>,
     counters: Arc<Counters>,
 ) -> Summary {
-    let endpoints = match options.browsers.is_empty() {
-        true => vec![Endpoint::Launch],
-        false => options.browsers.clone(),
-    };
-    let mut fleet = Fleet::new(&endpoints, options.concurrency, options.viewport);
     let following = options.follow.is_some();
     let settings = Arc::new(VisitSettings {
         perception: options.perception.clone(),
@@ -304,7 +308,7 @@ async fn run(
     for (url, depth) in &options.resume.links {
         frontier.link(url, depth + 1, None, start);
     }
-    let browsers_count = u32::try_from(endpoints.len()).unwrap_or(u32::MAX);
+    let browsers_count = u32::try_from(fleet.len()).unwrap_or(u32::MAX);
     let mut tries: JoinSet<(Job, Slot, Visit)> = JoinSet::new();
     let mut stopping = false;
     loop {
