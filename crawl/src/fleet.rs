@@ -52,6 +52,12 @@ impl Endpoint {
 /// The longest a failing browser is set aside.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
+/// The longest connecting to a remote browser may take. A hosted browser whose sessions are
+/// all taken (browserless) holds a new connection in its queue until one ends, and a crawl
+/// holds its connections for as long as it runs: waiting would stall the crawl — and
+/// `connect_all` with it — until the host's session timeout.
+const CONNECT_LIMIT: Duration = Duration::from_secs(15);
+
 /// One browser of the fleet.
 pub(crate) struct Member {
     pub(crate) endpoint: Endpoint,
@@ -230,14 +236,26 @@ impl BrowserHandle {
                 .await?
             }
             Endpoint::Remote { url, headers } => {
-                Browser::connect_with(
+                let connecting = Browser::connect_with(
                     url,
                     ConnectionOptions {
                         headers: headers.clone(),
                         ..ConnectionOptions::default()
                     },
-                )
-                .await?
+                );
+                tokio::time::timeout(CONNECT_LIMIT, connecting)
+                    .await
+                    .map_err(|_| {
+                        Error::new(
+                            ErrorCode::BrowserClosed,
+                            format!(
+                                "{} did not answer the connection within {} s (a hosted \
+                                 browser holding it in its queue?); set aside",
+                                self.label,
+                                CONNECT_LIMIT.as_secs()
+                            ),
+                        )
+                    })??
             }
         };
         let shared = browser.share();

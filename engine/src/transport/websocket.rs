@@ -31,6 +31,20 @@ fn socket_closed(detail: impl std::fmt::Display) -> Error {
     )
 }
 
+/// `url` with `/` as its path when it has none: `ws://host:port?token=…` (the form hosted
+/// browsers such as browserless document) would otherwise be requested as `GET ?token=…`,
+/// which an HTTP server answers with 400.
+fn with_root_path(url: &str) -> std::borrow::Cow<'_, str> {
+    let Some(rest) = url.strip_prefix("ws://") else {
+        return url.into();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    if rest[end..].starts_with('/') {
+        return url.into();
+    }
+    format!("ws://{}/{}", &rest[..end], &rest[end..]).into()
+}
+
 /// Opens the WebSocket without message or frame size limits.
 pub(super) async fn open(
     url: &str,
@@ -49,6 +63,8 @@ pub(super) async fn open(
             "expected a ws:// DevTools URL, got {url:?}"
         )));
     }
+    let rooted = with_root_path(url);
+    let url: &str = &rooted;
     let mut request = url.into_client_request().map_err(|e| {
         Error::invalid_argument(format!("{url} is not a usable WebSocket URL: {e}"))
     })?;
@@ -124,5 +140,20 @@ pub(super) async fn write_frames(
         if let Err(e) = sink.flush().await {
             return socket_closed(e);
         }
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::with_root_path;
+
+    #[test]
+    fn a_url_without_a_path_is_requested_at_the_root() {
+        assert_eq!(with_root_path("ws://h:3000?token=t"), "ws://h:3000/?token=t");
+        assert_eq!(with_root_path("ws://h:3000"), "ws://h:3000/");
+        assert_eq!(
+            with_root_path("ws://h:1/devtools/browser/x?a=b"),
+            "ws://h:1/devtools/browser/x?a=b"
+        );
     }
 }
