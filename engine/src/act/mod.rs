@@ -568,6 +568,12 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
             }
             Raced::Done(Err(e))
         }
+        (Raced::Done(Err(e)), None, None) if e.code() == ErrorCode::ProtocolError => {
+            match state.dialogs.race(live::navigated_since(&scope)).await {
+                Raced::Done(Some(why)) => Raced::Done(Err(live::navigated(why))),
+                _ => Raced::Done(Err(e)),
+            }
+        }
         (outcome, _, _) => outcome,
     };
     // Objects resolved in other renderers are released there, the page's own in `finish` —
