@@ -596,3 +596,320 @@ async fn an_out_of_process_iframe_detaches_during_captures() {
     assert!(frame_buttons > 0, "the frame's content was seen");
     session.shutdown().await.expect("close");
 }
+
+/// A DevTools endpoint that misbehaves on purpose, one WebSocket connection at a time: it
+/// answers `Fake.echo` properly and each other `Fake.*` method with its fault.
+async fn broken_endpoint() -> String {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Ok(socket) = tokio_tungstenite::accept_async(stream).await else {
+                    return;
+                };
+                let (mut sink, mut stream) = socket.split();
+                while let Some(Ok(message)) = stream.next().await {
+                    let Message::Text(text) = message else {
+                        continue;
+                    };
+                    let Ok(request) = serde_json::from_str::<Value>(text.as_str()) else {
+                        continue;
+                    };
+                    let id = request["id"].as_u64().unwrap_or(0);
+                    let reply = |result: Value| {
+                        Message::text(json!({"id": id, "result": result}).to_string())
+                    };
+                    let frames: Vec<Message> = match request["method"].as_str().unwrap_or("") {
+                        "Fake.echo" => vec![reply(request["params"].clone())],
+                        // Not JSON, not UTF-8, a reply cut short: and never the reply.
+                        "Fake.garbage" => vec![
+                            Message::text("}{ this is not JSON"),
+                            Message::binary(vec![0xff, 0xfe, 0x00, 0x80]),
+                            Message::text(format!("{{\"id\":{id},\"result\":{{\"cut")),
+                        ],
+                        // A 100 MB reply to the call.
+                        "Fake.huge" => {
+                            let blob = format!(
+                                "{{\"id\":{id},\"result\":{{\"blob\":\"{}\"}}}}",
+                                "x".repeat(100 * 1024 * 1024)
+                            );
+                            vec![Message::text(blob)]
+                        }
+                        // A 100 MB frame of no use to anyone, then the reply.
+                        "Fake.hugeGarbage" => vec![
+                            Message::binary(vec![b'#'; 100 * 1024 * 1024]),
+                            reply(json!({"after": "garbage"})),
+                        ],
+                        // A reply to an id nobody sent, then the right one.
+                        "Fake.stranger" => vec![
+                            Message::text(
+                                json!({"id": id + 1_000_000, "result": {"who": "stranger"}})
+                                    .to_string(),
+                            ),
+                            reply(json!({"who": "caller"})),
+                        ],
+                        // "Fake.never" and anything else: no answer at all.
+                        _ => Vec::new(),
+                    };
+                    for frame in frames {
+                        if sink.send(frame).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    format!("ws://127.0.0.1:{port}/devtools/browser/broken")
+}
+
+/// A remote endpoint that sends garbage, a 100 MB frame, a reply to an unknown id, or never
+/// answers: each call ends within its limit (`TIMEOUT` when no usable reply came), and the
+/// connection's other calls are answered all along.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_remote_endpoint_times_out_without_hurting_other_calls() {
+    use pagesight::browser::Browser;
+    use pagesight::transport::ConnectionOptions;
+    let started = Instant::now();
+    let url = broken_endpoint().await;
+    let limit = Duration::from_secs(2);
+    let browser = Browser::connect_with(
+        &url,
+        ConnectionOptions {
+            command_timeout: limit,
+            ..ConnectionOptions::default()
+        },
+    )
+    .await
+    .expect("connect to the endpoint");
+    let connection = browser.connection().clone();
+    let call = |method: &'static str| {
+        let connection = connection.clone();
+        tokio::spawn(async move {
+            let began = Instant::now();
+            let outcome = connection
+                .send_raw(method, None, &json!({"method": method}))
+                .await;
+            (outcome.map(|raw| raw.as_str().len()), began.elapsed())
+        })
+    };
+    // The small faults, all at once, with calls answered properly among them: those go on.
+    let faults: Vec<_> = ["Fake.garbage", "Fake.never", "Fake.stranger"]
+        .into_iter()
+        .map(|m| (m, call(m)))
+        .collect();
+    let mut echoes = Vec::new();
+    for _ in 0..20 {
+        echoes.push(call("Fake.echo"));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for echo in echoes {
+        let (outcome, took) = echo.await.expect("the echo task");
+        assert!(outcome.is_ok(), "an echo failed: {outcome:?}");
+        assert!(took < limit, "an echo took {took:?}");
+    }
+    for (method, fault) in faults {
+        let (outcome, took) = fault.await.expect("the fault's task");
+        eprintln!(
+            "{method}: {:?} after {took:?}",
+            outcome.as_ref().map_err(|e| e.code())
+        );
+        // Every call ends within its limit, give or take a busy machine's scheduling.
+        assert!(took < limit + Duration::from_secs(1), "{method}: {took:?}");
+        if method == "Fake.stranger" {
+            outcome.unwrap_or_else(|e| panic!("{method}: {e}"));
+        } else {
+            let e = outcome.expect_err("no usable reply");
+            assert_eq!(e.code(), ErrorCode::Timeout, "{method}: {e}");
+            assert!(took >= limit, "{method}: {took:?}");
+        }
+    }
+    // 100 MB frames: one WebSocket carries one frame at a time, so the calls behind such a
+    // frame wait for it to arrive; each is read whole within a generous limit, a garbage one
+    // is dropped, and the connection goes on.
+    let big_limit = Duration::from_secs(30);
+    for method in ["Fake.huge", "Fake.hugeGarbage"] {
+        let began = Instant::now();
+        let outcome = connection
+            .send_raw_with_timeout(method, None, &json!({}), big_limit)
+            .await
+            .map(|raw| raw.as_str().len());
+        let took = began.elapsed();
+        eprintln!(
+            "{method}: {:?} after {took:?}",
+            outcome.as_ref().map_err(|e| e.code())
+        );
+        let length = outcome.unwrap_or_else(|e| panic!("{method}: {e}"));
+        if method == "Fake.huge" {
+            assert!(length > 100 * 1024 * 1024, "{method}: {length} bytes");
+        }
+        let began = Instant::now();
+        connection
+            .send_raw("Fake.echo", None, &json!({}))
+            .await
+            .unwrap_or_else(|e| panic!("an echo after {method}: {e}"));
+        assert!(began.elapsed() < limit, "{:?}", began.elapsed());
+    }
+    // Still usable after all of it.
+    connection
+        .send_raw("Fake.echo", None, &json!({}))
+        .await
+        .expect("the connection still answers");
+    browser.close().await.expect("disconnect");
+    eprintln!("broken endpoint: {:?} in all", started.elapsed());
+}
+
+/// What a failed write left in `folder`: the names of its files.
+fn files_in(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The child of `output_that_cannot_be_written_whole_leaves_nothing_behind`: with the size of
+/// any file it writes limited to 4 KiB (`RLIMIT_FSIZE`, set after Chromium is launched, so the
+/// browser is not limited), it writes a screenshot and a 1 MiB capture into the folder
+/// `PAGESIGHT_FAULTS_FOLDER` names, over files already there, and prints each outcome.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "run by output_that_cannot_be_written_whole_leaves_nothing_behind, in a child process"]
+async fn write_under_a_file_size_limit() {
+    let folder = PathBuf::from(
+        std::env::var_os("PAGESIGHT_FAULTS_FOLDER").expect("PAGESIGHT_FAULTS_FOLDER is set"),
+    );
+    let files = pagesight::AllowedFolders::with_defaults(&[&folder]).expect("allow the folder");
+    let mut session = Session::start(SessionOptions {
+        files,
+        ..SessionOptions::default()
+    })
+    .await
+    .expect("launch Chromium");
+    session.open(&fixture("form.html")).await.expect("open");
+    // SAFETY: plain syscalls on this process. SIGXFSZ would kill it at the limit: ignored,
+    // a write past the limit fails with EFBIG instead, as one on a full disk fails with ENOSPC.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        let limit = libc::rlimit {
+            rlim_cur: 4096,
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+    }
+    let shot = folder.join("shot.png");
+    let screenshot = session
+        .execute_json(&json!({"cmd": "screenshot", "path": shot.to_string_lossy()}))
+        .await;
+    let capture = session.write_file(
+        &folder.join("capture.json").to_string_lossy(),
+        &vec![b' '; 1 << 20],
+    );
+    let outcome = |r: Result<String, pagesight::Error>| match r {
+        Ok(v) => json!({"ok": v}),
+        Err(e) => json!({"code": e.code().as_str(), "message": e.message()}),
+    };
+    let report = json!({
+        "screenshot": outcome(screenshot.map(|v| v.to_string())),
+        "capture": outcome(capture),
+    });
+    println!("OUTCOME {report}");
+    session.shutdown().await.expect("close");
+}
+
+/// A screenshot or a capture that cannot be written whole (the file system refuses the bytes
+/// past a size, as a full disk does) is a clear error, and leaves nothing half-written: the
+/// file already under the final name is untouched, and no temporary file remains. Root (as
+/// the tests run) ignores permissions, so the refusal comes from a limit root obeys too:
+/// `RLIMIT_FSIZE` in a child process (EFBIG), and a folder of sysfs, where no one can create
+/// a file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_that_cannot_be_written_whole_leaves_nothing_behind() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(folder.path().join("shot.png"), "the old picture").expect("an old file");
+    std::fs::write(folder.path().join("capture.json"), "{}").expect("an old file");
+    let child = tokio::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "--ignored",
+            "--exact",
+            "write_under_a_file_size_limit",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("PAGESIGHT_FAULTS_FOLDER", folder.path())
+        .output()
+        .await
+        .expect("run the child");
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    let report: Value = stdout
+        .lines()
+        .find_map(|l| l.split_once("OUTCOME ").map(|(_, r)| r))
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no outcome from the child:\n{stdout}\n{}",
+                String::from_utf8_lossy(&child.stderr)
+            )
+        });
+    eprintln!("under a 4 KiB file size limit: {report}");
+    for what in ["screenshot", "capture"] {
+        let message = report[what]["message"].as_str().unwrap_or("");
+        assert_eq!(report[what]["code"], "INVALID_ARGUMENT", "{what}: {report}");
+        assert!(
+            message.contains("cannot write") && message.contains("File too large"),
+            "{what}: {message}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(folder.path().join("shot.png"))
+            .ok()
+            .as_deref(),
+        Some("the old picture")
+    );
+    assert_eq!(
+        std::fs::read_to_string(folder.path().join("capture.json"))
+            .ok()
+            .as_deref(),
+        Some("{}")
+    );
+    assert_eq!(files_in(folder.path()), ["capture.json", "shot.png"]);
+    assert!(child.status.success(), "the child failed: {report}");
+
+    // A folder no one can create a file in.
+    let sysfs = Path::new("/sys/kernel");
+    if !sysfs.is_dir() {
+        eprintln!("no sysfs here: the unwritable folder is not tried");
+        return;
+    }
+    let before = files_in(sysfs);
+    let files = pagesight::AllowedFolders::with_defaults(&[sysfs]).expect("allow the folder");
+    let mut session = Session::start(SessionOptions {
+        files,
+        ..SessionOptions::default()
+    })
+    .await
+    .expect("launch Chromium");
+    session.open(&fixture("form.html")).await.expect("open");
+    let e = session
+        .execute_json(&json!({"cmd": "screenshot", "path": "/sys/kernel/shot.png"}))
+        .await
+        .expect_err("sysfs takes no new file");
+    eprintln!("screenshot into sysfs: {e}");
+    assert_eq!(e.code(), ErrorCode::InvalidArgument, "{e}");
+    assert!(e.message().contains("cannot be written"), "{e}");
+    let e = session
+        .write_file("/sys/kernel/capture.json", b"{}")
+        .expect_err("sysfs takes no new file");
+    assert!(e.message().contains("cannot be written"), "{e}");
+    assert_eq!(files_in(sysfs), before);
+    session.shutdown().await.expect("close");
+}
