@@ -760,6 +760,11 @@ impl Connection {
         self.inner.shared.lock().closed.is_some()
     }
 
+    /// Why the connection closed, once it has (`BROWSER_CLOSED` with the reason).
+    pub fn closed_error(&self) -> Option<Error> {
+        self.inner.shared.lock().closed.clone()
+    }
+
     /// Waits until the connection is closed.
     pub async fn closed(&self) {
         let mut shutdown = self.inner.shared.shutdown.subscribe();
