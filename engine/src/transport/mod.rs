@@ -187,6 +187,8 @@ struct State {
     all: Vec<Subscriber>,
     /// Sessions that went away, with the error their calls get from then on.
     ended_sessions: FxHashMap<Box<str>, Error>,
+    /// The keys of `ended_sessions`, oldest first.
+    ended_order: std::collections::VecDeque<Box<str>>,
     next_subscription: u64,
 }
 
@@ -210,6 +212,9 @@ fn session_ended(session: &str) -> Error {
         ),
     )
 }
+
+/// How many ended sessions are remembered (see `Shared::end_session`).
+const MAX_ENDED_SESSIONS: usize = 1024;
 
 fn session_crashed(session: &str) -> Error {
     Error::new(
@@ -330,6 +335,17 @@ impl Shared {
     fn end_session(&self, session: &str, reason: Error) {
         let (pending, routes, reason) = {
             let mut state = self.lock();
+            if !state.ended_sessions.contains_key(session) {
+                // Remembered for a while, not for ever: a page whose iframes come and go ends
+                // a session every second or so for hours. A call on a session forgotten here
+                // goes to the browser, which refuses it as a session it does not know.
+                if state.ended_order.len() >= MAX_ENDED_SESSIONS {
+                    if let Some(oldest) = state.ended_order.pop_front() {
+                        state.ended_sessions.remove(&oldest);
+                    }
+                }
+                state.ended_order.push_back(session.into());
+            }
             let reason = state
                 .ended_sessions
                 .entry(session.into())
