@@ -10,6 +10,7 @@ use std::time::Duration;
 pub mod docs_site;
 pub mod floor;
 pub mod scale;
+pub mod soak;
 
 /// The recorded real pages under `fixtures/captures/`, largest first.
 pub const FIXTURE_CAPTURES: &[&str] = &[

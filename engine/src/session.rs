@@ -952,6 +952,12 @@ impl Session {
         self.current.map(|i| &self.pages[i].page)
     }
 
+    /// The uid table of every page of the session, in the order they were opened: what a
+    /// long-running host watches to see that the tables stay bounded.
+    pub fn uid_tables(&self) -> impl Iterator<Item = &UidTable> {
+        self.pages.iter().map(|p| &p.uids)
+    }
+
     /// What the current page's snapshots keep for the next one, if a page is open.
     pub fn current_kept(&self) -> Option<&Kept> {
         self.current.map(|i| &self.pages[i].kept)

@@ -91,7 +91,7 @@ async fn snapshots_of_changing_pages_are_never_mixed() {
         .await
         .expect("launch Chromium");
     let pages = root().join("fixtures/pages/frames");
-    for (page, iterations) in [("gen-nav.html", 150), ("gen-rebuild.html", 300)] {
+    for (page, iterations) in [("gen-nav.html", 500), ("gen-rebuild.html", 300)] {
         let opened = session
             .open(&pages.join(page).to_string_lossy())
             .await

@@ -280,6 +280,35 @@ pub(crate) async fn gone_since(scope: &Scope, node: &LiveNode) -> Option<&'stati
         .flatten()
 }
 
+/// Why an action on the page as a whole (a scroll or a key press with no uid) failed because
+/// the page went away meanwhile — its main frame loaded another document — if it did. A helper
+/// call on the document that is gone is a protocol error (`DOM.resolveNode`: "does not belong
+/// to the document"); the agent must hear `PAGE_NAVIGATING`, which it can retry. `None` when the
+/// document is still the one the action started on, or the check did not answer in time.
+pub(crate) async fn navigated_since(scope: &Scope) -> Option<&'static str> {
+    let check = async {
+        let Ok(frames) = Frames::read(&scope.session).await else {
+            return Some("the page is gone");
+        };
+        frames.same_document(&scope.frame_id, &scope.loader).err()
+    };
+    tokio::time::timeout(RECHECK_LIMIT, check)
+        .await
+        .ok()
+        .flatten()
+}
+
+/// The error of a page-level action whose page loaded a new document as it ran.
+pub(crate) fn navigated(why: &str) -> Error {
+    Error::new(
+        ErrorCode::PageNavigating,
+        format!(
+            "the page navigated while the action ran ({why}), so it may not have been done; \
+             take a new snapshot once the page has loaded and try again"
+        ),
+    )
+}
+
 /// A handle to the scope's frame's `document`, in its isolated world (for document-level
 /// helper calls).
 pub(crate) async fn document_object(scope: &Scope) -> Result<String> {

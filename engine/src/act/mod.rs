@@ -568,6 +568,12 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
             }
             Raced::Done(Err(e))
         }
+        (Raced::Done(Err(e)), None, None) if e.code() == ErrorCode::ProtocolError => {
+            match state.dialogs.race(live::navigated_since(&scope)).await {
+                Raced::Done(Some(why)) => Raced::Done(Err(live::navigated(why))),
+                _ => Raced::Done(Err(e)),
+            }
+        }
         (outcome, _, _) => outcome,
     };
     // Objects resolved in other renderers are released there, the page's own in `finish` —
@@ -595,8 +601,19 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
         }
     }
     if state.dialogs.current().is_none() {
-        if let Raced::Done(settled) = state.dialogs.race(settle.wait()).await {
-            add_settled(&mut out, settled);
+        // The wait for the page to settle hears nothing more from a browser that is gone: it
+        // ends there, and the action with the reason, not as if the page had gone quiet.
+        let settled = async {
+            tokio::select! {
+                settled = settle.wait() => Some(settled),
+                () = page.connection().closed() => None,
+            }
+        };
+        if let Raced::Done(settled) = state.dialogs.race(settled).await {
+            match settled {
+                Some(settled) => add_settled(&mut out, settled),
+                None => return Err(browser_gone(page)),
+            }
         }
     }
     let end = End {
@@ -605,6 +622,11 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
         view: &view,
     };
     let (snapshot, changes) = finish(page, kept, uids, last, state, &mut out, &end).await;
+    // The browser died after the action's last reply: the caller hears of it now, not with
+    // its next call.
+    if page.connection().is_closed() {
+        return Err(browser_gone(page));
+    }
     Ok(Done {
         fields: out,
         snapshot,
@@ -707,6 +729,16 @@ async fn explain_failure(
         Raced::Done(Some(why)) => (live::stale(uid, why), true),
         _ => (e, false),
     }
+}
+
+/// The error of an action whose browser went away as it ran.
+fn browser_gone(page: &Page) -> Error {
+    page.connection().closed_error().unwrap_or_else(|| {
+        Error::new(
+            ErrorCode::BrowserClosed,
+            "the connection to the browser closed during the action; launch or connect again",
+        )
+    })
 }
 
 /// Forgets a uid whose node is gone, so the next try fails fast.

@@ -63,7 +63,7 @@ impl FromStr for Uid {
 
 /// Which document a node belongs to: the target (or session) that owns its renderer and the
 /// document's `loaderId`. Interned by the table into a small [`DocKey`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct DocumentKey {
     /// Target id (or session id) whose renderer holds the document.
     pub target: String,
@@ -210,7 +210,7 @@ pub struct UidTable {
     minted: Vec<u32>,
     documents: Vec<DocumentKey>,
     document_ids: FxHashMap<DocumentKey, DocKey>,
-    /// Snapshot that last saw each document (indexed by `DocKey`).
+    /// Snapshot that last saw each document (indexed by `DocKey`); 0 for a slot in `free`.
     document_seen: Vec<u32>,
     /// Snapshot that first saw each document.
     document_first: Vec<u32>,
@@ -218,6 +218,10 @@ pub struct UidTable {
     nodes: Vec<DocumentNodes>,
     /// How many nodes `nodes` holds.
     node_count: usize,
+    /// Slots of documents that have gone, for the next new document: a page that navigates or
+    /// loads frames for hours sees thousands of documents, and the table must hold only those
+    /// of its newest snapshot.
+    free: Vec<DocKey>,
     /// How far a document's array may grow: ids up to a few times the size of the largest
     /// snapshot are dense enough to be worth it.
     dense_limit: usize,
@@ -249,6 +253,12 @@ impl UidTable {
 
     pub fn is_empty(&self) -> bool {
         self.node_count == 0
+    }
+
+    /// Number of document slots the table holds: at most the most documents (a page's load
+    /// and its frames' loads) one snapshot showed, however many the page went through.
+    pub fn documents(&self) -> usize {
+        self.documents.len()
     }
 
     /// Starts a new snapshot. Every node the snapshot contains must then be passed to
@@ -377,12 +387,26 @@ impl SnapshotUids<'_> {
         let id = match t.document_ids.get(key) {
             Some(&id) => id,
             None => {
-                let id = DocKey(t.documents.len() as u32);
-                t.documents.push(key.clone());
+                let id = match t.free.pop() {
+                    // A slot of a gone document: nothing refers to it any more (its nodes were
+                    // pruned, its key unmatched, and `unkeyed` holds this snapshot's only).
+                    Some(id) => {
+                        let i = id.0 as usize;
+                        t.documents[i] = key.clone();
+                        t.document_first[i] = t.snapshot;
+                        t.nodes[i] = DocumentNodes::default();
+                        id
+                    }
+                    None => {
+                        let id = DocKey(t.documents.len() as u32);
+                        t.documents.push(key.clone());
+                        t.document_seen.push(0);
+                        t.document_first.push(t.snapshot);
+                        t.nodes.push(DocumentNodes::default());
+                        id
+                    }
+                };
                 t.document_ids.insert(key.clone(), id);
-                t.document_seen.push(0);
-                t.document_first.push(t.snapshot);
-                t.nodes.push(DocumentNodes::default());
                 id
             }
         };
@@ -448,11 +472,18 @@ impl SnapshotUids<'_> {
             count += left;
         }
         t.node_count = count;
-        // Documents are few; keep their keys (DocKey indices must stay valid) but stop matching
-        // a document that has gone, so that it gets new uids should it ever come back.
+        // Stop matching a document that has gone, so that it gets new uids should it ever come
+        // back, and give its slot to the next new document.
         let seen = &t.document_seen;
         t.document_ids
             .retain(|_, id| seen[id.0 as usize] == current);
+        for (i, seen) in t.document_seen.iter_mut().enumerate() {
+            if *seen != 0 && *seen != current {
+                *seen = 0;
+                t.documents[i] = DocumentKey::default();
+                t.free.push(DocKey(i as u32));
+            }
+        }
     }
 }
 
@@ -493,6 +524,38 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_page_that_loads_a_thousand_documents_keeps_the_table_bounded() {
+        let mut t = UidTable::new();
+        let mut previous: Option<String> = None;
+        for n in 0..1000 {
+            // The page's document, and a frame that comes and goes with a new document each time.
+            let mut s = t.begin();
+            let page = s.document(&doc(&format!("L{n}")));
+            let (uid, _) = s.node(page, Some(5));
+            if n % 2 == 0 {
+                let frame = s.document(&DocumentKey {
+                    target: "T".into(),
+                    frame_id: "child".into(),
+                    loader_id: format!("C{n}"),
+                });
+                s.node(frame, Some(5));
+            }
+            s.finish();
+            if let Some(old) = &previous {
+                // The node of the document before is stale, and never taken for the new one.
+                assert_eq!(resolved(&t, old), Err(ErrorCode::StaleUid), "{n}");
+            }
+            let resolved_now = t
+                .resolve(&uid.to_string())
+                .expect("the newest uid resolves");
+            assert_eq!(resolved_now.document.loader_id, format!("L{n}"));
+            previous = Some(uid.to_string());
+        }
+        assert!(t.documents() <= 3, "{} document slots", t.documents());
+        assert!(t.len() <= 2, "{} nodes", t.len());
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -185,7 +185,10 @@ struct State {
     /// Routes per session id; `""` is the browser session.
     sessions: FxHashMap<Box<str>, SessionRoutes>,
     all: Vec<Subscriber>,
-    ended_sessions: FxHashSet<Box<str>>,
+    /// Sessions that went away, with the error their calls get from then on.
+    ended_sessions: FxHashMap<Box<str>, Error>,
+    /// The keys of `ended_sessions`, oldest first.
+    ended_order: std::collections::VecDeque<Box<str>>,
     next_subscription: u64,
 }
 
@@ -205,6 +208,19 @@ fn session_ended(session: &str) -> Error {
         ErrorCode::BrowserClosed,
         format!(
             "the page's session {session} ended (the page was closed, crashed or detached); \
+             open or select another page"
+        ),
+    )
+}
+
+/// How many ended sessions are remembered (see `Shared::end_session`).
+const MAX_ENDED_SESSIONS: usize = 1024;
+
+fn session_crashed(session: &str) -> Error {
+    Error::new(
+        ErrorCode::BrowserClosed,
+        format!(
+            "the page's renderer crashed (session {session}); nothing more can be done in it: \
              open or select another page"
         ),
     )
@@ -264,6 +280,11 @@ impl Shared {
                 session_id,
                 params,
             }) => {
+                // A renderer that crashed never answers its session's commands: they fail now,
+                // as those of a closed page do, rather than each waiting for its timeout.
+                let crashed_session = (&*method == "Inspector.targetCrashed")
+                    .then(|| session_id.as_deref().map(str::to_owned))
+                    .flatten();
                 let detached_session = if method == "Target.detachedFromTarget" {
                     #[derive(Deserialize)]
                     struct Detached {
@@ -300,17 +321,36 @@ impl Shared {
                     }
                 }
                 if let Some(session) = detached_session {
-                    self.end_session(&session);
+                    self.end_session(&session, session_ended(&session));
+                }
+                if let Some(session) = crashed_session {
+                    self.end_session(&session, session_crashed(&session));
                 }
             }
         }
     }
 
-    /// A session went away: fail its commands, end its subscriptions, refuse new ones.
-    fn end_session(&self, session: &str) {
-        let (pending, routes) = {
+    /// A session went away: fail its commands, end its subscriptions, refuse new ones, each
+    /// with `reason`. The first reason stays (a crashed page's session detaches later).
+    fn end_session(&self, session: &str, reason: Error) {
+        let (pending, routes, reason) = {
             let mut state = self.lock();
-            state.ended_sessions.insert(session.into());
+            if !state.ended_sessions.contains_key(session) {
+                // Remembered for a while, not for ever: a page whose iframes come and go ends
+                // a session every second or so for hours. A call on a session forgotten here
+                // goes to the browser, which refuses it as a session it does not know.
+                if state.ended_order.len() >= MAX_ENDED_SESSIONS {
+                    if let Some(oldest) = state.ended_order.pop_front() {
+                        state.ended_sessions.remove(&oldest);
+                    }
+                }
+                state.ended_order.push_back(session.into());
+            }
+            let reason = state
+                .ended_sessions
+                .entry(session.into())
+                .or_insert(reason)
+                .clone();
             let ids: Vec<u64> = state
                 .pending
                 .iter()
@@ -321,9 +361,8 @@ impl Shared {
                 .into_iter()
                 .filter_map(|id| state.pending.remove(&id))
                 .collect();
-            (pending, state.sessions.remove(session))
+            (pending, state.sessions.remove(session), reason)
         };
-        let reason = session_ended(session);
         for p in pending {
             let _ = p.reply.send(Reply::Failed(reason.clone()));
         }
@@ -362,10 +401,8 @@ impl Shared {
         let id = state.next_subscription;
         state.next_subscription += 1;
         let end = state.closed.clone().or_else(|| match &filter {
-            Filter::Methods { session, .. } | Filter::Session(session)
-                if state.ended_sessions.contains(session) =>
-            {
-                Some(session_ended(session))
+            Filter::Methods { session, .. } | Filter::Session(session) => {
+                state.ended_sessions.get(&**session).cloned()
             }
             _ => None,
         });
@@ -630,8 +667,8 @@ impl Connection {
                 return Err(reason.clone());
             }
             if let Some(session) = session {
-                if state.ended_sessions.contains(session.as_str()) {
-                    return Err(session_ended(session.as_str()));
+                if let Some(reason) = state.ended_sessions.get(session.as_str()) {
+                    return Err(reason.clone());
                 }
             }
             state.pending.insert(
@@ -737,6 +774,11 @@ impl Connection {
     /// Whether the connection is closed (browser gone or [`Connection::close`] called).
     pub fn is_closed(&self) -> bool {
         self.inner.shared.lock().closed.is_some()
+    }
+
+    /// Why the connection closed, once it has (`BROWSER_CLOSED` with the reason).
+    pub fn closed_error(&self) -> Option<Error> {
+        self.inner.shared.lock().closed.clone()
     }
 
     /// Waits until the connection is closed.

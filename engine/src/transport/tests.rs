@@ -515,3 +515,65 @@ async fn end_of_stream_between_frames_and_inside_one() {
         assert_eq!(malformed, 1);
     }
 }
+
+#[tokio::test]
+async fn a_crashed_session_fails_its_waiters_saying_so() {
+    let (conn, mut out, _input) = connection();
+    let s1 = SessionId::from("S1");
+    let waiter = tokio::spawn({
+        let conn = conn.clone();
+        let s1 = s1.clone();
+        async move { conn.send(Some(&s1), &Echo { x: 1 }).await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let crashed = b"{\"method\":\"Inspector.targetCrashed\",\"sessionId\":\"S1\",\"params\":{}}\0";
+    assert!(out.write_all(crashed).await.is_ok());
+    match tokio::time::timeout(Duration::from_secs(1), waiter).await {
+        Ok(Ok(Err(e))) => assert!(e.message().contains("crashed"), "{e}"),
+        other => panic!("unexpected {other:?}"),
+    }
+    // Later calls hear the same, even once the session has detached too.
+    let detached =
+        b"{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"S1\",\"targetId\":\"T\"}}\0";
+    assert!(out.write_all(detached).await.is_ok());
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let again = conn.send(Some(&s1), &Echo { x: 2 }).await;
+    assert!(again.is_err_and(|e| e.message().contains("crashed")));
+    assert!(!conn.is_closed());
+}
+
+#[tokio::test]
+async fn ended_sessions_are_remembered_up_to_a_bound() {
+    let (conn, mut out, _input) = connection();
+    for n in 0..(MAX_ENDED_SESSIONS + 500) {
+        let detached = format!(
+            "{{\"method\":\"Target.detachedFromTarget\",\"params\":{{\"sessionId\":\"S{n}\",\"targetId\":\"T\"}}}}\0"
+        );
+        assert!(out.write_all(detached.as_bytes()).await.is_ok());
+    }
+    let newest = SessionId::from(format!("S{}", MAX_ENDED_SESSIONS + 499).as_str());
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if conn
+            .inner
+            .shared
+            .lock()
+            .ended_sessions
+            .contains_key(newest.as_str())
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the events were not read"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let state = conn.inner.shared.lock();
+    assert_eq!(state.ended_sessions.len(), MAX_ENDED_SESSIONS);
+    assert_eq!(state.ended_order.len(), MAX_ENDED_SESSIONS);
+    assert!(
+        !state.ended_sessions.contains_key("S0"),
+        "the oldest is forgotten"
+    );
+}

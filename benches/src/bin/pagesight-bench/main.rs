@@ -30,6 +30,7 @@ mod record_captures;
 mod record_hits;
 mod record_scale;
 mod scale_instructions;
+mod soak;
 mod subtree;
 mod tabs;
 
@@ -75,6 +76,9 @@ enum Command {
     RecordScale(record_scale::Args),
     /// Instructions per DOM node of the offline pipeline over the scale series (valgrind).
     ScaleInstructions(scale_instructions::Args),
+    /// Eight tabs over one connection for half an hour on pages that never stop changing:
+    /// memory, descriptors and uid tables sampled every minute, panics and hangs counted.
+    Soak(soak::Args),
     /// Aggregate snapshot throughput of several tabs over one connection.
     Tabs(tabs::Args),
 }
@@ -187,6 +191,7 @@ fn main() -> ExitCode {
             pagesight_benches::bench_main("record-scale", args, record_scale::run)
         }
         Command::ScaleInstructions(args) => scale_instructions::main(args),
+        Command::Soak(args) => pagesight_benches::bench_main("soak", args, soak::run),
         Command::Tabs(args) => pagesight_benches::bench_main("tabs", args, tabs::run),
     }
 }
