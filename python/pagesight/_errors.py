@@ -111,6 +111,10 @@ ERROR_CLASSES: Dict[str, Type[Error]] = {
     )
 }
 
+for _cls in (Error, *ERROR_CLASSES.values()):
+    # Shown as `pagesight.StaleUidError` in tracebacks, where users import it from.
+    _cls.__module__ = "pagesight"
+
 
 def from_engine(error: _native.EngineError) -> Error:
     """The exception of an engine failure: the class of its code (the base class for a code
