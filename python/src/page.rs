@@ -1,8 +1,11 @@
 //! A page: one tab driven by its own engine `Session` (uid table, previous snapshot). Commands on
-//! one page run one at a time, in the order they were awaited (a fair lock); different pages
-//! run at the same time.
+//! one page run one at a time, in the order they were called (a fair lock, queued for at the
+//! call); different pages run at the same time.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -40,17 +43,37 @@ impl NativePage {
     }
 }
 
-/// The page's session, waited for behind the commands before it.
-async fn session_of(
-    session: Arc<Mutex<Option<Session>>>,
-) -> PyResult<OwnedMutexGuard<Option<Session>>> {
-    let guard = session.lock_owned().await;
-    if guard.is_none() {
-        return Err(engine_error(Error::invalid_argument(
-            "this page was closed; open a new one with browser.open(url)",
-        )));
+/// A command's place in the queue for its page's session.
+enum Queued {
+    Held(OwnedMutexGuard<Option<Session>>),
+    Waiting(Pin<Box<dyn Future<Output = OwnedMutexGuard<Option<Session>>> + Send>>),
+}
+
+impl Queued {
+    /// Queues for the session now, on the calling thread: the lock is fair, so commands on one
+    /// page run in the order they were called, whichever runtime thread starts them first.
+    fn now(session: &Arc<Mutex<Option<Session>>>) -> Queued {
+        let mut lock = Box::pin(Arc::clone(session).lock_owned());
+        // The first poll puts the command in the lock's queue (or takes the lock); the waker
+        // is replaced by the runtime's when the command is awaited there.
+        match lock.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(guard) => Queued::Held(guard),
+            Poll::Pending => Queued::Waiting(lock),
+        }
     }
-    Ok(guard)
+
+    /// The session, once the commands before this one are done; an error if the page was
+    /// closed meanwhile.
+    async fn session(self) -> PyResult<OwnedMutexGuard<Option<Session>>> {
+        let guard = match self {
+            Queued::Held(guard) => guard,
+            Queued::Waiting(lock) => lock.await,
+        };
+        if guard.is_none() {
+            return Err(closed_page());
+        }
+        Ok(guard)
+    }
 }
 
 fn closed_page() -> PyErr {
@@ -71,9 +94,9 @@ impl NativePage {
         command: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let command = Command::from_json(&from_python(command)?).map_err(engine_error)?;
-        let session = Arc::clone(&self.session);
+        let queued = Queued::now(&self.session);
         future_into_py(py, async move {
-            let mut guard = session_of(session).await?;
+            let mut guard = queued.session().await?;
             let session = guard.as_mut().ok_or_else(closed_page)?;
             let response = session.execute(command).await.map_err(engine_error)?;
             Ok(Json(response.to_json()))
@@ -93,9 +116,9 @@ impl NativePage {
         tree: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = snapshot_options(options)?;
-        let session = Arc::clone(&self.session);
+        let queued = Queued::now(&self.session);
         future_into_py(py, async move {
-            let mut guard = session_of(session).await?;
+            let mut guard = queued.session().await?;
             let session = guard.as_mut().ok_or_else(closed_page)?;
             let output = session.snapshot(&options).await.map_err(engine_error)?;
             let tree = match tree && options.format != Format::Json {
@@ -112,9 +135,12 @@ impl NativePage {
     /// Closes the tab and lets its session go. Closing twice does nothing; a tab whose browser
     /// is gone went with it.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let session = Arc::clone(&self.session);
+        let queued = Queued::now(&self.session);
         future_into_py(py, async move {
-            let Some(mut session) = session.lock().await.take() else {
+            let Ok(mut guard) = queued.session().await else {
+                return Ok(());
+            };
+            let Some(mut session) = guard.take() else {
                 return Ok(());
             };
             let closed = tokio::time::timeout(CLOSE_TIMEOUT, async move {
