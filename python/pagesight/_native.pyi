@@ -8,7 +8,7 @@ __version__: str
 class EngineError(Exception):
     """An engine failure; `args` is `(code, message, retryable)`."""
 
-    args: Tuple[str, str, bool]  # type: ignore[assignment]
+    args: Tuple[str, str, bool]
 
 class Page:
     @property
