@@ -11,7 +11,7 @@
 //! - An engine failure raises `EngineError(code, message, retryable)`, which the package turns
 //!   into the exception class of its code (`pagesight.StaleUidError`, …). A panic becomes a
 //!   Python exception too (PyO3's, or the runtime bridge's `RustPanic`), never an abort.
-//! - [`render_capture`] needs no browser and no event loop; it releases the GIL while it works.
+//! - `render_capture` needs no browser and no event loop; it releases the GIL while it works.
 
 mod browser;
 mod convert;
