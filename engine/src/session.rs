@@ -889,7 +889,7 @@ impl Session {
     }
 
     /// The current page's last snapshot (the one its uids resolve against), if it has one: to
-    /// render the same snapshot again in another format ([`crate::snapshot::render_snapshot`])
+    /// render the same snapshot again in another format (`snapshot::render_snapshot`)
     /// without asking the browser.
     pub fn last_snapshot(&self) -> Option<&Snapshot> {
         self.current.and_then(|i| self.pages[i].last.as_ref())
