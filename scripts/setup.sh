@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs what pagesight needs on a fresh Debian machine: a headless Chromium.
+# Installs what pagesight needs on a fresh Debian machine: a headless Chromium, and for the
+# Python package's tests Debian's Python with venv and headers, and a venv in
+# target/python-venv holding maturin, pytest and mypy (python/requirements-dev.txt).
 # Set PAGESIGHT_DOCS=1 to also install the documentation packages whose pages the recorded
 # captures come from (python3.11-doc, libjs-bootstrap5-doc); only re-recording needs them.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 need=()
 if [ -z "${CHROME:-}" ] && ! command -v chromium >/dev/null 2>&1 \
@@ -12,6 +15,10 @@ if [ -z "${CHROME:-}" ] && ! command -v chromium >/dev/null 2>&1 \
 fi
 # valgrind: the C ABI's example tests check the examples for leaks and invalid accesses.
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+# The Python package (python/) is built and tested with Debian's Python 3.
+for package in python3 python3-venv python3-dev; do
+  dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
+done
 if [ "${PAGESIGHT_DOCS:-0}" = 1 ]; then
   [ -d /usr/share/doc/python3.11-doc ] || need+=(python3.11-doc)
   [ -d /usr/share/doc/libjs-bootstrap5 ] || need+=(libjs-bootstrap5-doc)
@@ -22,3 +29,8 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
+
+# The venv the Python package is built and tested in (scripts/test.sh), inside the build folder.
+venv=target/python-venv
+[ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-dev.txt

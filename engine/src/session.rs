@@ -963,6 +963,13 @@ impl Session {
         self.current.map(|i| &self.pages[i].kept)
     }
 
+    /// The current page's last snapshot (the one its uids resolve against), if it has one: to
+    /// render the same snapshot again in another format (`snapshot::render_snapshot`)
+    /// without asking the browser.
+    pub fn last_snapshot(&self) -> Option<&Snapshot> {
+        self.current.and_then(|i| self.pages[i].last.as_ref())
+    }
+
     fn current_page_mut(&mut self) -> Result<&mut PageState> {
         match self.current {
             Some(i) => Ok(&mut self.pages[i]),
