@@ -149,7 +149,10 @@ mod path_tests {
 
     #[test]
     fn a_url_without_a_path_is_requested_at_the_root() {
-        assert_eq!(with_root_path("ws://h:3000?token=t"), "ws://h:3000/?token=t");
+        assert_eq!(
+            with_root_path("ws://h:3000?token=t"),
+            "ws://h:3000/?token=t"
+        );
         assert_eq!(with_root_path("ws://h:3000"), "ws://h:3000/");
         assert_eq!(
             with_root_path("ws://h:1/devtools/browser/x?a=b"),
