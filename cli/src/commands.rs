@@ -200,6 +200,9 @@ pub struct ExtractArgs {
     /// The whole visible page instead of its main content.
     #[arg(long)]
     all: bool,
+    /// Also list every link of the page (URL, text, uid) in the JSON output.
+    #[arg(long)]
+    links: bool,
     /// Viewport size as WIDTHxHEIGHT in CSS px.
     #[arg(long, value_parser = parse_viewport, default_value = "1280x800")]
     viewport: (u32, u32),
@@ -212,7 +215,10 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
     if let Some(page) = &args.page {
         normalize_url(page)?;
     }
-    let options = ExtractOptions { all: args.all };
+    let options = ExtractOptions {
+        all: args.all,
+        links: args.links,
+    };
     let mut session = Session::start(session_options(&args.browser, args.viewport)).await?;
     let result = async {
         open_in(
@@ -238,6 +244,8 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
                 lang: &'a Option<String>,
                 markdown: &'a str,
                 blocks: &'a [String],
+                #[serde(skip_serializing_if = "<[_]>::is_empty")]
+                links: &'a [pagesight::extract::Link],
             }
             serde_json::to_string_pretty(&Json {
                 title: &extraction.title,
@@ -246,6 +254,7 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
                 lang: &extraction.lang,
                 markdown: &extraction.markdown,
                 blocks: &extraction.blocks,
+                links: &extraction.links,
             })
             .map_err(|e| Error::invalid_argument(format!("cannot write JSON: {e}")))?
         }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod crawl;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -53,6 +54,9 @@ enum Cmd {
         #[command(flatten)]
         files: commands::FileArgs,
     },
+    /// Crawl many pages (a file of URLs, following links if asked) into JSON lines, one per
+    /// page, on one browser or a fleet.
+    Crawl(crawl::CrawlArgs),
     /// Find and launch Chromium; report its version and anything pagesight needs that it lacks.
     Doctor,
     /// Serve the browser to agents over MCP: stdio, or streamable HTTP with `--http`.
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
                 browser,
                 files,
             } => commands::capture(page, output, viewport, browser, files).await,
+            Cmd::Crawl(args) => crawl::crawl(args).await,
             Cmd::Doctor => commands::doctor().await,
             Cmd::Mcp(args) => commands::mcp(args).await,
         }

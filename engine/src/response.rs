@@ -266,6 +266,17 @@ pub struct Opened {
     pub summary: String,
     /// The URL navigated to (a file path becomes its `file://` URL).
     pub url: String,
+    /// The URL of the document the page shows, after redirects; absent when it could not be
+    /// read (a dialog blocks the page).
+    #[serde(default, rename = "finalUrl", skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
+    /// The HTTP status of that document's response (a 404 page is a page with status 404);
+    /// absent for documents not loaded over HTTP (`file:`, `data:`, `about:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The document's title; absent when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// Whether the page's `load` came before the timeout.
     pub loaded: bool,
     /// Why the page may not be as expected (it kept navigating, or did not load in time).

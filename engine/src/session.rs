@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::act::{ActState, ActTarget, ActionRequest, Navigated, DIALOG_WHILE_LOADING};
-use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport};
+use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport, HTTP_ERROR_PAGE};
 use crate::cdp::page as cdp_page;
 use base64::Engine as _;
 
@@ -102,6 +102,10 @@ pub struct Session {
     collect_devtools: bool,
     allow_evaluate: bool,
     files: AllowedFolders,
+    /// Open pages in a browser context of the session's own.
+    isolated: bool,
+    /// That context, once the session's first page made it.
+    context: Option<String>,
 }
 
 /// Where a session's browser comes from.
@@ -126,6 +130,10 @@ pub struct SessionOptions {
     /// The folders whose files commands may read (`upload`) and write (a screenshot's `path`,
     /// [`Session::write_file`]); default: the current directory and the temporary folder.
     pub files: AllowedFolders,
+    /// Open the session's pages in a browser context of its own (cookies, storage and cache
+    /// shared with no other session), disposed of — pages and all — when the session shuts
+    /// down. Off: pages open in the browser's default context.
+    pub isolated: bool,
 }
 
 impl Session {
@@ -157,6 +165,8 @@ impl Session {
             collect_devtools: options.collect_devtools,
             allow_evaluate: options.allow_evaluate,
             files: options.files,
+            isolated: options.isolated,
+            context: None,
         };
         if let Some(target) = &options.target {
             let page = session.browser.attach_page(target).await?;
@@ -172,10 +182,33 @@ impl Session {
         &self.browser
     }
 
-    /// Closes the session: pages it opened stay only if the browser was connected to; a launched
-    /// browser is closed with its profile.
+    /// Closes the session: pages it opened stay only if the browser was connected to (and the
+    /// session was not [`SessionOptions::isolated`]); a launched browser is closed with its
+    /// profile.
     pub async fn shutdown(self) -> Result<()> {
+        if let Some(context) = &self.context {
+            // Its pages go with it; a browser that is gone has nothing left to dispose of.
+            let disposed = self.browser.dispose_context(context).await;
+            if let Err(e) = disposed.as_ref() {
+                if e.code() != ErrorCode::BrowserClosed {
+                    let _ = self.browser.close().await;
+                    return disposed;
+                }
+            }
+        }
         self.browser.close().await
+    }
+
+    /// Opens a tab with the browser's default viewport, in the session's own context when it
+    /// is isolated (made on its first tab).
+    async fn open_tab(&mut self) -> Result<Page> {
+        if self.isolated && self.context.is_none() {
+            self.context = Some(self.browser.new_context().await?);
+        }
+        let viewport = self.browser.default_viewport();
+        self.browser
+            .new_page_in(self.context.as_deref(), viewport)
+            .await
     }
 
     /// Executes one command line of the `run` protocol and returns its response line
@@ -435,7 +468,7 @@ impl Session {
     /// When the navigation fails the tab is closed again and the current page stays current.
     pub async fn new_page(&mut self, url: &str) -> Result<PageOpened> {
         let url = normalize_url(url)?;
-        let page = self.browser.new_page().await?;
+        let page = self.open_tab().await?;
         let target_id = page.target_id().to_string();
         self.pages
             .push(PageState::new(page, self.collect_devtools).await?);
@@ -504,7 +537,7 @@ impl Session {
         let index = match self.current {
             Some(i) => i,
             None => {
-                let page = self.browser.new_page().await?;
+                let page = self.open_tab().await?;
                 let state = PageState::new(page, self.collect_devtools).await?;
                 self.pages.push(state);
                 let i = self.pages.len() - 1;
@@ -522,19 +555,55 @@ impl Session {
         let navigated = state
             .act
             .navigation(state.page.navigate(&url, self.load_timeout))
-            .await?;
+            .await;
+        let navigated = match navigated {
+            Err(e) if e.message().contains(HTTP_ERROR_PAGE) => {
+                // The server answered with an error status and nothing to show: a page with
+                // that status (Chromium's error page), not a failed navigation.
+                let status = state
+                    .page
+                    .error_status(&url, self.load_timeout, state.devtools.is_some())
+                    .await?;
+                let said =
+                    status.map_or("an HTTP error status".to_string(), |s| format!("HTTP {s}"));
+                return Ok(Opened {
+                    summary: String::new(),
+                    final_url: Some(url.clone()),
+                    url,
+                    status,
+                    title: None,
+                    loaded: true,
+                    warning: Some(format!(
+                        "the server answered with {said} and an empty body; the page shows \
+                         Chromium's error page"
+                    )),
+                    dialog: None,
+                    note: None,
+                });
+            }
+            other => other?,
+        };
         Ok(match navigated {
-            Navigated::Done(outcome) => Opened {
-                summary: String::new(),
-                url,
-                loaded: !outcome.timed_out,
-                warning: load_warning(&outcome, self.load_timeout),
-                dialog: None,
-                note: None,
-            },
+            Navigated::Done(outcome) => {
+                let arrived = Arrival::read(state).await;
+                Opened {
+                    summary: String::new(),
+                    url,
+                    final_url: arrived.url,
+                    status: arrived.status,
+                    title: arrived.title,
+                    loaded: !outcome.timed_out,
+                    warning: load_warning(&outcome, self.load_timeout),
+                    dialog: None,
+                    note: None,
+                }
+            }
             Navigated::Dialog(d) => Opened {
                 summary: String::new(),
                 url,
+                final_url: None,
+                status: None,
+                title: None,
                 loaded: false,
                 warning: None,
                 dialog: Some(d),
@@ -895,6 +964,41 @@ impl Session {
                 ErrorCode::InvalidArgument,
                 "no page is open; open one first with {\"cmd\":\"open\",\"url\":…}",
             )),
+        }
+    }
+}
+
+/// Where a navigation arrived: the document's URL, title and HTTP status.
+#[derive(Debug, Default)]
+struct Arrival {
+    url: Option<String>,
+    title: Option<String>,
+    status: Option<u16>,
+}
+
+impl Arrival {
+    /// Read in the page's isolated world: CDP reports a response's status only to a client
+    /// that enabled the `Network` domain before the navigation, with an event for every
+    /// request of the page; the Navigation Timing entry has the document's own (and says 200
+    /// for a `file:` one, which has none). A page that
+    /// cannot be read (a dialog blocks it, it navigated again) has no arrival to report: the
+    /// navigation itself succeeded.
+    async fn read(state: &mut PageState) -> Arrival {
+        const READ: &str = "(() => { const n = performance.getEntriesByType('navigation')[0]; \
+             return [location.href, document.title, \
+             (location.protocol.startsWith('http') && n && n.responseStatus) || 0]; })()";
+        let Ok(read) = state.act.page_value(&state.page, READ).await else {
+            return Arrival::default();
+        };
+        let text = |i: usize| read.get(i).and_then(Value::as_str).map(str::to_owned);
+        Arrival {
+            url: text(0),
+            title: text(1),
+            status: read
+                .get(2)
+                .and_then(Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok())
+                .filter(|&s| s > 0),
         }
     }
 }

@@ -423,6 +423,19 @@ impl Summarize for DialogAnswered {
 /// The summary of `open`.
 pub(crate) fn opened(result: &Opened) -> String {
     let mut out = format!("Opened {}", result.url);
+    let same = |a: &str, b: &str| {
+        a == b || matches!((url::Url::parse(a), url::Url::parse(b)), (Ok(a), Ok(b)) if a == b)
+    };
+    if let Some(to) = result
+        .final_url
+        .as_deref()
+        .filter(|&u| !same(u, &result.url))
+    {
+        out.push_str(&format!(" (now at {to})"));
+    }
+    if let Some(status) = result.status.filter(|&s| s >= 400) {
+        out.push_str(&format!(", which answered HTTP {status},"));
+    }
     match (&result.dialog, result.loaded) {
         (Some(d), _) => {
             out.push_str("; it is loading. ");

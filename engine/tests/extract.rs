@@ -75,7 +75,10 @@ async fn the_whole_page_keeps_its_chrome_but_not_hidden_text() {
             .await
             .expect("extract");
         let whole = session
-            .extract(&ExtractOptions { all: true })
+            .extract(&ExtractOptions {
+                all: true,
+                ..Default::default()
+            })
             .await
             .expect("extract all");
         all.push((page, main, whole));

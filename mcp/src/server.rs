@@ -830,7 +830,10 @@ impl PagesightServer {
         let mut page = tri!(self.on_page(a.page_id).await);
         let extraction = tri!(
             tri!(page.session())
-                .extract(&ExtractOptions { all: a.all })
+                .extract(&ExtractOptions {
+                    all: a.all,
+                    ..Default::default()
+                })
                 .await
         );
         Ok(answer::success(extraction.markdown.clone(), &extraction))

@@ -26,7 +26,7 @@ pub use launch::{
     exit_on_signals_with_cleanup, find_chromium, kill_launched_browsers, PipeBrowser,
     CHROMIUM_FLAGS, CHROMIUM_NAMES,
 };
-pub use page::{create_world, LoadOutcome, Page};
+pub use page::{create_world, LoadOutcome, Page, HTTP_ERROR_PAGE};
 
 pub(crate) use connect::{http_get, websocket_authority};
 
@@ -280,14 +280,42 @@ impl Browser {
 
     /// Opens a new `about:blank` page with `viewport`.
     pub async fn new_page_with_viewport(&self, viewport: Viewport) -> Result<Page> {
+        self.new_page_in(None, viewport).await
+    }
+
+    /// Opens a new `about:blank` page with `viewport` in browser context `context` (one made
+    /// by [`Browser::new_context`]), or in the browser's default context.
+    pub async fn new_page_in(&self, context: Option<&str>, viewport: Viewport) -> Result<Page> {
+        let mut params = target::CreateTargetParams::new("about:blank".to_owned());
+        params.browser_context_id = context.map(str::to_owned);
+        let created = self.connection.send(None, &params).await?;
+        Page::attach(&self.connection, &created.target_id, Some(viewport)).await
+    }
+
+    /// Creates a browser context: a profile of its own inside the browser (cookies, storage,
+    /// cache), like an incognito window, so pages opened in it share nothing with pages of
+    /// other contexts. Its id is for [`Browser::new_page_in`] and
+    /// [`Browser::dispose_context`].
+    pub async fn new_context(&self) -> Result<String> {
         let created = self
             .connection
+            .send(None, &target::CreateBrowserContextParams::default())
+            .await?;
+        Ok(created.browser_context_id)
+    }
+
+    /// Disposes of a browser context made by [`Browser::new_context`], closing its pages
+    /// (without their `beforeunload` handlers) and dropping its cookies and storage.
+    pub async fn dispose_context(&self, context: &str) -> Result<()> {
+        self.connection
             .send(
                 None,
-                &target::CreateTargetParams::new("about:blank".to_owned()),
+                &target::DisposeBrowserContextParams {
+                    browser_context_id: context.to_owned(),
+                },
             )
             .await?;
-        Page::attach(&self.connection, &created.target_id, Some(viewport)).await
+        Ok(())
     }
 
     /// Attaches to an existing page target (e.g. one listed by [`Browser::pages`]). Its

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::cdp::{dom, emulation, page, runtime, target, Command, Event};
+use crate::cdp::{dom, emulation, network, page, runtime, target, Command, Event};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, EventStream, RawEvent, SessionId, Subscription};
 
@@ -54,6 +54,10 @@ async fn event_before(events: &mut EventStream, until: Instant) -> Result<Option
         }
     }
 }
+
+/// The error Chromium reports for a navigation whose response has an error status and an
+/// empty body (it shows an error page of its own): see [`Page::error_status`].
+pub const HTTP_ERROR_PAGE: &str = "net::ERR_HTTP_RESPONSE_CODE_FAILURE";
 
 /// What [`Page::navigate`] observed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -382,6 +386,55 @@ impl Page {
                 }
             }
         }
+    }
+
+    /// The HTTP status `url` answers with, read by navigating to it once more with the
+    /// `Network` domain on; `None` if no document response came within `timeout`.
+    ///
+    /// For a navigation Chromium failed with [`HTTP_ERROR_PAGE`]: an error status with an
+    /// empty body, for which it shows an error page of its own and `Page.navigate` says no
+    /// status. Only then, because the domain reports every request of the page while it is
+    /// on. `network_on`: it is on already (the session records requests) and stays on.
+    pub async fn error_status(
+        &self,
+        url: &str,
+        timeout: Duration,
+        network_on: bool,
+    ) -> Result<Option<u16>> {
+        let mut events = self.connection.subscribe_methods(
+            Some(&self.session_id),
+            &[network::ResponseReceivedEvent::METHOD],
+        );
+        if !network_on {
+            self.send(&network::EnableParams::default()).await?;
+        }
+        let deadline = Instant::now() + timeout;
+        let navigated = self
+            .connection
+            .send_with_timeout(
+                Some(&self.session_id),
+                &page::NavigateParams::new(url.to_owned()),
+                timeout,
+            )
+            .await;
+        let mut status = None;
+        if let Ok(navigated) = navigated {
+            while let Some(event) = event_before(&mut events, deadline).await? {
+                let Ok(e) = event.parse::<network::ResponseReceivedEvent>() else {
+                    continue;
+                };
+                if e.type_ == network::ResourceType::Document
+                    && e.frame_id.as_deref() == Some(navigated.frame_id.as_str())
+                {
+                    status = u16::try_from(e.response.status).ok();
+                    break;
+                }
+            }
+        }
+        if !network_on {
+            let _ = self.send(&network::DisableParams {}).await;
+        }
+        Ok(status)
     }
 
     /// Goes to entry `entry_id` of the page's history (`Page.navigateToHistoryEntry`) and waits,

@@ -277,11 +277,7 @@ impl Builder<'_> {
 
     /// The base URL links of `id`'s document resolve against.
     fn base(&self, id: NodeId) -> &str {
-        let d = self.model.doc(self.model.node(id).doc);
-        self.model
-            .opt_str(d.base_url)
-            .or_else(|| self.model.opt_str(d.url))
-            .unwrap_or(&self.model.url)
+        super::url::base_of(self.model, id)
     }
 
     fn image(&self, id: NodeId) -> Option<Inline> {

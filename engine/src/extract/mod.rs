@@ -14,6 +14,7 @@
 //! takes the snapshot it needs of a live page first.
 
 mod ir;
+mod links;
 mod meta;
 mod prep;
 mod render;
@@ -35,6 +36,8 @@ use crate::live::{capture_for_view, Kept};
 use crate::model::Model;
 use crate::snapshot::{analyze_capture, SnapshotOptions};
 
+pub use links::Link;
+
 /// What to extract: the fields of the `extract` command.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, schemars::JsonSchema,
@@ -44,6 +47,9 @@ pub struct ExtractOptions {
     /// The whole visible page instead of its main content.
     #[serde(deserialize_with = "crate::command::null_as_default")]
     pub all: bool,
+    /// Also list every link of the page ([`Extraction::links`]).
+    #[serde(deserialize_with = "crate::command::null_as_default")]
+    pub links: bool,
 }
 
 /// A page's content, read for a person or a model: the result of `extract`.
@@ -65,6 +71,10 @@ pub struct Extraction {
     pub text: String,
     /// The uids of the elements the blocks were taken from, in reading order.
     pub blocks: Vec<String>,
+    /// With `links`: every link of the page (not only of its main content), absolute, each
+    /// URL once, in document order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<Link>,
 }
 
 /// The snapshot options an extraction reads: the whole page, full accessibility tree.
@@ -129,6 +139,10 @@ pub fn extract(
         markdown,
         text: render::text(&plain),
         blocks: uid_list,
+        links: match options.links {
+            true => links::links(model, uids),
+            false => Vec::new(),
+        },
     }
 }
 

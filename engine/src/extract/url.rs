@@ -5,6 +5,16 @@
 //! reference resolution (scheme, authority, path with dot segments, query, fragment), so it is
 //! written out in a few lines rather than pulled in.
 
+/// The base URL links of `id`'s document resolve against: its `<base href>`, else the
+/// document's URL.
+pub(crate) fn base_of(model: &crate::model::Model, id: crate::model::NodeId) -> &str {
+    let d = model.doc(model.node(id).doc);
+    model
+        .opt_str(d.base_url)
+        .or_else(|| model.opt_str(d.url))
+        .unwrap_or(&model.url)
+}
+
 /// `href` resolved against `base`; `None` for an empty reference or a `javascript:` one (which
 /// is not a place to go).
 pub(crate) fn resolve(base: &str, href: &str) -> Option<String> {

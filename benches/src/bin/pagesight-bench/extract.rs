@@ -114,7 +114,10 @@ fn ms(d: Duration) -> f64 {
 async fn run(args: Args) -> Result<(), String> {
     let keys = keys(&args)?;
     let temp = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
-    let options = ExtractOptions { all: args.all };
+    let options = ExtractOptions {
+        all: args.all,
+        ..Default::default()
+    };
     let args = &args;
     let (predictions, captures, engines) =
         pagesight_benches::with_browser(LaunchOptions::default(), async |browser: &Browser| {
@@ -200,7 +203,10 @@ fn offline(args: Args) -> Result<(), String> {
         return Err("offline extraction needs --from-captures DIR".to_string());
     };
     let keys = keys(&args)?;
-    let options = ExtractOptions { all: args.all };
+    let options = ExtractOptions {
+        all: args.all,
+        ..Default::default()
+    };
     let mut predictions = BTreeMap::new();
     let mut engines = Vec::new();
     for key in &keys {
