@@ -59,13 +59,23 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 300)]
     corpus_python: usize,
     /// The concurrencies, comma-separated.
-    #[arg(long, value_name = "N,N,...", value_delimiter = ',', default_value = "1,4,8")]
+    #[arg(
+        long,
+        value_name = "N,N,...",
+        value_delimiter = ',',
+        default_value = "1,4,8"
+    )]
     concurrency: Vec<usize>,
     /// Runs of each tool at each concurrency.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::shared::count)]
     runs: usize,
     /// The tools, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "pagesight,crawl4ai")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "pagesight,crawl4ai"
+    )]
     tools: Vec<Tool>,
     /// The `pagesight` command line program; default: `pagesight` beside this binary.
     #[arg(long, value_name = "PATH")]
@@ -207,8 +217,8 @@ pub async fn run(args: Args) -> Result<(), String> {
                 tools.reverse();
             }
             for tool in tools {
-                let (f, version) = crawl_once(&args, &corpus, &url_file, &work, tool, concurrency, run)
-                    .await?;
+                let (f, version) =
+                    crawl_once(&args, &corpus, &url_file, &work, tool, concurrency, run).await?;
                 chromium = version;
                 println!(
                     "{:<10} c={concurrency} run {run}: {} ok, {} failed, {:.1} s, {:.0} pages/min, \
@@ -330,7 +340,17 @@ async fn crawl_once(
     let browser = Browser::launch(options)
         .await
         .map_err(|e| format!("cannot launch Chromium: {e}"))?;
-    let result = crawl_on(args, corpus, url_file, work, tool, concurrency, run, &browser).await;
+    let result = crawl_on(
+        args,
+        corpus,
+        url_file,
+        work,
+        tool,
+        concurrency,
+        run,
+        &browser,
+    )
+    .await;
     let closed = browser.close().await;
     let figures = result?;
     closed.map_err(|e| format!("closing Chromium: {e}"))?;
@@ -358,7 +378,9 @@ async fn crawl_on(
         .ok_or("the browser has no DevTools WebSocket")?;
     let endpoint = crate::mcp_task::http_endpoint(websocket)
         .ok_or(format!("unexpected DevTools address {websocket}"))?;
-    let pid = browser.pid().ok_or("the launched browser has no process id")?;
+    let pid = browser
+        .pid()
+        .ok_or("the launched browser has no process id")?;
     let stem = format!("{}-c{concurrency}-r{run}", tool.name());
     let out = work.join(format!("{stem}.jsonl"));
     let log = work.join(format!("{stem}.log"));
@@ -487,19 +509,20 @@ fn table(figures: &[RunFigures]) -> String {
             f.per_page_ms(f.finished.cpu + f.chromium_cpu),
             f.per_page_ms(f.finished.cpu),
             f.per_page_ms(f.chromium_cpu),
-            f.score.map(|s| format!("{:.3}", s.f1)).unwrap_or("-".into()),
+            f.score
+                .map(|s| format!("{:.3}", s.f1))
+                .unwrap_or("-".into()),
             f.load.map(|l| format!("{l:.2}")).unwrap_or("-".into()),
         );
     }
     let timed: Vec<&RunFigures> = figures.iter().filter(|f| f.lines.timed > 0).collect();
     if !timed.is_empty() {
         s += "\npagesight's timings, mean ms per page (and the share of wall x concurrency they fill):\n\n\
-              | concurrency | run | navigation | settle | perception | total | total / (wall x c / pages) |\n\
+              | concurrency | run | navigation | perception | context and rest | total | total / (wall x c / pages) |\n\
               |---:|---:|---:|---:|---:|---:|---:|\n";
         for f in timed {
-            let mean = |k: &str| {
-                f.lines.timings.get(k).copied().unwrap_or(0.0) / f.lines.timed as f64
-            };
+            let mean =
+                |k: &str| f.lines.timings.get(k).copied().unwrap_or(0.0) / f.lines.timed as f64;
             let slot = f.finished.wall.as_secs_f64() * 1000.0 * f.concurrency as f64
                 / f.pages().max(1) as f64;
             s += &format!(
@@ -507,8 +530,8 @@ fn table(figures: &[RunFigures]) -> String {
                 f.concurrency,
                 f.run,
                 mean("navigation"),
-                mean("settle"),
                 mean("perception"),
+                mean("total") - mean("navigation") - mean("perception"),
                 mean("total"),
                 100.0 * mean("total") / slot.max(1e-9)
             );

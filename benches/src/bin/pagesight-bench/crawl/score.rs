@@ -161,7 +161,10 @@ pub fn score(
     let predictions: serde_json::Map<String, Value> = keys
         .iter()
         .map(|(key, url)| {
-            let text = markdown.get(url).map(|m| reduce_links(m)).unwrap_or_default();
+            let text = markdown
+                .get(url)
+                .map(|m| reduce_links(m))
+                .unwrap_or_default();
             (key.clone(), serde_json::json!({ "articleBody": text }))
         })
         .collect();
