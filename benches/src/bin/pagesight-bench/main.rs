@@ -21,6 +21,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod back_to_back;
 mod bare_floor;
 mod budget;
+mod crawl;
 mod extract;
 mod live;
 mod mcp_task;
@@ -58,6 +59,9 @@ enum Command {
     /// A subtree snapshot with the accessibility nodes of its subtree only, against the same
     /// snapshot cut from the whole page's capture.
     Subtree(subtree::Args),
+    /// `pagesight crawl` against Crawl4AI on a loopback corpus: pages per minute, CPU per
+    /// page, and the markdown's F1 on the extraction bench's pages.
+    Crawl(crawl::Args),
     /// `pagesight extract` on a folder of saved article pages: the predictions to score.
     Extract(extract::Args),
     /// pagesight against the floor Chromium sets, on a real headless Chromium.
@@ -178,6 +182,7 @@ fn main() -> ExitCode {
         }
         Command::Budget(args) => pagesight_benches::bench_main("budget", args, budget::run),
         Command::Subtree(args) => pagesight_benches::bench_main("subtree", args, subtree::run),
+        Command::Crawl(args) => pagesight_benches::bench_main("crawl", args, crawl::run),
         Command::Extract(args) => extract::main(args),
         Command::Live(args) => pagesight_benches::bench_main("live", args, live::run),
         Command::McpTask(args) => pagesight_benches::bench_main("mcp-task", args, mcp_task::run),

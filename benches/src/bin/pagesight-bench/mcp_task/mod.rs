@@ -723,7 +723,7 @@ async fn size_window(browser: &pagesight::Browser) -> Result<(), String> {
 }
 
 /// `ws://HOST:PORT/...` → `http://HOST:PORT`.
-fn http_endpoint(websocket: &str) -> Option<String> {
+pub fn http_endpoint(websocket: &str) -> Option<String> {
     let rest = websocket.strip_prefix("ws://")?;
     let host = rest.split('/').next()?;
     Some(format!("http://{host}"))
