@@ -384,6 +384,8 @@ class Extraction(Result):
     """Who wrote it, when the page says."""
     lang: Optional[str] = None
     """The page's language (`lang` of the top document)."""
+    links: Optional[List[Link]] = None
+    """With `links`: every link of the page (not only of its main content), absolute, each URL once, in document order."""
     published: Optional[str] = None
     """When it was published, as the page writes it (usually ISO 8601)."""
     title: Optional[str] = None
@@ -397,6 +399,7 @@ class Extraction(Result):
             text=data["text"],
             byline=data.get("byline"),
             lang=data.get("lang"),
+            links=_optional(data.get("links"), lambda v: [Link._from_json(i) for i in v]),
             published=data.get("published"),
             title=data.get("title"),
         )
@@ -528,6 +531,26 @@ class Hovered(Result):
             snapshot=data.get("snapshot"),
             snapshot_error=_optional(data.get("snapshotError"), ErrorBody._from_json),
             url=data.get("url"),
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class Link(Result):
+    """One link of the page."""
+
+    text: str
+    """What the link says: its accessible name, else its text (at most 200 characters)."""
+    url: str
+    """The absolute URL, without its `#fragment`."""
+    uid: Optional[str] = None
+    """The uid of the anchor (the first one, when several link to the same URL)."""
+
+    @classmethod
+    def _from_json(cls, data: Dict[str, Any]) -> Link:
+        return cls(
+            text=data["text"],
+            url=data["url"],
+            uid=data.get("uid"),
         )
 
 
@@ -698,8 +721,14 @@ class Opened(Result):
     """What happened, in a sentence or two for an agent to read."""
     dialog: Optional[Dialog] = None
     """A dialog the loading document opened."""
+    final_url: Optional[str] = None
+    """The URL of the document the page shows, after redirects; absent when it could not be read (a dialog blocks the page)."""
     note: Optional[str] = None
     """What to do about that dialog."""
+    status: Optional[int] = None
+    """The HTTP status of that document's response (a 404 page is a page with status 404); absent for documents not loaded over HTTP (`file:`, `data:`, `about:`)."""
+    title: Optional[str] = None
+    """The document's title; absent when it could not be read."""
     warning: Optional[str] = None
     """Why the page may not be as expected (it kept navigating, or did not load in time)."""
 
@@ -710,7 +739,10 @@ class Opened(Result):
             url=data["url"],
             summary=data.get("summary", ""),
             dialog=_optional(data.get("dialog"), Dialog._from_json),
+            final_url=data.get("finalUrl"),
             note=data.get("note"),
+            status=data.get("status"),
+            title=data.get("title"),
             warning=data.get("warning"),
         )
 
@@ -760,8 +792,14 @@ class PageOpened(Result):
     """What happened, in a sentence or two for an agent to read."""
     dialog: Optional[Dialog] = None
     """A dialog the loading document opened."""
+    final_url: Optional[str] = None
+    """The URL of the document the page shows, after redirects; absent when it could not be read (a dialog blocks the page)."""
     note: Optional[str] = None
     """What to do about that dialog."""
+    status: Optional[int] = None
+    """The HTTP status of that document's response (a 404 page is a page with status 404); absent for documents not loaded over HTTP (`file:`, `data:`, `about:`)."""
+    title: Optional[str] = None
+    """The document's title; absent when it could not be read."""
     warning: Optional[str] = None
     """Why the page may not be as expected (it kept navigating, or did not load in time)."""
 
@@ -774,7 +812,10 @@ class PageOpened(Result):
             url=data["url"],
             summary=data.get("summary", ""),
             dialog=_optional(data.get("dialog"), Dialog._from_json),
+            final_url=data.get("finalUrl"),
             note=data.get("note"),
+            status=data.get("status"),
+            title=data.get("title"),
             warning=data.get("warning"),
         )
 
@@ -1254,4 +1295,4 @@ class Waited(Result):
         )
 
 
-__all__ = ["Result", "Clicked", "Closed", "ConsoleMessageDetail", "ConsoleMessageList", "ConsoleMessageSummary", "Dialog", "DialogAnswered", "Dragged", "ErrorBody", "Evaluated", "Extraction", "Filled", "Focused", "Hovered", "Navigation", "NetworkRequestDetail", "NetworkRequestList", "NetworkRequestSummary", "Opened", "PageInfo", "PageOpened", "PageSelected", "Point", "Pressed", "Resized", "Screenshot", "Scrolled", "SelectOption", "Selected", "Size", "StackFrame", "Timing", "Typed", "Uploaded", "Waited"]
+__all__ = ["Result", "Clicked", "Closed", "ConsoleMessageDetail", "ConsoleMessageList", "ConsoleMessageSummary", "Dialog", "DialogAnswered", "Dragged", "ErrorBody", "Evaluated", "Extraction", "Filled", "Focused", "Hovered", "Link", "Navigation", "NetworkRequestDetail", "NetworkRequestList", "NetworkRequestSummary", "Opened", "PageInfo", "PageOpened", "PageSelected", "Point", "Pressed", "Resized", "Screenshot", "Scrolled", "SelectOption", "Selected", "Size", "StackFrame", "Timing", "Typed", "Uploaded", "Waited"]
