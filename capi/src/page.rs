@@ -7,12 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engine::browser::Browser;
-use engine::session::{normalize_url, response_line, Session, SessionOptions};
+use engine::session::{normalize_url, open_in_new_tab, response_line, Session, SessionOptions};
 use engine::transport::Connection;
 use engine::Command;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
-use serde_json::{json, Value};
 
 use crate::browser::{pagesight_browser, BrowserShared, PageRoute};
 use crate::ffi::{
@@ -23,9 +22,6 @@ use crate::pagesight_result;
 
 /// How long closing a page (on `pagesight_page_close` / `_free`) may take.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long creating or closing a tab through the browser connection may take.
-const TARGET_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// One tab opened with `pagesight_page_open`, with its uid table and previous snapshot: the
 /// same state a `pagesight run` session keeps. Each page is its own session; a launched
 /// browser's pages share its pipe, a connected browser's each have a WebSocket of their own
@@ -160,68 +156,21 @@ pub unsafe extern "C" fn pagesight_page_open(
     })
 }
 
-/// Creates a tab through the browser connection, attaches a session of its own to it (over the
-/// connection `route` names; its target filled in here), sets the viewport and loads `url`. A
-/// tab that could not be set up is closed again.
+/// Opens `url` in a tab of its own with a session attached over the connection `route` names
+/// (see `open_in_new_tab`).
 async fn open_tab(
     connection: Connection,
     route: PageRoute,
     start: SessionOptions,
     url: String,
 ) -> Result<Session, Failure> {
-    let created = connection
-        .send_raw_with_timeout(
-            "Target.createTarget",
-            None,
-            &json!({ "url": "about:blank" }),
-            TARGET_TIMEOUT,
-        )
-        .await?
-        .to_value()?;
-    let Some(target_id) = created.get("targetId").and_then(Value::as_str) else {
-        return Err(Failure::new(
-            pagesight_result::PAGESIGHT_PROTOCOL_ERROR,
-            format!("Target.createTarget answered without a targetId: {created}"),
-        ));
+    let attach = async move {
+        match route {
+            PageRoute::Shared(browser) => Ok(browser),
+            PageRoute::Connect(endpoint) => Browser::connect(&endpoint).await,
+        }
     };
-    let opened = async {
-        let viewport = start.viewport;
-        let start = SessionOptions {
-            target: Some(target_id.to_owned()),
-            ..start
-        };
-        let browser = match route {
-            PageRoute::Shared(browser) => browser,
-            PageRoute::Connect(endpoint) => Browser::connect(&endpoint).await?,
-        };
-        let mut session = Session::with_browser(browser, start).await?;
-        let loaded = async {
-            if let Some(page) = session.current_page() {
-                page.set_viewport(viewport).await?;
-            }
-            session.open(&url).await
-        }
-        .await;
-        match loaded {
-            Ok(_) => Ok(session),
-            Err(e) => {
-                let _ = session.shutdown().await;
-                Err(e)
-            }
-        }
-    }
-    .await;
-    if opened.is_err() {
-        let _ = connection
-            .send_raw_with_timeout(
-                "Target.closeTarget",
-                None,
-                &json!({ "targetId": target_id }),
-                TARGET_TIMEOUT,
-            )
-            .await;
-    }
-    Ok(opened?)
+    Ok(open_in_new_tab(&connection, start, &url, attach).await?)
 }
 
 /// Takes a snapshot of the page (the `snapshot` command).

@@ -981,6 +981,60 @@ impl Session {
     }
 }
 
+/// How long creating or closing a tab may take.
+const TAB_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Opens `url` in a tab of its own, for a front end that gives each page a session of its own
+/// (the C library, the Python package): the tab is created over `connection` (the browser's),
+/// a session is attached to it on the browser `attach` gives (a shared handle, or a connection
+/// of its own to the same browser), the tab's viewport is set to `start.viewport` and `url`
+/// loaded. A tab that could not be set up is closed again.
+pub async fn open_in_new_tab(
+    connection: &crate::transport::Connection,
+    start: SessionOptions,
+    url: &str,
+    attach: impl std::future::Future<Output = Result<Browser>>,
+) -> Result<Session> {
+    use crate::cdp::target;
+    let created = connection
+        .send_with_timeout(
+            None,
+            &target::CreateTargetParams::new("about:blank".to_owned()),
+            TAB_TIMEOUT,
+        )
+        .await?;
+    let target_id = created.target_id;
+    let viewport = start.viewport;
+    let start = SessionOptions {
+        target: Some(target_id.clone()),
+        ..start
+    };
+    let opened = async {
+        let mut session = Session::with_browser(attach.await?, start).await?;
+        let loaded = async {
+            if let Some(page) = session.current_page() {
+                page.set_viewport(viewport).await?;
+            }
+            session.open(url).await
+        }
+        .await;
+        match loaded {
+            Ok(_) => Ok(session),
+            Err(e) => {
+                let _ = session.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+    .await;
+    if opened.is_err() {
+        let _ = connection
+            .send_with_timeout(None, &target::CloseTargetParams { target_id }, TAB_TIMEOUT)
+            .await;
+    }
+    opened
+}
+
 /// Where a navigation arrived: the document's URL, title and HTTP status.
 #[derive(Debug, Default)]
 struct Arrival {

@@ -8,20 +8,17 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
 use pagesight::browser::{Browser, LaunchOptions, LaunchTransport, Viewport};
-use pagesight::session::{normalize_url, Session, SessionOptions};
+use pagesight::session::{normalize_url, open_in_new_tab, Session, SessionOptions};
 use pagesight::transport::Connection;
-use pagesight::{AllowedFolders, Error, ErrorCode};
+use pagesight::{AllowedFolders, Error};
 use pyo3_async_runtimes::tokio::future_into_py;
 
 use crate::engine_error;
 use crate::page::NativePage;
 
-/// How long creating or closing a tab through the browser connection may take.
-const TARGET_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long closing the browser waits for Chromium before its process group is killed.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -249,61 +246,12 @@ impl NativeBrowser {
     }
 }
 
-/// Creates a tab through the browser connection, attaches a session of its own to it, sets the
-/// viewport and loads `url`. A tab that could not be set up is closed again.
+/// Opens `url` in a tab of its own with a session on `browser` (see `open_in_new_tab`).
 async fn open_tab(
     connection: Connection,
     browser: Browser,
     start: SessionOptions,
     url: String,
 ) -> pagesight::Result<Session> {
-    let created = connection
-        .send_raw_with_timeout(
-            "Target.createTarget",
-            None,
-            &json!({ "url": "about:blank" }),
-            TARGET_TIMEOUT,
-        )
-        .await?
-        .to_value()?;
-    let Some(target_id) = created.get("targetId").and_then(Value::as_str) else {
-        return Err(Error::new(
-            ErrorCode::ProtocolError,
-            format!("Target.createTarget answered without a targetId: {created}"),
-        ));
-    };
-    let viewport = start.viewport;
-    let start = SessionOptions {
-        target: Some(target_id.to_owned()),
-        ..start
-    };
-    let opened = async {
-        let mut session = Session::with_browser(browser, start).await?;
-        let loaded = async {
-            if let Some(page) = session.current_page() {
-                page.set_viewport(viewport).await?;
-            }
-            session.open(&url).await
-        }
-        .await;
-        match loaded {
-            Ok(_) => Ok(session),
-            Err(e) => {
-                let _ = session.shutdown().await;
-                Err(e)
-            }
-        }
-    }
-    .await;
-    if opened.is_err() {
-        let _ = connection
-            .send_raw_with_timeout(
-                "Target.closeTarget",
-                None,
-                &json!({ "targetId": target_id }),
-                TARGET_TIMEOUT,
-            )
-            .await;
-    }
-    opened
+    open_in_new_tab(&connection, start, &url, async { Ok(browser) }).await
 }
