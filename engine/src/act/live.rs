@@ -221,8 +221,11 @@ pub(crate) async fn resolve_uid(
     }
 }
 
-/// Whether a `DOM.resolveNode` failure means the execution context is gone (not the node).
-fn world_lost(e: &Error) -> bool {
+/// Whether a failure means the execution context is gone (not the node): Chromium's "Cannot
+/// find context with specified id" or "Execution context was destroyed". An isolated world
+/// goes only with its document, so its document is gone too, or going: a navigation has
+/// begun to commit, though the frame tree may not say so yet.
+pub(crate) fn world_lost(e: &Error) -> bool {
     e.message().to_ascii_lowercase().contains("context")
 }
 

@@ -571,6 +571,9 @@ pub(crate) async fn execute(target: ActTarget<'_>, request: ActionRequest<'_>) -
         (Raced::Done(Err(e)), None, None) if e.code() == ErrorCode::ProtocolError => {
             match state.dialogs.race(live::navigated_since(&scope)).await {
                 Raced::Done(Some(why)) => Raced::Done(Err(live::navigated(why))),
+                _ if live::world_lost(&e) => Raced::Done(Err(live::navigated(
+                    "its document went away as the action ran",
+                ))),
                 _ => Raced::Done(Err(e)),
             }
         }
@@ -727,6 +730,11 @@ async fn explain_failure(
     match dialogs.race(live::gone_since(scope, node)).await {
         Raced::Done(Some(_)) if e.code() == ErrorCode::StaleUid => (e, true),
         Raced::Done(Some(why)) => (live::stale(uid, why), true),
+        // The frame tree may still name the old document while the new one commits.
+        _ if e.code() == ErrorCode::ProtocolError && live::world_lost(&e) => (
+            live::stale(uid, "its document went away: the page is loading another"),
+            true,
+        ),
         _ => (e, false),
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::live::document_object;
+use super::live::{document_object, navigated, navigated_since};
 use super::pointer::{self, hit_at, hit_node, wheel_at, Point};
 use super::remote::{call, call_node, viewport, Arg, LiveNode};
 use super::scope::{Reach, Scope};
@@ -125,27 +125,60 @@ async fn read(cx: &ActionContext<'_>, s: &Scroller) -> Result<State> {
     }
 }
 
-/// Waits until the offsets stop changing (smooth scrolling): 100 ms without change once it
-/// moved, or 1 s without any movement at all (a busy renderer may take a while to start), and
-/// at most about 3 s in all.
-async fn rest(cx: &ActionContext<'_>, s: &Scroller, before: State) -> Result<State> {
+/// How long a scroll is waited for to come to rest. A smooth scroll takes a few hundred ms; a
+/// page that keeps moving its own content (a feed adding rows above the view, which scroll
+/// anchoring follows) never rests, and a busy renderer answers each read slowly: the wait is
+/// bounded by the clock, not by a count of reads.
+const REST_LIMIT: Duration = Duration::from_secs(3);
+
+/// How long the renderer may take to take a wheel event. Chromium answers the dispatch once the
+/// renderer has handled the event, within a frame or two; a renderer swapped for a new
+/// document as the event arrives may never answer, and the dispatch would wait out the
+/// command's whole timeout.
+const WHEEL_ACK_LIMIT: Duration = Duration::from_secs(5);
+
+/// Waits until the offsets stop changing (smooth scrolling): at `goal` (where the whole scroll
+/// ends), or 100 ms without change once it moved, or 1 s without any movement at all (a busy
+/// renderer may take a while to start), and at most [`REST_LIMIT`] in all.
+async fn rest(
+    cx: &ActionContext<'_>,
+    s: &Scroller,
+    before: State,
+    goal: (f64, f64),
+) -> Result<State> {
+    let deadline = tokio::time::Instant::now() + REST_LIMIT;
     let mut last = before;
     let mut still = 0;
-    for _ in 0..60 {
+    loop {
         tokio::time::sleep(Duration::from_millis(50)).await;
-        let now = read(cx, s).await?;
+        let Ok(now) = tokio::time::timeout_at(deadline, read(cx, s)).await else {
+            return Ok(last);
+        };
+        let now = now?;
+        let moved = (now.x - before.x).abs() >= 0.5 || (now.y - before.y).abs() >= 0.5;
+        if moved && (now.x - goal.0).abs() < 0.5 && (now.y - goal.1).abs() < 0.5 {
+            return Ok(now);
+        }
         if (now.x - last.x).abs() < 0.5 && (now.y - last.y).abs() < 0.5 {
             still += 1;
-            let moved = (now.x - before.x).abs() >= 0.5 || (now.y - before.y).abs() >= 0.5;
             if still >= if moved { 2 } else { 20 } {
                 return Ok(now);
             }
         } else {
             still = 0;
         }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(now);
+        }
         last = now;
     }
-    Ok(last)
+}
+
+/// Where a scroll by `dx`, `dy` from `s` ends: as far as it goes, up to the ends.
+fn goal_of(s: &State, dx: f64, dy: f64) -> (f64, f64) {
+    let end_x = (s.width - s.client_width).max(0.0);
+    let end_y = (s.height - s.client_height).max(0.0);
+    ((s.x + dx).clamp(0.0, end_x), (s.y + dy).clamp(0.0, end_y))
 }
 
 /// A viewport point over the page itself (not over an inner scroller) for a page scroll, in
@@ -274,8 +307,18 @@ pub(crate) async fn scroll(
     // The point may have moved the container (scrolled into view): read again.
     let before = read(cx, &scroller).await?;
     out.insert("before".into(), pos(&before));
-    wheel_at(cx.page, point, dx, dy).await?;
-    let mut after = rest(cx, &scroller, before).await?;
+    match tokio::time::timeout(WHEEL_ACK_LIMIT, wheel_at(cx.page, point, dx, dy)).await {
+        Ok(sent) => sent?,
+        // Not taken in time: if the page loaded another document meanwhile, that is why;
+        // otherwise the offsets read next tell whether it moved (and the script scroll
+        // below moves it if not).
+        Err(_) => {
+            if let Some(why) = navigated_since(cx.scope).await {
+                return Err(navigated(why));
+            }
+        }
+    }
+    let mut after = rest(cx, &scroller, before, goal_of(&before, dx, dy)).await?;
     let moved = |a: &State| {
         if vertical {
             (a.y - before.y) * direction.sign()
@@ -303,7 +346,7 @@ pub(crate) async fn scroll(
                 call(cx.dom(), &doc, f, &args).await?;
             }
         }
-        after = rest(cx, &scroller, after).await?;
+        after = rest(cx, &scroller, after, goal_of(&after, dx, dy)).await?;
         out.insert("method".into(), Value::String("script".into()));
     } else {
         out.insert("method".into(), Value::String("wheel".into()));
