@@ -36,7 +36,7 @@ pub async fn run(args: Args) -> Result<(), String> {
     let problems = report.problems();
     if problems.is_empty() {
         println!(
-            "verdict: held (memory and descriptors flat, uid tables bounded, no panic, no hang)"
+            "verdict: held (heap and descriptors flat, uid tables bounded, no panic, no hang)"
         );
         Ok(())
     } else {
