@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pagesight needs on a fresh Debian machine: a headless Chromium, and for the
 # Python package's tests Debian's Python with venv and headers, and a venv in
-# target/python-venv holding maturin, pytest and mypy (python/requirements-dev.txt).
+# target/python-venv holding maturin, pytest and mypy (python/requirements-dev.txt), and
+# cargo-fuzz.
 # Set PAGESIGHT_DOCS=1 to also install the documentation packages whose pages the recorded
 # captures come from (python3.11-doc, libjs-bootstrap5-doc); only re-recording needs them.
 set -euo pipefail
@@ -29,6 +30,9 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
+
+# cargo-fuzz, for the short run of the fuzz targets (scripts/fuzz.sh) that the tests end with.
+command -v cargo-fuzz >/dev/null 2>&1 || cargo install --locked cargo-fuzz@0.13.2
 
 # The venv the Python package is built and tested in (scripts/test.sh), inside the build folder.
 venv=target/python-venv

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: what a reviewer checks (formatting, lints, docs), every crate's tests
 # (against a real headless Chromium), a check that the CDP bindings compile with every
-# domain enabled, and the Python package's tests (in the venv scripts/setup.sh makes).
+# domain enabled, the Python package's tests (in the venv scripts/setup.sh makes), and a short
+# run of every fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
@@ -20,3 +21,6 @@ venv=target/python-venv
 PATH="$PWD/$venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install -q \
   --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python
 "$venv/bin/python" -m pytest -q python/tests
+# Each fuzz target (fuzz/) for a short, fixed time from its checked-in corpus. Every input of
+# that corpus is also replayed by `cargo test` above (pagesight::fuzzing), with no fuzzer.
+bash scripts/fuzz.sh 20

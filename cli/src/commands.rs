@@ -337,8 +337,7 @@ pub async fn capture(
         allowed.write_with(&output, |file| {
             let mut out = std::io::BufWriter::new(file);
             capture.to_writer(&mut out)?;
-            out.flush()
-                .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))
+            out.flush().map_err(|e| pagesight::files::write_failed(&e))
         })?;
         Ok(())
     }

@@ -247,8 +247,7 @@ async fn read_page(
         settings.files.write_with(&path, |file| {
             let mut out = std::io::BufWriter::new(file);
             capture.to_writer(&mut out)?;
-            std::io::Write::flush(&mut out)
-                .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))
+            std::io::Write::flush(&mut out).map_err(|e| pagesight::files::write_failed(&e))
         })?;
         record.capture = Some(path);
     }

@@ -156,8 +156,7 @@ impl AllowedFolders {
     /// folder, replacing any file there; returns the absolute path written.
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<PathBuf> {
         self.write_with(path, |out| {
-            out.write_all(bytes)
-                .map_err(|e| Error::invalid_argument(e.to_string()))
+            out.write_all(bytes).map_err(|e| write_failed(&e))
         })
     }
 
@@ -173,6 +172,13 @@ impl AllowedFolders {
             Error::invalid_argument(format!(
                 "cannot write {path}: {why}; give a file in a folder that exists and can be \
                  written"
+            ))
+        };
+        // A failure of the disk itself says what to do about it (a full disk, a read-only one).
+        let failed = |e: std::io::Error| {
+            Error::invalid_argument(format!(
+                "cannot write {path}: {}",
+                write_failed(&e).message()
             ))
         };
         let (Some(folder), Some(name)) = (target.parent(), target.file_name()) else {
@@ -195,27 +201,27 @@ impl AllowedFolders {
             .prefix(&format!(".{}.", name.to_string_lossy()))
             .suffix(".part")
             .tempfile_in(folder)
-            .map_err(|e| {
-                cannot(format!(
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::PermissionDenied => cannot(format!(
                     "the folder {} cannot be written ({e})",
                     folder.display()
-                ))
+                )),
+                _ => failed(e),
             })?;
-        fill(temp.as_file_mut()).map_err(|e| cannot(e.message().to_string()))?;
-        temp.as_file()
-            .sync_all()
-            .map_err(|e| cannot(e.to_string()))?;
+        fill(temp.as_file_mut()).map_err(|e| {
+            Error::invalid_argument(format!("cannot write {path}: {}", e.message()))
+        })?;
+        temp.as_file().sync_all().map_err(failed)?;
         // A temporary file is made readable by its owner alone; what is saved is an ordinary
         // file.
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
             let readable = std::fs::Permissions::from_mode(0o644);
-            std::fs::set_permissions(temp.path(), readable).map_err(|e| cannot(e.to_string()))?;
+            std::fs::set_permissions(temp.path(), readable).map_err(failed)?;
         }
         // On failure the temporary file is removed when `PersistError` drops it.
-        temp.persist(&target)
-            .map_err(|e| cannot(e.error.to_string()))?;
+        temp.persist(&target).map_err(|e| failed(e.error))?;
         Ok(target)
     }
 
@@ -230,6 +236,26 @@ impl AllowedFolders {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// The error of a write that failed with `e`, with what to do about it: a full disk and a
+/// read-only one need other remedies than a wrong path. For the writers of files (captures,
+/// screenshots, snapshots) and [`AllowedFolders::write_with`].
+pub fn write_failed(e: &std::io::Error) -> Error {
+    use std::io::ErrorKind;
+    let advice = match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            "the disk is full: free some space, or give a path on another disk"
+        }
+        ErrorKind::FileTooLarge => {
+            "the file is larger than this system lets a file be (a file size limit): raise \
+             the limit, or give a path where it does not apply"
+        }
+        ErrorKind::ReadOnlyFilesystem => "the disk is read-only: give a path on a writable disk",
+        ErrorKind::PermissionDenied => "give a file in a folder this process may write",
+        _ => "give a file in a folder that exists and can be written",
+    };
+    Error::invalid_argument(format!("{e}; {advice}"))
 }
 
 /// The absolute path the system would open for `path`: canonical if it exists; otherwise the

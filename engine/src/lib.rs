@@ -55,6 +55,9 @@ pub mod doctor;
 mod error;
 pub mod extract;
 pub mod files;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 #[doc(hidden)]
 pub mod identity;
 pub mod line_reader;

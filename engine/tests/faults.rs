@@ -773,6 +773,52 @@ async fn a_broken_remote_endpoint_times_out_without_hurting_other_calls() {
     eprintln!("broken endpoint: {:?} in all", started.elapsed());
 }
 
+/// A message larger than any browser sends ends the connection at once with `PROTOCOL_ERROR`
+/// naming the limit, without the memory: the endpoint sends the head of a WebSocket frame that
+/// says 2 GiB follow, then a few bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_past_the_size_limit_ends_the_connection_with_a_clear_error() {
+    use futures_util::StreamExt;
+    use pagesight::browser::Browser;
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    tokio::spawn(async move {
+        let Ok((stream, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut socket) = tokio_tungstenite::accept_async(stream).await else {
+            return;
+        };
+        let _request = socket.next().await;
+        // A binary frame, not masked (server to client), of 2^31 bytes: the 64-bit length form.
+        let head = [0x82, 127, 0, 0, 0, 0, 0x80, 0, 0, 0, b'x', b'x'];
+        let _ = socket.get_mut().write_all(&head).await;
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let browser = Browser::connect(&format!("ws://127.0.0.1:{port}/devtools/browser/big"))
+        .await
+        .expect("connect to the endpoint");
+    let began = Instant::now();
+    let outcome = browser
+        .connection()
+        .send_raw_with_timeout("Fake.any", None, &json!({}), Duration::from_secs(20))
+        .await;
+    let took = began.elapsed();
+    let e = outcome.expect_err("no reply can come");
+    eprintln!(
+        "a 2 GiB frame: {} after {took:?}: {}",
+        e.code(),
+        e.message()
+    );
+    assert_eq!(e.code(), ErrorCode::ProtocolError, "{e}");
+    assert!(e.message().contains("1024 MiB"), "{e}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(browser.connection().is_closed());
+}
+
 /// What a failed write left in `folder`: the names of its files.
 fn files_in(folder: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(folder)
@@ -877,6 +923,9 @@ async fn output_that_cannot_be_written_whole_leaves_nothing_behind() {
             message.contains("cannot write") && message.contains("File too large"),
             "{what}: {message}"
         );
+        // The advice fits the failure: a size limit, not a wrong folder.
+        assert!(message.contains("file size limit"), "{what}: {message}");
+        assert!(!message.contains("folder that exists"), "{what}: {message}");
     }
     assert_eq!(
         std::fs::read_to_string(folder.path().join("shot.png"))

@@ -14,6 +14,9 @@
 
 mod answer;
 mod args;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod options;
 mod schema;
 mod server;

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-mod ax;
+pub(crate) mod ax;
 pub mod ax_partial;
 pub mod box_rects;
 mod dom;
@@ -204,10 +204,11 @@ impl Capture {
     /// Writes the capture as gzip'd JSON.
     pub fn to_writer<W: Write>(&self, writer: W) -> Result<()> {
         let mut gz = flate2::write::GzEncoder::new(writer, flate2::Compression::default());
-        serde_json::to_writer(&mut gz, self)
-            .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))?;
-        gz.finish()
-            .map_err(|e| Error::invalid_argument(format!("cannot write the capture: {e}")))?;
+        serde_json::to_writer(&mut gz, self).map_err(|e| match e.io_error_kind() {
+            Some(kind) => crate::files::write_failed(&std::io::Error::new(kind, e)),
+            None => Error::invalid_argument(format!("cannot write the capture: {e}")),
+        })?;
+        gz.finish().map_err(|e| crate::files::write_failed(&e))?;
         Ok(())
     }
 
@@ -231,7 +232,7 @@ impl Capture {
     }
 
     /// [`Capture::from_bytes`] with another limit, for tests.
-    fn from_bytes_within(bytes: &[u8], limit: usize) -> Result<Capture> {
+    pub(crate) fn from_bytes_within(bytes: &[u8], limit: usize) -> Result<Capture> {
         if bytes.starts_with(&[0x1f, 0x8b]) {
             Capture::from_json(&gunzip_within(bytes, limit)?)
         } else if bytes.len() > limit {
@@ -254,7 +255,7 @@ impl Capture {
 
     /// [`Capture::from_json`], parsing a file of at least `split_min` bytes on two threads;
     /// `pieces: false` parses it in one piece (what the pieces must give, for tests).
-    fn from_json_with(json: &[u8], split_min: usize, pieces: bool) -> Result<Capture> {
+    pub(crate) fn from_json_with(json: &[u8], split_min: usize, pieces: bool) -> Result<Capture> {
         // Chromium sends lone UTF-16 surrogates (from page text) as `\ud800` escapes, which a
         // strict JSON decoder rejects; they become U+FFFD instead of failing the whole capture.
         // Valid UTF-8 is checked once over the whole file rather than once per string (about a

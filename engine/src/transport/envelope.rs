@@ -272,19 +272,19 @@ pub(crate) enum Incoming<'a> {
 }
 
 #[derive(Deserialize)]
-struct Envelope<'a> {
+pub(crate) struct Envelope<'a> {
     #[serde(default)]
-    id: Option<u64>,
+    pub(crate) id: Option<u64>,
     #[serde(default, borrow)]
-    method: Option<Cow<'a, str>>,
+    pub(crate) method: Option<Cow<'a, str>>,
     #[serde(default, borrow, rename = "sessionId")]
-    session_id: Option<Cow<'a, str>>,
+    pub(crate) session_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    result: Option<&'a RawValue>,
+    pub(crate) result: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    params: Option<&'a RawValue>,
+    pub(crate) params: Option<&'a RawValue>,
     #[serde(default)]
-    error: Option<CdpError>,
+    pub(crate) error: Option<CdpError>,
 }
 
 /// Why a frame was skipped.

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Bytes;
 
-use super::Shared;
+use super::{message_too_large, Shared, MAX_MESSAGE_BYTES};
 use crate::error::{Error, ErrorCode};
 
 /// The read buffer's first capacity and what it grows by; a frame at least this large that
@@ -45,6 +45,10 @@ pub(super) async fn read_frames<R: AsyncRead + Unpin>(mut reader: R, shared: Arc
                 return pipe_closed("end of stream inside a message");
             }
             Ok(0) => return pipe_closed("end of stream"),
+            Ok(_) if frames.partial_len() > MAX_MESSAGE_BYTES => {
+                shared.note_malformed("a message past the size limit");
+                return message_too_large(frames.partial_len());
+            }
             Ok(_) => {}
             Err(e) => return pipe_closed(e),
         }
@@ -59,7 +63,7 @@ pub(super) async fn read_frames<R: AsyncRead + Unpin>(mut reader: R, shared: Arc
 /// of the buffer and is large is handed over whole, the buffer itself becoming its `Bytes`, so
 /// its bytes are copied from the pipe once. A small frame is copied out and the buffer reused,
 /// so a small message does not hold a large allocation alive while it waits to be read.
-struct FrameBuffer {
+pub(crate) struct FrameBuffer {
     buffer: Vec<u8>,
     /// Where the first byte not yet dispatched is.
     start: usize,
@@ -73,7 +77,7 @@ struct FrameBuffer {
 }
 
 impl FrameBuffer {
-    fn new() -> FrameBuffer {
+    pub(crate) fn new() -> FrameBuffer {
         FrameBuffer {
             buffer: Vec::with_capacity(READ_BUFFER),
             start: 0,
@@ -83,7 +87,7 @@ impl FrameBuffer {
     }
 
     /// The next whole frame read (without its NUL), if there is one.
-    fn next_frame(&mut self) -> Option<Bytes> {
+    pub(crate) fn next_frame(&mut self) -> Option<Bytes> {
         let unscanned = self.buffer.get(self.scanned..)?;
         let Some(offset) = memchr(0, unscanned) else {
             self.scanned = self.buffer.len();
@@ -119,14 +123,19 @@ impl FrameBuffer {
         len.saturating_add(len / 16).saturating_add(2 * MIN_READ)
     }
 
+    /// How many bytes of a frame whose end has not been read yet are held.
+    fn partial_len(&self) -> usize {
+        self.buffer.len() - self.start
+    }
+
     /// Whether bytes of a frame whose end has not been read yet are held.
-    fn holds_partial_frame(&self) -> bool {
+    pub(crate) fn holds_partial_frame(&self) -> bool {
         self.start < self.buffer.len()
     }
 
     /// The buffer, with the partial frame moved to its front (so that, should it turn out
     /// large, it can be handed over whole) and room at its end for the next read.
-    fn spare(&mut self) -> &mut Vec<u8> {
+    pub(crate) fn spare(&mut self) -> &mut Vec<u8> {
         if self.start > 0 {
             // What is moved arrived in the last read, after the frame it ended.
             self.buffer.drain(..self.start);

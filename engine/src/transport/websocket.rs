@@ -10,11 +10,12 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use super::Shared;
+use super::{message_too_large, Shared, MAX_MESSAGE_BYTES};
 use crate::error::{Error, ErrorCode, Result};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -45,7 +46,7 @@ fn with_root_path(url: &str) -> std::borrow::Cow<'_, str> {
     format!("ws://{}/{}", &rest[..end], &rest[end..]).into()
 }
 
-/// Opens the WebSocket without message or frame size limits.
+/// Opens the WebSocket, its messages bounded by [`MAX_MESSAGE_BYTES`] (a frame may be as large).
 pub(super) async fn open(
     url: &str,
     headers: &[(String, String)],
@@ -78,8 +79,8 @@ pub(super) async fn open(
         request.headers_mut().insert(name, value);
     }
     let config = WebSocketConfig::default()
-        .max_message_size(None)
-        .max_frame_size(None);
+        .max_message_size(Some(MAX_MESSAGE_BYTES))
+        .max_frame_size(Some(MAX_MESSAGE_BYTES));
     let (socket, _response) =
         tokio_tungstenite::connect_async_with_config(request, Some(config), true)
             .await
@@ -100,6 +101,10 @@ pub(super) async fn read_frames(mut stream: SplitStream<Socket>, shared: Arc<Sha
     loop {
         match stream.next().await {
             None => return socket_closed("end of stream"),
+            Some(Err(WsError::Capacity(CapacityError::MessageTooLong { size, .. }))) => {
+                shared.note_malformed("a message past the size limit");
+                return message_too_large(size);
+            }
             Some(Err(e)) => return socket_closed(e),
             Some(Ok(Message::Text(text))) => shared.dispatch(Bytes::from(text)),
             Some(Ok(Message::Binary(bytes))) => shared.dispatch(bytes),

@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::transport::RawJson;
 
 mod reader;
-pub(in crate::capture) mod split;
+pub(crate) mod split;
 use reader::read_node;
 
 /// `Accessibility.getFullAXTree` with the same parameters as the generated

@@ -412,7 +412,7 @@ pub(in crate::capture) fn read_list(text: &str) -> Option<AxNodes> {
 /// The nodes of a reply holding them as `{"nodes":[…]}` (other keys are stepped over), read
 /// on two threads when `parallel`; `None` for any other shape, for text after the object, or
 /// when a part does not read.
-pub(in crate::capture) fn read_reply_nodes(text: &str, parallel: bool) -> Option<AxNodes> {
+pub(crate) fn read_reply_nodes(text: &str, parallel: bool) -> Option<AxNodes> {
     if !parallel {
         return join_reply(reply_head(text, None), None);
     }
