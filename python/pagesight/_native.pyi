@@ -27,6 +27,31 @@ class Browser:
     def open(self, url: str) -> Awaitable[Page]: ...
     def close(self) -> Awaitable[None]: ...
 
+class Crawl:
+    def __init__(
+        self,
+        urls: List[str],
+        *,
+        concurrency: Optional[int] = None,
+        extract: Optional[str] = None,
+        snapshot: Optional[str] = None,
+        links: bool = False,
+        follow: Optional[str] = None,
+        depth: int = 3,
+        max_pages: Optional[int] = None,
+        ignore_robots: bool = False,
+        browsers: List[str] = ...,
+        page_timeout: float = 30.0,
+        retries: int = 2,
+        shared_context: bool = False,
+    ) -> None: ...
+    def start(self) -> Awaitable[None]: ...
+    def next(self) -> Awaitable[Optional[Dict[str, Any]]]: ...
+    def stop(self) -> None: ...
+    def abort(self) -> None: ...
+    def finish(self) -> Awaitable[Dict[str, Any]]: ...
+    def progress(self) -> Tuple[int, int, int, int]: ...
+
 def launch(
     *,
     executable: Optional[str] = None,

@@ -12,9 +12,12 @@
 //!   into the exception class of its code (`pagesight.StaleUidError`, …). A panic becomes a
 //!   Python exception too (PyO3's, or the runtime bridge's `RustPanic`), never an abort.
 //! - `render_capture` needs no browser and no event loop; it releases the GIL while it works.
+//! - `Crawl` drives the crawl crate (`pagesight crawl`'s engine): its records come out one by
+//!   one as awaitables of the same kind.
 
 mod browser;
 mod convert;
+mod crawl;
 mod page;
 
 use pyo3::create_exception;
@@ -127,5 +130,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(browser::connect, m)?)?;
     m.add_class::<browser::NativeBrowser>()?;
     m.add_class::<page::NativePage>()?;
+    m.add_class::<crawl::NativeCrawl>()?;
     Ok(())
 }

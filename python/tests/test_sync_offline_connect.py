@@ -69,10 +69,10 @@ def test_connect_by_websocket_and_by_http() -> None:
 
 
 def test_the_stubs_type_check_an_example(tmp_path: Path) -> None:
-    example = ROOT / "python" / "examples" / "agent.py"
-    # The example against the installed package, then the installed package itself (its
+    examples = [str(ROOT / "python" / "examples" / name) for name in ("agent.py", "crawl.py")]
+    # The examples against the installed package, then the installed package itself (its
     # Python half against the native half's stub); from a folder holding neither source.
-    for target in ([str(example)], ["-p", "pagesight"]):
+    for target in (examples, ["-p", "pagesight"]):
         checked = subprocess.run(
             [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *target],
             capture_output=True,
@@ -92,6 +92,20 @@ def test_the_example_runs() -> None:
     )
     assert ran.returncode == 0, ran.stderr
     assert 'Filled textbox "Name"' in ran.stdout
+
+
+def test_the_crawl_example_runs() -> None:
+    example = ROOT / "python" / "examples" / "crawl.py"
+    pages = [ROOT / "fixtures" / "pages" / name for name in ("forms.html", "links-list.html")]
+    ran = subprocess.run(
+        [sys.executable, str(example), *map(str, pages)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "2 pages, 0 failed" in ran.stdout
+    assert "'Forms: values set by script'" in ran.stdout
 
 
 def test_the_result_classes_are_fresh_from_the_schema() -> None:
