@@ -183,6 +183,10 @@ impl NativeCrawl {
     /// Starts the crawl: launches its browser (or connects to its browsers). Raises if it
     /// cannot, or if the crawl was started before.
     fn start<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        // Held while the crawl starts, so that a `finish()` called meanwhile waits for it.
+        let mut driver = Arc::clone(&self.driver)
+            .try_lock_owned()
+            .map_err(|_| invalid("this crawl was started already"))?;
         let taken = self.pending.lock().ok().and_then(|mut p| p.take());
         let Some((options, sender)) = taken else {
             return Err(invalid("this crawl was started already"));
@@ -194,13 +198,12 @@ impl NativeCrawl {
             .and_then(|mut p| p.take())
             .unwrap_or_else(|| watch::channel(Progress::default()).0);
         let control = self.control.subscribe();
-        let driver = Arc::clone(&self.driver);
         future_into_py(py, async move {
             let crawl = pagesight_crawl::start(options)
                 .await
                 .map_err(engine_error)?;
             let task = tokio::spawn(drive(crawl, control, sender, progress));
-            *driver.lock().await = Driver::Running(task);
+            *driver = Driver::Running(task);
             Ok(())
         })
     }
@@ -275,8 +278,8 @@ impl NativeCrawl {
 
 impl Drop for NativeCrawl {
     fn drop(&mut self) {
-        // Nobody can read the records any more: the crawl is cut short (the driver sees its
-        // control channel close) and its browsers closed, inside the runtime.
+        // Nobody can read the records any more: the crawl is cut short and its browsers
+        // closed by the driver, which sees the abort (and its control channel close).
         self.control.send_replace(Stop::Abort);
     }
 }

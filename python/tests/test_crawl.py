@@ -248,6 +248,26 @@ def test_stop_lets_the_pages_in_flight_finish(site: str) -> None:
     assert all(page.ok for page in pages)
 
 
+def test_abort_cuts_the_pages_in_flight_short(site: str) -> None:
+    async def body() -> List[pagesight.CrawlResult]:
+        crawl = pagesight.crawl(
+            [f"{site}page{i}.html" for i in range(PAGES)], concurrency=3, retries=0
+        )
+        pages = []
+        async for page in crawl:
+            pages.append(page)
+            crawl.abort()
+        assert crawl.summary is not None and crawl.summary.stopped
+        assert crawl.progress().in_flight == 0
+        return pages
+
+    pages = run(body())
+    assert 1 <= len(pages) < PAGES
+    # Each page in flight still came out: done, or cut short.
+    for page in pages:
+        assert page.ok or (page.error is not None and page.error.code == "CANCELLED"), page
+
+
 def test_a_page_that_cannot_be_opened_is_a_result(site: str) -> None:
     async def body() -> List[pagesight.CrawlResult]:
         return [
