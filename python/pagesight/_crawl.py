@@ -220,9 +220,9 @@ async def _pages(native: _native.Crawl, state: _State) -> AsyncGenerator[CrawlRe
 
 class Crawl(AsyncIterator[CrawlResult]):
     """A crawl: an async iterator of `CrawlResult`, one per page, in the order pages are done.
-    It starts with the first `async for` step (or `async with`); `stop()` takes no new page,
-    `abort()` cuts those in flight short (each still comes out, with `CANCELLED`); `aclose()`
-    ends it at once and waits for its browser to close. Made by `pagesight.crawl`."""
+    It starts (launches its browser) with the first step of `async for`; `stop()` takes no new
+    page, `abort()` cuts those in flight short (each still comes out, with `CANCELLED`);
+    `aclose()` ends it at once and waits for its browser to close. Made by `pagesight.crawl`."""
 
     def __init__(self, native: _native.Crawl) -> None:
         self._native = native
@@ -280,7 +280,8 @@ class Crawl(AsyncIterator[CrawlResult]):
 
     def __repr__(self) -> str:
         p = self.progress()
-        return f"Crawl(done={p.done}, failed={p.failed}, in_flight={p.in_flight}, queued={p.queued})"
+        counts = f"done={p.done}, failed={p.failed}, in_flight={p.in_flight}, queued={p.queued}"
+        return f"Crawl({counts})"
 
 
 def _native_crawl(
