@@ -20,10 +20,10 @@ use tokio::task::JoinHandle;
 use pagesight::{Error, Mode};
 use pagesight_crawl::{Crawl, Progress, Stop, Summary};
 use pagesight_crawl::{CrawlOptions, Endpoint, ExtractFormat, Follow, PageRecord, Perception};
-use pyo3_async_runtimes::tokio::future_into_py;
 
 use crate::convert::Json;
 use crate::engine_error;
+use crate::settle::awaitable;
 
 /// The longest `page_timeout` taken (a day), as the command line takes it.
 const MAX_PAGE_TIMEOUT: f64 = 86_400.0;
@@ -198,7 +198,7 @@ impl NativeCrawl {
             .and_then(|mut p| p.take())
             .unwrap_or_else(|| watch::channel(Progress::default()).0);
         let control = self.control.subscribe();
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let crawl = pagesight_crawl::start(options)
                 .await
                 .map_err(engine_error)?;
@@ -215,7 +215,7 @@ impl NativeCrawl {
             return Err(invalid("start the crawl before reading its pages"));
         }
         let records = Arc::clone(&self.records);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let record = records.lock().await.recv().await;
             record
                 .map(|record| {
@@ -252,7 +252,7 @@ impl NativeCrawl {
         drop(self.pending.lock().ok().and_then(|mut p| p.take()));
         let records = Arc::clone(&self.records);
         let driver = Arc::clone(&self.driver);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             {
                 let mut records = records.lock().await;
                 records.close();

@@ -19,6 +19,7 @@ mod browser;
 mod convert;
 mod crawl;
 mod page;
+mod settle;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -131,5 +132,12 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<browser::NativeBrowser>()?;
     m.add_class::<page::NativePage>()?;
     m.add_class::<crawl::NativeCrawl>()?;
+    m.add_function(wrap_pyfunction!(settle::_settle, m)?)?;
+    // Before the interpreter finalizes, the awaitables' hand-overs to the event loop are let
+    // finish (settle.rs).
+    let settle = m.getattr("_settle")?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (settle,))?;
     Ok(())
 }

@@ -114,3 +114,27 @@ def test_the_result_classes_are_fresh_from_the_schema() -> None:
         [sys.executable, str(generator), "--check"], capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_ending_right_after_an_await_exits_cleanly() -> None:
+    # The last awaitable's hand-over to the event loop may still be under way when the program
+    # ends; the package lets it finish before the interpreter finalizes (a thread that asked
+    # for the GIL then used to abort the process). Racy by nature: tried a few times.
+    script = (
+        "import asyncio, pagesight, sys\n"
+        "async def main():\n"
+        "    async with pagesight.launch() as browser:\n"
+        "        page = await browser.open(sys.argv[1])\n"
+        "        await page.snapshot(tree=False)\n"
+        "    async for _ in pagesight.crawl(sys.argv[1]):\n"
+        "        pass\n"
+        "asyncio.run(main())\n"
+    )
+    for _ in range(6):
+        ran = subprocess.run(
+            [sys.executable, "-c", script, str(ACTIONS / "clicks.html")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert ran.returncode == 0, (ran.returncode, ran.stderr)
