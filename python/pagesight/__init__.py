@@ -11,13 +11,22 @@
 
     asyncio.run(main())
 
-The asyncio API is this module (`launch`, `connect`, `Browser`, `Page`); `pagesight.sync` is
-the same API without `await`. `render_capture` renders a saved capture offline. Results are
+The asyncio API is this module (`launch`, `connect`, `Browser`, `Page`, and `crawl` for many
+pages at once); `pagesight.sync` is the same API without `await`. `render_capture` renders a saved capture offline. Results are
 typed (`pagesight.Clicked`, ...); failures raise `pagesight.Error` subclasses named after the
 engine's codes. The protocol behind every call: docs/protocol.md.
 """
 
 from ._api import Browser, BrowserStart, Page, connect, launch, render_capture
+from ._crawl import (
+    Crawl,
+    CrawlFailure,
+    CrawlProgress,
+    CrawlResult,
+    CrawlSummary,
+    CrawlTimings,
+    crawl,
+)
 from ._errors import (
     BrowserClosedError,
     Error,
@@ -44,6 +53,13 @@ __all__ = [
     "connect",
     "launch",
     "render_capture",
+    "crawl",
+    "Crawl",
+    "CrawlResult",
+    "CrawlTimings",
+    "CrawlFailure",
+    "CrawlProgress",
+    "CrawlSummary",
     "Snapshot",
     "Node",
     "Box",

@@ -11,17 +11,37 @@ and notebooks-free code that does not use asyncio.
 Every method is the asyncio method of the same name (same arguments, same results, same
 exceptions), awaited; the GIL is released while the engine works, so other Python threads run.
 A browser and its pages are used from one thread, and not from inside a running event loop (use
-the asyncio API there).
+the asyncio API there). `crawl` is a plain iterator of `pagesight.CrawlResult`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import Any, Coroutine, List, Literal, Optional, Sequence, Type, TypeVar, Union
+from typing import (
+    Any,
+    Coroutine,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Type,
+    TypeVar,
+    Union,
+)
 
-from . import _api
+from . import _api, _crawl
 from ._api import Button, Direction, Expand, Format, Mode, PathLike
+from ._crawl import (
+    CrawlProgress,
+    CrawlResult,
+    CrawlSummary,
+    ExtractFormat,
+    Follow,
+    SnapshotMode,
+)
 from ._results import (
     Clicked,
     DialogAnswered,
@@ -44,7 +64,7 @@ from ._snapshot import Snapshot
 
 T = TypeVar("T")
 
-__all__ = ["Browser", "Page", "launch", "connect"]
+__all__ = ["Browser", "Page", "Crawl", "launch", "connect", "crawl"]
 
 
 class _Loop:
@@ -366,3 +386,112 @@ def connect(
 
 async def _connect(endpoint: str, **options: Any) -> _api.Browser:
     return await _api.connect(endpoint, **options)
+
+
+class Crawl(Iterator[CrawlResult]):
+    """`pagesight.Crawl` as a plain iterator, on an event loop of its own. Leaving the loop
+    early (`break`, an exception) ends the crawl as soon as the iterator is let go: the pages in
+    flight are cut short and the launched browser closed; `with` (or `close()`) does it at a
+    known point. `stop()` and `abort()` may be called from another thread."""
+
+    def __init__(self, crawl: _crawl.Crawl) -> None:
+        self.crawl = crawl
+        """The asyncio crawl this one drives."""
+        self._loop = _Loop()
+
+    def __iter__(self) -> Crawl:
+        return self
+
+    def __next__(self) -> CrawlResult:
+        if self._loop.loop.is_closed():
+            raise StopIteration
+        try:
+            return self._loop.run(self._next())
+        except StopAsyncIteration:
+            self.close()
+            raise StopIteration from None
+        except BaseException:
+            self.close()
+            raise
+
+    async def _next(self) -> CrawlResult:
+        return await self.crawl.__anext__()
+
+    def stop(self) -> None:
+        self.crawl.stop()
+
+    def abort(self) -> None:
+        self.crawl.abort()
+
+    def progress(self) -> CrawlProgress:
+        return self.crawl.progress()
+
+    @property
+    def summary(self) -> Optional[CrawlSummary]:
+        return self.crawl.summary
+
+    def close(self) -> None:
+        """Ends the crawl (the pages in flight cut short, the launched browser closed), then
+        the event loop. Closing twice does nothing."""
+        if self._loop.loop.is_closed():
+            return
+        try:
+            self._loop.run(self.crawl.aclose())
+        finally:
+            self._loop.close()
+
+    def __enter__(self) -> Crawl:
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        error: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - nothing to tell at collection
+            pass
+
+    def __repr__(self) -> str:
+        return f"sync.{self.crawl!r}"
+
+
+def crawl(
+    urls: Union[PathLike, Iterable[PathLike]],
+    *,
+    concurrency: Optional[int] = None,
+    extract: Optional[ExtractFormat] = None,
+    snapshot: Optional[SnapshotMode] = None,
+    links: bool = False,
+    follow: Optional[Follow] = None,
+    depth: int = 3,
+    max_pages: Optional[int] = None,
+    ignore_robots: bool = False,
+    browsers: Optional[Iterable[str]] = None,
+    page_timeout: float = 30.0,
+    retries: int = 2,
+    shared_context: bool = False,
+) -> Crawl:
+    """`pagesight.crawl`, as a plain iterator: the same options, the same results."""
+    return Crawl(
+        _crawl.crawl(
+            urls,
+            concurrency=concurrency,
+            extract=extract,
+            snapshot=snapshot,
+            links=links,
+            follow=follow,
+            depth=depth,
+            max_pages=max_pages,
+            ignore_robots=ignore_robots,
+            browsers=browsers,
+            page_timeout=page_timeout,
+            retries=retries,
+            shared_context=shared_context,
+        )
+    )

@@ -14,10 +14,10 @@ use pagesight::browser::{Browser, LaunchOptions, LaunchTransport, Viewport};
 use pagesight::session::{normalize_url, open_in_new_tab, Session, SessionOptions};
 use pagesight::transport::Connection;
 use pagesight::{AllowedFolders, Error};
-use pyo3_async_runtimes::tokio::future_into_py;
 
 use crate::engine_error;
 use crate::page::NativePage;
+use crate::settle::awaitable;
 
 /// How long closing the browser waits for Chromium before its process group is killed.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -131,7 +131,7 @@ pub(crate) fn launch(
         files: AllowedFolders::with_defaults(&allow_dirs).map_err(engine_error)?,
         ..SessionOptions::default()
     };
-    future_into_py(py, async move {
+    awaitable(py, async move {
         let browser = Browser::launch(options).await.map_err(engine_error)?;
         let endpoint = browser.websocket_url().map(str::to_owned);
         if debugging_port && endpoint.is_none() {
@@ -163,7 +163,7 @@ pub(crate) fn connect(
         allow_evaluate,
         ..SessionOptions::default()
     };
-    future_into_py(py, async move {
+    awaitable(py, async move {
         let browser = Browser::connect(&endpoint).await.map_err(engine_error)?;
         let endpoint = browser
             .websocket_url()
@@ -200,7 +200,7 @@ impl NativeBrowser {
     /// `load`; the tab is closed again if that fails.
     fn open<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
         let state = Arc::clone(&self.state);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let url = normalize_url(&url).map_err(engine_error)?;
             let (connection, shared) = {
                 let browser = state.browser.lock().await;
@@ -221,7 +221,7 @@ impl NativeBrowser {
     /// Closing twice does nothing.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let state = Arc::clone(&self.state);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let browser = state.browser.lock().await.take();
             if let Some(browser) = browser {
                 // On time-out the future, and the browser with it, is dropped: that kills a

@@ -12,10 +12,14 @@
 //!   into the exception class of its code (`pagesight.StaleUidError`, …). A panic becomes a
 //!   Python exception too (PyO3's, or the runtime bridge's `RustPanic`), never an abort.
 //! - `render_capture` needs no browser and no event loop; it releases the GIL while it works.
+//! - `Crawl` drives the crawl crate (`pagesight crawl`'s engine): its records come out one by
+//!   one as awaitables of the same kind.
 
 mod browser;
 mod convert;
+mod crawl;
 mod page;
+mod settle;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -127,5 +131,13 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(browser::connect, m)?)?;
     m.add_class::<browser::NativeBrowser>()?;
     m.add_class::<page::NativePage>()?;
+    m.add_class::<crawl::NativeCrawl>()?;
+    m.add_function(wrap_pyfunction!(settle::_settle, m)?)?;
+    // Before the interpreter finalizes, the awaitables' hand-overs to the event loop are let
+    // finish (settle.rs).
+    let settle = m.getattr("_settle")?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (settle,))?;
     Ok(())
 }

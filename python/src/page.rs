@@ -16,10 +16,10 @@ use pagesight::render::Format;
 use pagesight::session::Session;
 use pagesight::snapshot::render_snapshot;
 use pagesight::{Error, ErrorCode};
-use pyo3_async_runtimes::tokio::future_into_py;
 
 use crate::browser::in_runtime;
 use crate::convert::{from_python, Json};
+use crate::settle::awaitable;
 use crate::{engine_error, snapshot_options, tree_options};
 
 /// How long closing a page may take.
@@ -95,7 +95,7 @@ impl NativePage {
     ) -> PyResult<Bound<'py, PyAny>> {
         let command = Command::from_json(&from_python(command)?).map_err(engine_error)?;
         let queued = Queued::now(&self.session);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let mut guard = queued.session().await?;
             let session = guard.as_mut().ok_or_else(closed_page)?;
             let response = session.execute(command).await.map_err(engine_error)?;
@@ -117,7 +117,7 @@ impl NativePage {
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = snapshot_options(options)?;
         let queued = Queued::now(&self.session);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let mut guard = queued.session().await?;
             let session = guard.as_mut().ok_or_else(closed_page)?;
             let output = session.snapshot(&options).await.map_err(engine_error)?;
@@ -136,7 +136,7 @@ impl NativePage {
     /// is gone went with it.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let queued = Queued::now(&self.session);
-        future_into_py(py, async move {
+        awaitable(py, async move {
             let Ok(mut guard) = queued.session().await else {
                 return Ok(());
             };
