@@ -18,6 +18,12 @@ const COARSE: f64 = 8.0;
 /// one of them is work that few queries ever read.
 const FINE_SPAN_MAX: usize = 64;
 
+/// The most cells a grid has. A viewport of 1280×800 px is 1,000 cells of [`CELL`] px, a whole
+/// page 100,000 px long 125,000; a region past this (a document that says it is millions of
+/// pixels wide) gets larger cells instead, so what the grid takes stays bounded whatever the
+/// page says of its size.
+const MAX_CELLS: f64 = (1 << 18) as f64;
+
 /// One document's items and the grids they are filed in.
 #[derive(Debug, Clone, Default)]
 pub(super) struct DocIndex {
@@ -102,11 +108,27 @@ impl Grid {
         )
     }
 
+    /// A grid of `cell`-px cells over `region`, or of larger cells when that would make more
+    /// than [`MAX_CELLS`].
     fn new(cell: f64, region: &Rect) -> Grid {
+        let side = |len: f64| if len.is_finite() { len.max(0.0) } else { 0.0 };
+        let (width, height) = (side(region.width), side(region.height));
+        let count = |cell: f64| {
+            let cols = (width / cell).ceil().max(1.0);
+            let rows = (height / cell).ceil().max(1.0);
+            (cols, rows)
+        };
+        let mut cell = cell;
+        let (mut cols, mut rows) = count(cell);
+        // Finite sides: each doubling halves a side of more than one cell, so this ends.
+        while cols * rows > MAX_CELLS {
+            cell *= 2.0;
+            (cols, rows) = count(cell);
+        }
         Grid {
             cell,
-            cols: (region.width / cell).ceil().max(1.0) as u32,
-            rows: (region.height / cell).ceil().max(1.0) as u32,
+            cols: cols as u32,
+            rows: rows as u32,
             ..Grid::default()
         }
     }
@@ -186,5 +208,47 @@ impl DocIndex {
         coarse.file_items(&large);
         self.fine = fine;
         self.coarse = coarse;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(width: f64, height: f64) -> Rect {
+        Rect {
+            x: 0.0,
+            y: 0.0,
+            width,
+            height,
+        }
+    }
+
+    /// A document that says it is billions of pixels large (a hostile capture: the fuzz target
+    /// `adversarial_capture` found one asking for 6.7 GB of cells) gets larger cells, not more.
+    #[test]
+    fn a_huge_region_gets_larger_cells_not_more_of_them() {
+        for (w, h) in [
+            (f64::from(i32::MAX), 800.0),
+            (1280.0, f64::from(i32::MAX)),
+            (1e308, 1e308),
+            (f64::INFINITY, 800.0),
+            (f64::NAN, -5.0),
+        ] {
+            for cell in [CELL, CELL * COARSE] {
+                let grid = Grid::new(cell, &region(w, h));
+                let cells = f64::from(grid.cols) * f64::from(grid.rows);
+                assert!(cells <= MAX_CELLS, "{w}×{h}: {} × {}", grid.cols, grid.rows);
+                assert!(grid.cols >= 1 && grid.rows >= 1);
+                // The grid still covers the region: its far corner falls in the last cell.
+                if w.is_finite() && h.is_finite() {
+                    assert!(f64::from(grid.cols) * grid.cell >= w, "{w}: {}", grid.cell);
+                    assert!(f64::from(grid.rows) * grid.cell >= h, "{h}: {}", grid.cell);
+                }
+            }
+        }
+        // A viewport keeps its cells of CELL px.
+        let grid = Grid::new(CELL, &region(1280.0, 800.0));
+        assert_eq!((grid.cell, grid.cols, grid.rows), (CELL, 40, 25));
     }
 }
