@@ -99,9 +99,15 @@ const EMPTY: Entry = Entry {
     last_seen: 0,
 };
 
-/// Ids below this always go to the array, whatever the page's size: a small page's array stays
-/// well under a megabyte.
-const DENSE_FLOOR: usize = 1 << 16;
+/// Ids below this always go to the array, whatever the page's size: 4,096 entries, 64 KB.
+///
+/// Why not more: Chromium numbers nodes in the order it makes them and never reuses a number,
+/// so a page that lives long and keeps making nodes (a feed, a ticker, a chat) pushes its ids
+/// up however few it holds at once. An array over every id up to the highest would grow
+/// with the page's age, not its size. Past the floor, and past four times the nodes of the largest
+/// snapshot (see [`SnapshotUids::reserve`]), ids go to the map, which holds only the nodes
+/// the snapshots saw.
+const DENSE_FLOOR: usize = 1 << 12;
 
 /// The remembered nodes of one document.
 ///
@@ -556,6 +562,34 @@ mod tests {
         }
         assert!(t.documents() <= 3, "{} document slots", t.documents());
         assert!(t.len() <= 2, "{} nodes", t.len());
+    }
+
+    /// A page that lives long and keeps making nodes (a feed: rows added and the oldest removed
+    /// at every snapshot, Chromium numbering each new node past the last) takes memory for the
+    /// nodes it holds, not for every number it ever used; and its nodes keep their uids.
+    #[test]
+    fn a_feed_that_keeps_making_nodes_keeps_the_table_small() {
+        let mut t = UidTable::new();
+        // Forty nodes that stay (the page's frame), then the rows.
+        let mut ids: Vec<i64> = (1..=200).collect();
+        let mut first_uid = None;
+        for _ in 0..5000 {
+            let mut s = t.begin();
+            s.reserve(ids.len());
+            let page = s.document(&doc("L1"));
+            let mut uids = ids.iter().map(|&id| s.node(page, Some(id)).0);
+            let kept = uids.next();
+            uids.for_each(drop);
+            s.finish();
+            assert_eq!(*first_uid.get_or_insert(kept), kept, "a node that stays keeps its uid");
+            let next = ids.last().copied().unwrap_or(0) + 1;
+            ids.drain(40..80);
+            ids.extend(next..next + 40);
+        }
+        assert!(ids.last().copied().unwrap_or(0) > 150_000, "the ids climbed");
+        assert_eq!(t.len(), 200);
+        let slots: usize = t.nodes.iter().map(|d| d.dense.len() + d.sparse.len()).sum();
+        assert!(slots <= DENSE_FLOOR + 200, "{slots} slots for 200 nodes");
     }
 
     #[test]
