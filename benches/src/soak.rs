@@ -10,8 +10,8 @@
 //! What must not happen is a panic or a hang: every call runs under a timeout, and one that
 //! hits it counts as a hang; a panic inside a call is caught and counted.
 //!
-//! Every `interval` the process's memory (the heap it holds, and its resident memory), its open
-//! file descriptors and the tabs' uid tables are sampled. The verdict
+//! Every `interval` the process's memory (the least heap it held since the last sample, and
+//! its resident memory), its open file descriptors and the tabs' uid tables are sampled. The verdict
 //! ([`SoakReport::problems`]): after `warm_up`, the heap held and the descriptors stay within
 //! 10% of the first sample taken after it, the uid tables within half again of the largest
 //! seen during the warm-up, and no panic and no hang happened.
@@ -20,6 +20,9 @@
 //! they free for the next ones ([`pagesight::keep_freed_memory`], up to 256 MiB), so its
 //! resident memory follows the largest moment it has met (eight tabs snapshotting at once),
 //! not what it holds. A leak grows the heap held; the resident memory is printed beside it.
+//! The heap is taken at its lowest between two samples because at any one moment eight tabs
+//! hold their calls' replies and models (a megabyte or two, as much as the rest), and a leak
+//! raises the lowest point as surely as any other.
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -73,8 +76,9 @@ pub struct Sample {
     pub at: Duration,
     /// Resident memory of this process.
     pub rss_bytes: u64,
-    /// The heap this process holds: bytes allocated and not freed (0 where the allocator is
-    /// not glibc's).
+    /// The heap this process held at its lowest since the last sample (read four times a
+    /// second): what stays allocated between the tabs' calls, without what a call in flight
+    /// holds for a moment. 0 where the allocator is not glibc's.
     pub heap_bytes: u64,
     /// Open file descriptors of this process.
     pub fds: usize,
@@ -447,7 +451,12 @@ async fn soak_on(browser: &Browser, options: &SoakOptions) -> Result<SoakReport,
     eprint!("{}", SoakReport::header());
     let mut next = started + options.interval;
     while next <= until + Duration::from_millis(1) {
-        tokio::time::sleep_until(next.into()).await;
+        let mut heap_floor = heap_bytes();
+        while Instant::now() < next {
+            let tick = next.min(Instant::now() + Duration::from_millis(250));
+            tokio::time::sleep_until(tick.into()).await;
+            heap_floor = heap_floor.min(heap_bytes());
+        }
         let sample = {
             let counts = shared.counts();
             let max = |v: &Vec<AtomicUsize>| {
@@ -459,7 +468,7 @@ async fn soak_on(browser: &Browser, options: &SoakOptions) -> Result<SoakReport,
             Sample {
                 at: started.elapsed(),
                 rss_bytes: rss_bytes(),
-                heap_bytes: heap_bytes(),
+                heap_bytes: heap_floor,
                 fds: open_fds(),
                 uid_nodes: max(&shared.uid_nodes),
                 uid_documents: max(&shared.uid_documents),
