@@ -191,14 +191,27 @@ pub(crate) async fn resolve_uid(
     };
     let page_session = &scope.session;
     // Connected? And for a text node, its parent element.
-    let element = call_node(
+    let element = match call_node(
         page_session,
         &node.object_id,
         "function(){if(!this.isConnected)return null;\
          return this.nodeType===1?this:(this.parentElement||null);}",
         &[],
     )
-    .await?;
+    .await
+    {
+        Ok(element) => element,
+        // The world went away between the two calls: its document with it, though the frame
+        // tree read a moment ago may not say so yet.
+        Err(e) if e.code() == ErrorCode::ProtocolError && world_lost(&e) => {
+            return Err(forget(
+                uids,
+                parsed,
+                "its document went away: the page is loading another",
+            ))
+        }
+        Err(e) => return Err(e),
+    };
     match element {
         Some(element) => Ok((scope, element)),
         None => {
