@@ -581,12 +581,19 @@ mod tests {
             let kept = uids.next();
             uids.for_each(drop);
             s.finish();
-            assert_eq!(*first_uid.get_or_insert(kept), kept, "a node that stays keeps its uid");
+            assert_eq!(
+                *first_uid.get_or_insert(kept),
+                kept,
+                "a node that stays keeps its uid"
+            );
             let next = ids.last().copied().unwrap_or(0) + 1;
             ids.drain(40..80);
             ids.extend(next..next + 40);
         }
-        assert!(ids.last().copied().unwrap_or(0) > 150_000, "the ids climbed");
+        assert!(
+            ids.last().copied().unwrap_or(0) > 150_000,
+            "the ids climbed"
+        );
         assert_eq!(t.len(), 200);
         let slots: usize = t.nodes.iter().map(|d| d.dense.len() + d.sparse.len()).sum();
         assert!(slots <= DENSE_FLOOR + 200, "{slots} slots for 200 nodes");
