@@ -202,11 +202,13 @@ impl AllowedFolders {
             .suffix(".part")
             .tempfile_in(folder)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::PermissionDenied => cannot(format!(
+                std::io::ErrorKind::StorageFull
+                | std::io::ErrorKind::QuotaExceeded
+                | std::io::ErrorKind::ReadOnlyFilesystem => failed(e),
+                _ => cannot(format!(
                     "the folder {} cannot be written ({e})",
                     folder.display()
                 )),
-                _ => failed(e),
             })?;
         fill(temp.as_file_mut()).map_err(|e| {
             Error::invalid_argument(format!("cannot write {path}: {}", e.message()))
