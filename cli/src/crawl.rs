@@ -65,6 +65,10 @@ pub struct CrawlArgs {
     /// A page not done in this many seconds is cut (its load is waited for half of it).
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     page_timeout: f64,
+    /// What a page is read after: `domcontentloaded` (its HTML parsed) or `load` (its images,
+    /// frames and scripts loaded too: slower, for pages that fill in their content then).
+    #[arg(long, value_name = "EVENT", value_parser = ["domcontentloaded", "load"], default_value = "domcontentloaded")]
+    wait_until: String,
     /// How many more times a page that timed out, crashed or lost its browser is tried.
     #[arg(long, value_name = "N", default_value_t = 2)]
     retries: u32,
@@ -141,6 +145,7 @@ impl CrawlArgs {
             ));
         }
         options.page_timeout = Duration::from_secs_f64(self.page_timeout.min(86_400.0));
+        options.wait_until = self.wait_until.parse()?;
         options.retries = self.retries;
         options.shared_context = self.shared_context;
         options.viewport = Viewport {

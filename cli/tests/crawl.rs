@@ -143,6 +143,25 @@ fn serve(mut stream: TcpStream, hits: &Mutex<Vec<String>>) {
              <script>for (;;) {}</script>"
                 .into(),
         ),
+        // A whole page whose one image takes 8 s: parsed at once, loaded only then. A script
+        // says which of the two the page was read after.
+        "/held" => html(
+            "200 OK",
+            "<title>Held</title><main><h1>A held page</h1><p id=\"state\">read once parsed</p>\
+             <img src=\"/held.png\" alt=\"\"></main><script>addEventListener('load', () => \
+             document.getElementById('state').textContent = 'read after its load')</script>"
+                .into(),
+        ),
+        "/held.png" => {
+            std::thread::sleep(Duration::from_secs(8));
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into()
+        }
+        // A script that redirects while the page is parsed, to a page that takes its time.
+        "/leaving" => html(
+            "200 OK",
+            "<title>Leaving</title><script>location.replace('/slow/3')</script><p>Leaving.</p>"
+                .into(),
+        ),
         p if p.starts_with("/slow/") => {
             std::thread::sleep(Duration::from_millis(1500));
             html(
@@ -341,6 +360,53 @@ fn a_page_that_takes_too_long_is_cut_and_retried() {
         "the crawl took {:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn a_page_is_read_once_parsed_unless_its_load_is_asked_for() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let crawl = |wait: Option<&str>, out: &Path| {
+        let mut command = pagesight();
+        command
+            .args(["crawl", "--quiet", "--extract", "markdown", "--out"])
+            .arg(out)
+            .args(["--url", &site.url("/held"), "--url", &site.url("/leaving")]);
+        if let Some(wait) = wait {
+            command.args(["--wait-until", wait]);
+        }
+        let status = command.status().expect("run pagesight crawl");
+        assert!(status.success());
+        by_url(&records(out))
+    };
+    let parsed = crawl(None, &dir.path().join("parsed.jsonl"));
+    let held = &parsed[&site.url("/held")];
+    assert_eq!(held["loaded"], true, "{held}");
+    let markdown = held["markdown"].as_str().unwrap_or_default();
+    assert!(markdown.contains("read once parsed"), "{held}");
+    // A redirect started while the document was parsed is followed to its page.
+    let leaving = &parsed[&site.url("/leaving")];
+    assert_eq!(leaving["finalUrl"], site.url("/slow/3"), "{leaving}");
+    assert!(
+        leaving["markdown"]
+            .as_str()
+            .is_some_and(|m| m.contains("A slow page")),
+        "{leaving}"
+    );
+    let loaded = crawl(Some("load"), &dir.path().join("loaded.jsonl"));
+    let held = &loaded[&site.url("/held")];
+    assert_eq!(held["loaded"], true, "{held}");
+    let markdown = held["markdown"].as_str().unwrap_or_default();
+    assert!(markdown.contains("read after its load"), "{held}");
+    assert_eq!(
+        loaded[&site.url("/leaving")]["finalUrl"],
+        site.url("/slow/3")
+    );
+    let refused = pagesight()
+        .args(["crawl", "--url", &site.url("/held"), "--wait-until", "idle"])
+        .output()
+        .expect("run pagesight crawl");
+    assert!(!refused.status.success());
 }
 
 /// The pages within `depth` links of page 0, and the private pages they link to.

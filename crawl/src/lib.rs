@@ -49,7 +49,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use pagesight::{AllowedFolders, Error, Result, Viewport};
+use pagesight::{AllowedFolders, Error, Result, Viewport, WaitUntil};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -87,6 +87,10 @@ pub struct CrawlOptions {
     /// A page not done in this time is cut (`TIMEOUT`); its load is waited for at most half
     /// of it, and a page that has not loaded by then is read as it is.
     pub page_timeout: Duration,
+    /// What ends the wait for a page before it is read: its `DOMContentLoaded` (the
+    /// default: the HTML is parsed, which is what the main content and links come from), or
+    /// its `load` (images, frames and every script loaded too).
+    pub wait_until: WaitUntil,
     /// How many more times a page is tried after a try that may go better next time.
     pub retries: u32,
     /// Open every page in the browser's default context (shared cookies and storage)
@@ -102,8 +106,8 @@ pub struct CrawlOptions {
 
 impl CrawlOptions {
     /// Options to crawl `seeds` with the defaults: [`default_concurrency`] pages at once on
-    /// one launched browser, 30 s per page, 2 retries, nothing followed, nothing read but
-    /// where each page arrived.
+    /// one launched browser, 30 s per page read once parsed, 2 retries, nothing followed,
+    /// nothing read but where each page arrived.
     pub fn new(seeds: Vec<String>) -> CrawlOptions {
         CrawlOptions {
             seeds,
@@ -115,6 +119,7 @@ impl CrawlOptions {
             robots: true,
             browsers: Vec::new(),
             page_timeout: Duration::from_secs(30),
+            wait_until: WaitUntil::DomContentLoaded,
             retries: 2,
             shared_context: false,
             viewport: Viewport::default(),
@@ -125,9 +130,9 @@ impl CrawlOptions {
 }
 
 /// Pages in flight by default: two per core. A page's time is mostly Chromium's (its
-/// renderer, on a core of its own while it lays out and paints) and waiting (the network,
-/// the `load` event); the crawl's own CPU per page is a few percent of Chromium's. Two per
-/// core keeps the cores busy while pages wait without making every page slower.
+/// renderer, on a core of its own while it lays out and paints) and waiting (the network);
+/// the crawl's own CPU per page is a few percent of Chromium's. Two per core keeps the cores
+/// busy while pages wait without making every page slower.
 pub fn default_concurrency() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get() * 2)
 }
@@ -275,6 +280,7 @@ async fn run(
         read_links: options.perception.links || following,
         robots: (following && options.robots).then(Default::default),
         page_timeout: options.page_timeout,
+        wait_until: options.wait_until,
         shared_context: options.shared_context,
         files: options.files.clone(),
     });

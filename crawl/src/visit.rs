@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use pagesight::extract::ExtractOptions;
 use pagesight::live::capture_everything;
-use pagesight::{AllowedFolders, Error, ErrorCode, Mode, Session, SessionOptions, SnapshotOptions};
+use pagesight::{
+    AllowedFolders, Error, ErrorCode, Mode, Session, SessionOptions, SnapshotOptions, WaitUntil,
+};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
@@ -45,6 +47,7 @@ pub(crate) struct VisitSettings {
     pub(crate) read_links: bool,
     pub(crate) robots: Option<RobotsCache>,
     pub(crate) page_timeout: Duration,
+    pub(crate) wait_until: WaitUntil,
     pub(crate) shared_context: bool,
     pub(crate) files: AllowedFolders,
 }
@@ -97,6 +100,7 @@ pub(crate) async fn visit(
         // The load is waited for at most half the page's time: a page that never finishes
         // loading is read as it is, and the rest of the time is the reading's.
         load_timeout: Some(settings.page_timeout / 2),
+        wait_until: settings.wait_until,
         viewport: browser.default_viewport(),
         files: settings.files.clone(),
         // For robots.txt's text; the crawl sends no other script.

@@ -80,7 +80,7 @@ mod task;
 #[doc(hidden)]
 pub mod transport;
 
-pub use browser::{Browser, LaunchOptions, Page, Viewport};
+pub use browser::{Browser, LaunchOptions, Page, Viewport, WaitUntil};
 pub use capture::Capture;
 pub use command::Command;
 pub use error::{Error, ErrorCode, Result};

@@ -12,7 +12,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::act::{ActState, ActTarget, ActionRequest, Navigated, DIALOG_WHILE_LOADING};
-use crate::browser::{Browser, LaunchOptions, LoadOutcome, Page, Viewport, HTTP_ERROR_PAGE};
+use crate::browser::{
+    Browser, LaunchOptions, LoadOutcome, Page, Viewport, WaitUntil, HTTP_ERROR_PAGE,
+};
 use crate::cdp::page as cdp_page;
 use base64::Engine as _;
 
@@ -99,6 +101,7 @@ pub struct Session {
     pages: Vec<PageState>,
     current: Option<usize>,
     load_timeout: Duration,
+    wait_until: WaitUntil,
     collect_devtools: bool,
     allow_evaluate: bool,
     files: AllowedFolders,
@@ -119,6 +122,9 @@ pub struct SessionOptions {
     pub viewport: Viewport,
     /// `None`: [`DEFAULT_LOAD_TIMEOUT`].
     pub load_timeout: Option<Duration>,
+    /// What ends the wait of [`Session::open`]: the page's `load` (the default), or its
+    /// `DOMContentLoaded` for a reader of the HTML that need not wait for images and frames.
+    pub wait_until: WaitUntil,
     /// Record each page's console messages and network requests (for `console_messages`,
     /// `network_requests`, …) from when the session opens or attaches it. Off by default: it
     /// enables Chromium's `Runtime`, `Log` and `Network` domains on every page, which costs
@@ -162,6 +168,7 @@ impl Session {
             pages: Vec::new(),
             current: None,
             load_timeout: options.load_timeout.unwrap_or(DEFAULT_LOAD_TIMEOUT),
+            wait_until: options.wait_until,
             collect_devtools: options.collect_devtools,
             allow_evaluate: options.allow_evaluate,
             files: options.files,
@@ -554,7 +561,11 @@ impl Session {
         let state = &mut self.pages[index];
         let navigated = state
             .act
-            .navigation(state.page.navigate(&url, self.load_timeout))
+            .navigation(
+                state
+                    .page
+                    .navigate_until(&url, self.load_timeout, self.wait_until),
+            )
             .await;
         let navigated = match navigated {
             Err(e) if e.message().contains(HTTP_ERROR_PAGE) => {

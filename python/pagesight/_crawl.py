@@ -35,6 +35,7 @@ from ._results import Link, Result
 
 ExtractFormat = Literal["markdown", "text"]
 SnapshotMode = Literal["a11y", "dom"]
+WaitUntil = Literal["domcontentloaded", "load"]
 Follow = Union[Literal["same-site", "same-origin"], str]
 """`"same-site"`, `"same-origin"`, or an absolute URL prefix (`"https://example.com/docs/"`)."""
 PathLike = Union[str, "os.PathLike[str]"]
@@ -297,6 +298,7 @@ def _native_crawl(
     ignore_robots: bool,
     browsers: Optional[Iterable[str]],
     page_timeout: float,
+    wait_until: WaitUntil,
     retries: int,
     shared_context: bool,
 ) -> _native.Crawl:
@@ -314,6 +316,7 @@ def _native_crawl(
             ignore_robots=ignore_robots,
             browsers=list(browsers or ()),
             page_timeout=page_timeout,
+            wait_until=wait_until,
             retries=retries,
             shared_context=shared_context,
         )
@@ -334,6 +337,7 @@ def crawl(
     ignore_robots: bool = False,
     browsers: Optional[Iterable[str]] = None,
     page_timeout: float = 30.0,
+    wait_until: WaitUntil = "domcontentloaded",
     retries: int = 2,
     shared_context: bool = False,
 ) -> Crawl:
@@ -348,7 +352,8 @@ def crawl(
     from a seed, honouring robots.txt unless `ignore_robots`; `max_pages`: at most this many
     results in all; `browsers`: running browsers to crawl with (`ws://...` or
     `http://host:port`; default: one launched headless Chromium); `page_timeout`: seconds
-    before a page is cut (`TIMEOUT`); `retries`: more tries for a page that timed out, crashed
+    before a page is cut (`TIMEOUT`); `wait_until`: read a page once `"domcontentloaded"` (its
+    HTML parsed) or `"load"` (its images, frames and scripts loaded too); `retries`: more tries for a page that timed out, crashed
     or lost its browser; `shared_context`: every page in the browser's default context (its
     cookies) instead. Bad arguments raise `InvalidArgumentError` here, before anything starts.
     """
@@ -365,6 +370,7 @@ def crawl(
             ignore_robots=ignore_robots,
             browsers=browsers,
             page_timeout=page_timeout,
+            wait_until=wait_until,
             retries=retries,
             shared_context=shared_context,
         )

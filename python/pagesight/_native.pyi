@@ -42,6 +42,7 @@ class Crawl:
         ignore_robots: bool = False,
         browsers: List[str] = ...,
         page_timeout: float = 30.0,
+        wait_until: str = "domcontentloaded",
         retries: int = 2,
         shared_context: bool = False,
     ) -> None: ...

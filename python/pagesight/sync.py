@@ -474,6 +474,7 @@ def crawl(
     ignore_robots: bool = False,
     browsers: Optional[Iterable[str]] = None,
     page_timeout: float = 30.0,
+    wait_until: _crawl.WaitUntil = "domcontentloaded",
     retries: int = 2,
     shared_context: bool = False,
 ) -> Crawl:
@@ -491,6 +492,7 @@ def crawl(
             ignore_robots=ignore_robots,
             browsers=browsers,
             page_timeout=page_timeout,
+            wait_until=wait_until,
             retries=retries,
             shared_context=shared_context,
         )

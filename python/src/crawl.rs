@@ -74,6 +74,7 @@ impl NativeCrawl {
         ignore_robots=false,
         browsers=Vec::new(),
         page_timeout=30.0,
+        wait_until=String::from("domcontentloaded"),
         retries=2,
         shared_context=false,
     ))]
@@ -90,6 +91,7 @@ impl NativeCrawl {
         ignore_robots: bool,
         browsers: Vec<String>,
         page_timeout: f64,
+        wait_until: String,
         retries: i64,
         shared_context: bool,
     ) -> PyResult<Self> {
@@ -165,6 +167,11 @@ impl NativeCrawl {
             )));
         }
         options.page_timeout = Duration::from_secs_f64(page_timeout.min(MAX_PAGE_TIMEOUT));
+        options.wait_until = wait_until.parse().map_err(|_| {
+            invalid(format!(
+                "wait_until is \"domcontentloaded\" or \"load\", not {wait_until:?}"
+            ))
+        })?;
         options.retries = u32::try_from(non_negative(retries, "retries")?).unwrap_or(u32::MAX);
         options.shared_context = shared_context;
 

@@ -315,6 +315,7 @@ def test_the_sync_crawl(site: str) -> None:
         ({"page_timeout": 0}, "page_timeout"),
         ({"page_timeout": float("nan")}, "page_timeout"),
         ({"browsers": [""]}, "browser"),
+        ({"wait_until": "networkidle"}, "wait_until"),
     ],
 )
 def test_bad_arguments_raise_invalid_argument(options: Any, named: str) -> None:

@@ -235,11 +235,13 @@ pub(crate) async fn resolve_uid(
 }
 
 /// Whether a failure means the execution context is gone (not the node): Chromium's "Cannot
-/// find context with specified id" or "Execution context was destroyed". An isolated world
-/// goes only with its document, so its document is gone too, or going: a navigation has
-/// begun to commit, though the frame tree may not say so yet.
+/// find context with specified id", "Execution context was destroyed", or "Inspected target
+/// navigated or closed" (a call the document's navigation cut short). An isolated world goes
+/// only with its document, so its document is gone too, or going: a navigation has begun to
+/// commit, though the frame tree may not say so yet.
 pub(crate) fn world_lost(e: &Error) -> bool {
-    e.message().to_ascii_lowercase().contains("context")
+    let message = e.message().to_ascii_lowercase();
+    message.contains("context") || message.contains("inspected target navigated or closed")
 }
 
 /// The scope of the page's main frame (actions without a uid), in its isolated world.
@@ -338,4 +340,23 @@ pub(crate) async fn document_object(scope: &Scope) -> Result<String> {
     Ok(node_from_backend(scope, doc.root.backend_node_id)
         .await?
         .object_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_its_documents_navigation_cut_short_lost_its_world() {
+        for message in [
+            "Cannot find context with specified id",
+            "Execution context was destroyed.",
+            "Inspected target navigated or closed",
+        ] {
+            let e = Error::new(ErrorCode::ProtocolError, message);
+            assert!(world_lost(&e), "{message}");
+        }
+        let e = Error::new(ErrorCode::ProtocolError, "No node with given id found");
+        assert!(!world_lost(&e));
+    }
 }

@@ -26,6 +26,7 @@ pub use launch::{
     exit_on_signals_with_cleanup, find_chromium, kill_launched_browsers, PipeBrowser,
     CHROMIUM_FLAGS, CHROMIUM_NAMES,
 };
+pub use navigation::WaitUntil;
 pub use page::{create_world, LoadOutcome, Page, HTTP_ERROR_PAGE};
 
 pub(crate) use connect::{http_get, websocket_authority};

@@ -29,6 +29,16 @@
 //! for the frame to stop loading (it does not while the next navigation is pending; and a
 //! document's `load` can be reported after the next one committed), and twice as many end it
 //! as not loaded: the page keeps navigating.
+//!
+//! A wait can end earlier, at our document's `DOMContentLoaded` ([`WaitUntil::DomContentLoaded`],
+//! what a crawler that reads the HTML wants: a page's images, fonts, frames and third-party
+//! scripts can hold its `load` back by seconds). The order of commits is followed the same
+//! way; what changes is the moment that ends it: the waited-for document is parsed and no
+//! navigation started after ours committed is pending. A pending one (a script that redirects
+//! while the page is parsed) is waited for, and then its document's `DOMContentLoaded`; one
+//! that never commits is given up when the frame stops loading. A navigation the old document
+//! started that commits after that moment is not seen: the page read is then the one that
+//! replaced ours, which a snapshot reports as a navigation.
 
 use std::collections::VecDeque;
 
@@ -39,6 +49,42 @@ const SETTLED_REDIRECTS: usize = 8;
 
 /// How many navigations started after ours committed are remembered (the latest).
 const STARTED_KEPT: usize = 64;
+
+/// The moment of a document's life that ends the wait for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WaitUntil {
+    /// `load`, and the frame done loading: the document's images, styles, frames and scripts
+    /// loaded, and no navigation of the frame pending.
+    #[default]
+    Load,
+    /// `DOMContentLoaded`: the document parsed and its deferred scripts run, and no navigation
+    /// it started pending; images, fonts, frames and async scripts may still be loading.
+    DomContentLoaded,
+}
+
+impl WaitUntil {
+    /// The name the command line and the JSON options use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitUntil::Load => "load",
+            WaitUntil::DomContentLoaded => "domcontentloaded",
+        }
+    }
+}
+
+impl std::str::FromStr for WaitUntil {
+    type Err = crate::Error;
+
+    fn from_str(s: &str) -> crate::Result<Self> {
+        match s {
+            "load" => Ok(WaitUntil::Load),
+            "domcontentloaded" => Ok(WaitUntil::DomContentLoaded),
+            other => Err(crate::Error::invalid_argument(format!(
+                "unknown wait {other:?}: use load or domcontentloaded"
+            ))),
+        }
+    }
+}
 
 /// What a navigation's watch makes of an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +123,12 @@ pub(crate) struct NavigationWatch {
     loaded: bool,
     /// Whether the frame stopped loading since that document committed.
     stopped: bool,
+    /// What ends the wait.
+    until: WaitUntil,
+    /// Whether the document waited for fired `DOMContentLoaded`.
+    parsed: bool,
+    /// A cross-document navigation started after ours committed that has not committed yet.
+    pending: Option<String>,
 }
 
 impl NavigationWatch {
@@ -92,7 +144,16 @@ impl NavigationWatch {
             other_first: None,
             loaded: false,
             stopped: false,
+            until: WaitUntil::Load,
+            parsed: false,
+            pending: None,
         }
+    }
+
+    /// The watch with `until` ending the wait instead of `load`.
+    pub(crate) fn until(mut self, until: WaitUntil) -> Self {
+        self.until = until;
+        self
     }
 
     /// The loader id of the document whose `load` is waited for.
@@ -100,15 +161,20 @@ impl NavigationWatch {
         &self.waited_for
     }
 
-    /// Whether that document fired `load` (the frame may still have a navigation pending).
+    /// Whether that document reached the moment waited for (the frame may still have a
+    /// navigation pending).
     pub(crate) fn loaded(&self) -> bool {
-        self.loaded
+        match self.until {
+            WaitUntil::Load => self.loaded,
+            WaitUntil::DomContentLoaded => self.parsed || self.loaded,
+        }
     }
 
     fn wait_for(&mut self, loader: &str) {
         self.waited_for = loader.to_owned();
         self.loaded = false;
         self.stopped = false;
+        self.parsed = false;
     }
 
     /// `Page.frameStartedNavigating`; `cross_document`: the navigation will load a document.
@@ -123,6 +189,7 @@ impl NavigationWatch {
                 self.started_after.pop_front();
             }
             self.started_after.push_back(loader.to_owned());
+            self.pending = Some(loader.to_owned());
         }
     }
 
@@ -141,6 +208,9 @@ impl NavigationWatch {
             return Step::Wait;
         }
         let redirect = !self.reports_starts || self.started_after.iter().any(|l| l == loader);
+        if self.pending.as_deref() == Some(loader) {
+            self.pending = None;
+        }
         if redirect {
             self.redirects += 1;
             if self.redirects > 2 * SETTLED_REDIRECTS {
@@ -170,7 +240,14 @@ impl NavigationWatch {
 
     /// `Page.lifecycleEvent`.
     pub(crate) fn lifecycle(&mut self, frame: &str, loader: &str, name: &str) -> Step {
-        if name != "load" || frame != self.frame {
+        if frame != self.frame {
+            return Step::Wait;
+        }
+        if name == "DOMContentLoaded" && loader == self.waited_for {
+            self.parsed = true;
+            return self.settled();
+        }
+        if name != "load" {
             return Step::Wait;
         }
         if loader == self.waited_for {
@@ -190,7 +267,14 @@ impl NavigationWatch {
     }
 
     fn settled(&self) -> Step {
-        if self.loaded && self.stopped {
+        let done = match self.until {
+            WaitUntil::Load => self.loaded && self.stopped,
+            // A frame that stopped loading has no navigation pending any more.
+            WaitUntil::DomContentLoaded => {
+                self.committed && self.parsed && (self.pending.is_none() || self.stopped)
+            }
+        };
+        if done {
             Step::Loaded
         } else {
             Step::Wait
@@ -440,5 +524,91 @@ mod tests {
         let next = NextDocument::new("main");
         assert_eq!(next.within_document("child"), Step::Wait);
         assert_eq!(next.within_document("main"), Step::Loaded);
+    }
+
+    fn parsed_watch() -> NavigationWatch {
+        let mut watch = NavigationWatch::new("main", "ours").until(WaitUntil::DomContentLoaded);
+        watch.started("main", "ours", true);
+        watch
+    }
+
+    #[test]
+    fn waiting_until_parsed_ends_at_our_documents_dom_content_loaded() {
+        let mut watch = parsed_watch();
+        // Another frame's, or the old document's, is not ours.
+        assert_eq!(
+            watch.lifecycle("main", "old", "DOMContentLoaded"),
+            Step::Wait
+        );
+        assert_eq!(
+            watch.committed("main", "ours", "https://asked/"),
+            Step::Wait
+        );
+        assert_eq!(
+            watch.lifecycle("child", "ours", "DOMContentLoaded"),
+            Step::Wait
+        );
+        assert!(!watch.loaded());
+        assert_eq!(
+            watch.lifecycle("main", "ours", "DOMContentLoaded"),
+            Step::Loaded
+        );
+        assert!(watch.loaded());
+        // Waiting for `load` goes on past the same event.
+        let mut watch = NavigationWatch::new("main", "ours");
+        watch.committed("main", "ours", "https://asked/");
+        assert_eq!(
+            watch.lifecycle("main", "ours", "DOMContentLoaded"),
+            Step::Wait
+        );
+        assert!(!watch.loaded());
+    }
+
+    #[test]
+    fn waiting_until_parsed_follows_a_redirect_started_while_parsing() {
+        let mut watch = parsed_watch();
+        watch.committed("main", "ours", "https://asked/");
+        // A script of the document redirects while it is parsed.
+        watch.started("main", "redirect", true);
+        assert_eq!(
+            watch.lifecycle("main", "ours", "DOMContentLoaded"),
+            Step::Wait
+        );
+        assert_eq!(
+            watch.committed("main", "redirect", "https://asked/login"),
+            Step::Wait
+        );
+        assert_eq!(watch.waited_for(), "redirect");
+        assert!(!watch.loaded());
+        assert_eq!(
+            watch.lifecycle("main", "redirect", "DOMContentLoaded"),
+            Step::Loaded
+        );
+        // A navigation started that never commits (a download, a 204) is given up when the
+        // frame stops loading.
+        let mut watch = parsed_watch();
+        watch.committed("main", "ours", "https://asked/");
+        watch.started("main", "nothing", true);
+        assert_eq!(
+            watch.lifecycle("main", "ours", "DOMContentLoaded"),
+            Step::Wait
+        );
+        assert_eq!(watch.stopped_loading("main"), Step::Loaded);
+        // The old document's navigation committing first still replaces ours.
+        let mut watch = parsed_watch();
+        watch.started("main", "old's", true);
+        watch.committed("main", "ours", "https://asked/");
+        assert_eq!(
+            watch.committed("main", "old's", "https://old/"),
+            Step::Replaced("https://old/".into())
+        );
+    }
+
+    #[test]
+    fn wait_names_read_back() {
+        for until in [WaitUntil::Load, WaitUntil::DomContentLoaded] {
+            assert_eq!(until.as_str().parse::<WaitUntil>().ok(), Some(until));
+        }
+        assert!("networkidle".parse::<WaitUntil>().is_err());
     }
 }

@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::transport::{Connection, EventStream, RawEvent, SessionId, Subscription};
 
 use super::frames::{FrameTarget, FrameTargets};
-use super::navigation::{NavigationWatch, NextDocument, Step};
+use super::navigation::{NavigationWatch, NextDocument, Step, WaitUntil};
 use super::Viewport;
 
 /// How long a loaded page is given to render its first frames (see [`Page::rendered`]).
@@ -254,10 +254,20 @@ impl Page {
     /// replaced ours every time. A missing `load` event is not an error: the outcome says
     /// `timed_out` and the page stays usable.
     pub async fn navigate(&self, url: &str, timeout: Duration) -> Result<LoadOutcome> {
+        self.navigate_until(url, timeout, WaitUntil::Load).await
+    }
+
+    /// [`Page::navigate`], with the wait ended by `until` instead of `load`.
+    pub async fn navigate_until(
+        &self,
+        url: &str,
+        timeout: Duration,
+        until: WaitUntil,
+    ) -> Result<LoadOutcome> {
         let deadline = Instant::now() + timeout;
         let mut replaced_by = String::new();
         for _ in 0..NAVIGATE_ATTEMPTS {
-            match self.navigate_once(url, deadline).await? {
+            match self.navigate_once(url, deadline, until).await? {
                 Landing::Done(outcome) => return Ok(outcome),
                 Landing::Replaced(other) => replaced_by = other,
             }
@@ -271,7 +281,12 @@ impl Page {
         ))
     }
 
-    async fn navigate_once(&self, url: &str, deadline: Instant) -> Result<Landing> {
+    async fn navigate_once(
+        &self,
+        url: &str,
+        deadline: Instant,
+        until: WaitUntil,
+    ) -> Result<Landing> {
         // Subscribed first, as one stream: the events may arrive before the reply to
         // Page.navigate, and what they mean depends on their order.
         let mut events = self.connection.subscribe_methods(
@@ -327,7 +342,7 @@ impl Page {
                 kept_navigating: false,
             }));
         };
-        let mut watch = NavigationWatch::new(&frame_id, &loader_id);
+        let mut watch = NavigationWatch::new(&frame_id, &loader_id).until(until);
         let outcome = |watch: &NavigationWatch, timed_out: bool| LoadOutcome {
             frame_id: Some(frame_id.clone()),
             loader_id: Some(watch.waited_for().to_owned()),
