@@ -30,10 +30,17 @@ const PYTHON_DOCS: &str = "/usr/share/doc/python3.11/html";
 /// Where the Python documentation's `_static` links point (Debian's shared JavaScript).
 const SHARED_JAVASCRIPT: &str = "/usr/share/javascript";
 
+/// Chromium's host resolver rule that fails every name but the corpus server's at once.
+const LOOPBACK_ONLY: &str = "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1";
+
 /// The crawlers compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Tool {
+    /// `pagesight crawl` as it runs by default: each page in a browser context of its own.
     Pagesight,
+    /// `pagesight crawl --shared-context`: every page in the browser's default context, as
+    /// Crawl4AI opens them when given a CDP URL.
+    PagesightShared,
     Crawl4ai,
 }
 
@@ -41,6 +48,7 @@ impl Tool {
     fn name(self) -> &'static str {
         match self {
             Tool::Pagesight => "pagesight",
+            Tool::PagesightShared => "pagesight-shared",
             Tool::Crawl4ai => "crawl4ai",
         }
     }
@@ -74,7 +82,7 @@ pub struct Args {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "pagesight,crawl4ai"
+        default_value = "pagesight,pagesight-shared,crawl4ai"
     )]
     tools: Vec<Tool>,
     /// The `pagesight` command line program; default: `pagesight` beside this binary.
@@ -92,6 +100,16 @@ pub struct Args {
     /// The Python that runs the scorer.
     #[arg(long, value_name = "PATH", default_value = "python3")]
     python: PathBuf,
+    /// Let the browser resolve host names as it normally does. Default: every host but the
+    /// loopback corpus server fails to resolve at once, for both tools: the saved pages name
+    /// scripts, fonts and images on hosts a loopback bench cannot reach, and how long a failed
+    /// lookup takes is the machine's resolver, not the crawler.
+    #[arg(long)]
+    real_dns: bool,
+    /// What `pagesight crawl` reads a page after (`--wait-until`): `domcontentloaded` (its
+    /// default) or `load`.
+    #[arg(long, value_name = "EVENT", default_value = "domcontentloaded")]
+    wait_until: String,
     /// Seconds one page may take, for both tools.
     #[arg(long, value_name = "S", default_value_t = 30)]
     page_timeout: u64,
@@ -332,11 +350,16 @@ async fn crawl_once(
     concurrency: usize,
     run: usize,
 ) -> Result<(RunFigures, String), String> {
-    let options = LaunchOptions {
+    let mut options = LaunchOptions {
         executable: args.chrome.path.clone(),
         transport: LaunchTransport::WebSocket,
         ..LaunchOptions::default()
     };
+    if !args.real_dns {
+        options
+            .args
+            .push(format!("--host-resolver-rules={LOOPBACK_ONLY}"));
+    }
     let browser = Browser::launch(options)
         .await
         .map_err(|e| format!("cannot launch Chromium: {e}"))?;
@@ -388,9 +411,9 @@ async fn crawl_on(
     let url_arg = url_file.to_string_lossy().into_owned();
     let out_arg = out.to_string_lossy().into_owned();
     let (program, argv): (PathBuf, Vec<String>) = match tool {
-        Tool::Pagesight => (
+        Tool::Pagesight | Tool::PagesightShared => (
             args.pagesight.clone().unwrap_or_else(pagesight_beside_this),
-            vec![
+            [
                 "crawl".into(),
                 url_arg,
                 "--out".into(),
@@ -403,8 +426,13 @@ async fn crawl_on(
                 "markdown".into(),
                 "--page-timeout".into(),
                 args.page_timeout.to_string(),
+                "--wait-until".into(),
+                args.wait_until.clone(),
                 "--quiet".into(),
-            ],
+            ]
+            .into_iter()
+            .chain((tool == Tool::PagesightShared).then(|| "--shared-context".into()))
+            .collect(),
         ),
         Tool::Crawl4ai => (
             args.crawl4ai_python.clone(),
