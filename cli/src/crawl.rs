@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use pagesight::browser::{kill_launched_browsers, Viewport};
-use pagesight::{AllowedFolders, Error, Mode, Result};
+use pagesight::{AllowedFolders, Error, Mode, Result, WaitUntil};
 use pagesight_crawl::{
     CrawlOptions, Endpoint, ExtractFormat, Follow, OutputFile, PageRecord, Perception, Progress,
     Summary,
@@ -67,8 +67,8 @@ pub struct CrawlArgs {
     page_timeout: f64,
     /// What a page is read after: `domcontentloaded` (its HTML parsed) or `load` (its images,
     /// frames and scripts loaded too: slower, for pages that fill in their content then).
-    #[arg(long, value_name = "EVENT", value_parser = ["domcontentloaded", "load"], default_value = "domcontentloaded")]
-    wait_until: String,
+    #[arg(long, value_name = "EVENT", value_parser = parse_wait_until, default_value = "domcontentloaded")]
+    wait_until: WaitUntil,
     /// How many more times a page that timed out, crashed or lost its browser is tried.
     #[arg(long, value_name = "N", default_value_t = 2)]
     retries: u32,
@@ -145,7 +145,7 @@ impl CrawlArgs {
             ));
         }
         options.page_timeout = Duration::from_secs_f64(self.page_timeout.min(86_400.0));
-        options.wait_until = self.wait_until.parse()?;
+        options.wait_until = self.wait_until;
         options.retries = self.retries;
         options.shared_context = self.shared_context;
         options.viewport = Viewport {
@@ -385,4 +385,8 @@ impl ProgressDisplay {
         }
         eprintln!("{line}");
     }
+}
+
+fn parse_wait_until(text: &str) -> std::result::Result<WaitUntil, String> {
+    text.parse().map_err(|e: Error| e.message().to_owned())
 }

@@ -63,26 +63,26 @@ pub enum WaitUntil {
 }
 
 impl WaitUntil {
-    /// The name the command line and the JSON options use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WaitUntil::Load => "load",
-            WaitUntil::DomContentLoaded => "domcontentloaded",
-        }
-    }
+    /// Each wait and the name the command line and the bindings take for it.
+    pub const NAMES: [(&'static str, WaitUntil); 2] = [
+        ("load", WaitUntil::Load),
+        ("domcontentloaded", WaitUntil::DomContentLoaded),
+    ];
 }
 
 impl std::str::FromStr for WaitUntil {
     type Err = crate::Error;
 
     fn from_str(s: &str) -> crate::Result<Self> {
-        match s {
-            "load" => Ok(WaitUntil::Load),
-            "domcontentloaded" => Ok(WaitUntil::DomContentLoaded),
-            other => Err(crate::Error::invalid_argument(format!(
-                "unknown wait {other:?}: use load or domcontentloaded"
-            ))),
-        }
+        WaitUntil::NAMES
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, until)| until)
+            .ok_or_else(|| {
+                crate::Error::invalid_argument(format!(
+                    "unknown wait {s:?}: use load or domcontentloaded"
+                ))
+            })
     }
 }
 
@@ -606,8 +606,8 @@ mod tests {
 
     #[test]
     fn wait_names_read_back() {
-        for until in [WaitUntil::Load, WaitUntil::DomContentLoaded] {
-            assert_eq!(until.as_str().parse::<WaitUntil>().ok(), Some(until));
+        for (name, until) in WaitUntil::NAMES {
+            assert_eq!(name.parse::<WaitUntil>().ok(), Some(until));
         }
         assert!("networkidle".parse::<WaitUntil>().is_err());
     }
