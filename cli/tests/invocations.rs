@@ -36,6 +36,7 @@ fn stdout_of(args: &[&str]) -> String {
 }
 
 /// The line the a11y snapshot of `forms.html` shows for its name field.
+const FORMS_TITLE: &str = "Forms: values set by script";
 const NAME_FIELD: &str = "textbox \"Full name\" value=\"Ada Lovelace\"";
 
 #[test]
@@ -200,12 +201,12 @@ fn doctor_reports_the_browser() {
 fn snapshot_of_a_page_of_a_running_browser() {
     let browser = RunningBrowser::start(&root().join("fixtures/pages/forms.html"));
     let endpoint = format!("http://127.0.0.1:{}", browser.port);
-    let target = browser.page_target("forms.html");
+    let target = browser.page_target("forms.html", FORMS_TITLE);
     // No page argument: the attached page is snapshotted as it is, not navigated.
     let text = stdout_of(&["snapshot", "--browser", &endpoint, "--target", &target]);
     assert!(text.contains(NAME_FIELD), "{text}");
     // The page is still there, as it was: pagesight only let go of it.
-    assert_eq!(browser.page_target("forms.html"), target);
+    assert_eq!(browser.page_target("forms.html", FORMS_TITLE), target);
 }
 
 #[test]
@@ -304,14 +305,18 @@ impl RunningBrowser {
         browser
     }
 
-    /// The target id of the page whose URL ends with `suffix`, once it has loaded.
-    fn page_target(&self, suffix: &str) -> String {
+    /// The target id of the page whose URL ends with `suffix`, once its document has been
+    /// parsed: Chromium lists the target (with its URL) as soon as the navigation starts, and
+    /// names it by its `title` only once the parser has read that far.
+    fn page_target(&self, suffix: &str, title: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let list = http_get(self.port, "/json/list");
             if let Ok(serde_json::Value::Array(targets)) = serde_json::from_str(&list) {
                 let found = targets.iter().find(|t| {
-                    t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.ends_with(suffix))
+                    t["type"] == "page"
+                        && t["title"] == title
+                        && t["url"].as_str().is_some_and(|u| u.ends_with(suffix))
                 });
                 if let Some(id) = found.and_then(|t| t["id"].as_str()) {
                     return id.to_string();
