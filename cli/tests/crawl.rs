@@ -162,6 +162,22 @@ fn serve(mut stream: TcpStream, hits: &Mutex<Vec<String>>) {
             "<title>Leaving</title><script>location.replace('/slow/3')</script><p>Leaving.</p>"
                 .into(),
         ),
+        // A page that goes elsewhere a moment after it is parsed, and one that closes its
+        // window: what a tab kept for the next page must not carry over to it.
+        p if p.starts_with("/wander/") => html(
+            "200 OK",
+            format!(
+                "<title>Wander {p}</title><main><h1>A wandering page</h1></main>\
+                 <script>setTimeout(() => location.href = '/p/0', 400)</script>"
+            ),
+        ),
+        p if p.starts_with("/closing/") => html(
+            "200 OK",
+            format!(
+                "<title>Closing {p}</title><main><h1>A closing page</h1></main>\
+                 <script>setTimeout(() => window.close(), 300)</script>"
+            ),
+        ),
         p if p.starts_with("/slow/") => {
             std::thread::sleep(Duration::from_millis(1500));
             html(
@@ -407,6 +423,131 @@ fn a_page_is_read_once_parsed_unless_its_load_is_asked_for() {
         .output()
         .expect("run pagesight crawl");
     assert!(!refused.status.success());
+}
+
+#[test]
+fn a_shared_context_reads_page_after_page_in_the_tabs_it_keeps() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let browser = runtime
+        .block_on(pagesight::Browser::launch(pagesight::LaunchOptions {
+            transport: pagesight::browser::LaunchTransport::WebSocket,
+            ..pagesight::LaunchOptions::default()
+        }))
+        .expect("launch a Chromium with a debugging port");
+    let endpoint = browser.websocket_url().expect("its WebSocket").to_string();
+    let tabs_before: BTreeSet<String> = runtime
+        .block_on(browser.pages())
+        .expect("the browser's pages")
+        .into_iter()
+        .map(|p| p.target_id)
+        .collect();
+    // Pages of the site, with wandering and closing ones among them, each followed by a slow
+    // one: the page goes elsewhere, or closes its window, while the next page's navigation
+    // waits for its server.
+    let mut urls = Vec::new();
+    for n in 0..60 {
+        urls.push(site.url(&format!("/p/{n}")));
+        if n % 12 == 5 {
+            urls.push(site.url(&format!("/wander/{n}")));
+            urls.push(site.url(&format!("/slow/{n}")));
+        }
+        if n % 12 == 11 {
+            urls.push(site.url(&format!("/closing/{n}")));
+            urls.push(site.url(&format!("/slow/{n}")));
+        }
+    }
+    let list = write_urls(dir.path(), &urls);
+    let out = dir.path().join("out.jsonl");
+    let mut child = pagesight()
+        .args(["crawl", "--quiet", "--shared-context", "--concurrency", "2"])
+        .args(["--extract", "markdown", "--browser", &endpoint, "--out"])
+        .arg(&out)
+        .arg(&list)
+        .spawn()
+        .expect("start pagesight crawl");
+    // Every tab the crawl has open, seen while it runs.
+    let mut seen = BTreeSet::new();
+    let mut most_at_once = 0;
+    let mut closed_one = false;
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while child.try_wait().expect("the crawl's state").is_none() {
+        assert!(Instant::now() < deadline, "the crawl did not end");
+        let open: Vec<String> = runtime
+            .block_on(browser.pages())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.target_id)
+            .filter(|id| !tabs_before.contains(id))
+            .collect();
+        most_at_once = most_at_once.max(open.len());
+        // Once, midway: one of the crawl's tabs is closed under it, as a person or another
+        // program might. The page in it, or the next one given that tab, is tried again.
+        let done = std::fs::read_to_string(&out).map_or(0, |t| t.lines().count());
+        if !closed_one && done >= urls.len() / 2 {
+            if let Some(victim) = open.first() {
+                let options = pagesight::SessionOptions {
+                    target: Some(victim.clone()),
+                    ..pagesight::SessionOptions::default()
+                };
+                runtime.block_on(async {
+                    let mut other = pagesight::Session::with_browser(browser.share(), options)
+                        .await
+                        .expect("attach to the crawl's tab");
+                    other.close().await.expect("close it");
+                });
+                closed_one = true;
+            }
+        }
+        seen.extend(open);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(closed_one, "no tab was closed");
+    assert!(child.wait().expect("the crawl ends").success());
+    let lines = by_url(&records(&out));
+    assert_eq!(lines.len(), urls.len(), "every URL once");
+    for (url, r) in &lines {
+        assert!(code(r).is_none(), "{r}");
+        let path = url.trim_start_matches(&site.address);
+        let markdown = r["markdown"].as_str().unwrap_or_default();
+        match path.strip_prefix("/p/") {
+            // Each page read as itself, whatever its tab showed before.
+            Some(n) => {
+                assert_eq!(r["title"], format!("Page {n}"), "{r}");
+                assert_eq!(r["finalUrl"], url.as_str(), "{r}");
+                assert!(markdown.contains(&format!("Page number {n}")), "{r}");
+            }
+            // A wandering page may have left before it was read (a slow machine); then its
+            // record says where it went.
+            None if path.starts_with("/wander/") && r["finalUrl"] == site.url("/p/0") => {}
+            None => {
+                let title = r["title"].as_str().unwrap_or_default();
+                assert!(title.ends_with(path), "{r}");
+                assert_eq!(r["finalUrl"], url.as_str(), "{r}");
+            }
+        }
+    }
+    // Two pages at a time, in a handful of tabs: the closing pages' tabs are replaced.
+    assert!(most_at_once <= 2, "{most_at_once} tabs at once");
+    assert!(
+        seen.len() <= 2 + 2 * 5,
+        "{} tabs for {} pages",
+        seen.len(),
+        urls.len()
+    );
+    // And none is left behind.
+    let left: Vec<String> = runtime
+        .block_on(browser.pages())
+        .expect("the browser's pages")
+        .into_iter()
+        .map(|p| p.target_id)
+        .filter(|id| !tabs_before.contains(id))
+        .collect();
+    assert!(left.is_empty(), "tabs left open: {left:?}");
+    runtime.block_on(async {
+        let _ = browser.close().await;
+    });
 }
 
 /// The pages within `depth` links of page 0, and the private pages they link to.

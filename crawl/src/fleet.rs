@@ -7,13 +7,17 @@
 //! aside for a while that doubles with each failure in a row (1 s up to a minute) and its
 //! pages go to the others; it is connected to again (a launched one launched again) once the
 //! while is over.
+//!
+//! A crawl that shares the default context keeps each finished page's tab for the next page
+//! of its browser ([`Tab`]): navigating a tab costs the browser the page alone, a new tab
+//! costs it a renderer's start as well.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use pagesight::browser::LaunchOptions;
 use pagesight::transport::ConnectionOptions;
-use pagesight::{Browser, Error, ErrorCode, Result, Viewport};
+use pagesight::{Browser, Error, ErrorCode, Result, Session, Viewport};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
@@ -58,6 +62,34 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// `connect_all` with it — until the host's session timeout.
 const CONNECT_LIMIT: Duration = Duration::from_secs(15);
 
+/// How many pages a kept tab reads before it is closed for a new one: what a tab gathers in
+/// the browser (its history, pages held for going back) stays bounded however long a crawl is.
+const TAB_PAGES: u32 = 50;
+
+/// How long closing a tab may take before it is left to the browser.
+const CLOSE_LIMIT: Duration = Duration::from_secs(5);
+
+/// A page's tab, kept for the next page of its browser when the crawl shares the default
+/// context.
+pub(crate) struct Tab {
+    pub(crate) session: Session,
+    /// Pages read in it so far.
+    pub(crate) pages: u32,
+    /// The member's connection it was opened on ([`Member::generation`]).
+    generation: u64,
+}
+
+impl Tab {
+    /// Closes the tab (its page, then the session; the browser stays).
+    pub(crate) async fn close(mut self) {
+        let session = &mut self.session;
+        if session.current_page().is_some() {
+            let _ = tokio::time::timeout(CLOSE_LIMIT, session.close()).await;
+        }
+        let _ = tokio::time::timeout(CLOSE_LIMIT, self.session.shutdown()).await;
+    }
+}
+
 /// One browser of the fleet.
 pub(crate) struct Member {
     pub(crate) endpoint: Endpoint,
@@ -71,6 +103,11 @@ pub(crate) struct Member {
     /// The connection, made by the first page that needs it; shared with the pages in flight.
     browser: Arc<Mutex<Option<Browser>>>,
     viewport: Viewport,
+    /// Counts the member's failures: a tab opened before the last one belongs to a
+    /// connection that is gone.
+    generation: u64,
+    /// Tabs waiting for the member's next page.
+    idle: Vec<Tab>,
 }
 
 /// The fleet: which browser takes the next page.
@@ -98,6 +135,8 @@ impl Fleet {
                 failures_in_a_row: 0,
                 browser: Arc::new(Mutex::new(None)),
                 viewport,
+                generation: 0,
+                idle: Vec::new(),
             })
             .collect();
         Fleet { members }
@@ -174,11 +213,38 @@ impl Fleet {
             .saturating_mul(1 << member.failures_in_a_row.min(6).saturating_sub(1))
             .min(MAX_BACKOFF);
         member.down_until = Some(now + backoff);
+        member.generation += 1;
+        let tabs = std::mem::take(&mut member.idle);
         let old = member.browser.lock().await.take();
-        if let Some(browser) = old {
-            tokio::spawn(async move {
+        tokio::spawn(async move {
+            for tab in tabs {
+                tab.close().await;
+            }
+            if let Some(browser) = old {
                 let _ = browser.close().await;
-            });
+            }
+        });
+    }
+
+    /// A tab kept on the member of `slot`, if one waits there.
+    pub(crate) fn take_tab(&mut self, slot: Slot) -> Option<Tab> {
+        self.members.get_mut(slot.0)?.idle.pop()
+    }
+
+    /// Keeps `tab` for the next page of its member, unless it has read its share of pages or
+    /// belongs to a connection the member has since lost: then it is closed.
+    pub(crate) fn keep_tab(&mut self, slot: Slot, tab: Tab) {
+        match self.members.get_mut(slot.0) {
+            Some(member)
+                if tab.generation == member.generation
+                    && tab.pages < TAB_PAGES
+                    && !tab.session.browser().connection().is_closed() =>
+            {
+                member.idle.push(tab);
+            }
+            _ => {
+                tokio::spawn(tab.close());
+            }
         }
     }
 
@@ -197,12 +263,14 @@ impl Fleet {
             label: m.label.clone(),
             browser: m.browser.clone(),
             viewport: m.viewport,
+            generation: m.generation,
         })
     }
 
-    /// Closes every browser (launched ones with their profiles).
+    /// Closes every kept tab and every browser (launched ones with their profiles).
     pub(crate) async fn close(self) {
-        for member in self.members {
+        for mut member in self.members {
+            futures_util::future::join_all(member.idle.drain(..).map(Tab::close)).await;
             if let Some(browser) = member.browser.lock().await.take() {
                 let _ = browser.close().await;
             }
@@ -217,9 +285,19 @@ pub(crate) struct BrowserHandle {
     pub(crate) label: String,
     browser: Arc<Mutex<Option<Browser>>>,
     viewport: Viewport,
+    generation: u64,
 }
 
 impl BrowserHandle {
+    /// `session`, opened on this handle's browser, as a tab the fleet may keep.
+    pub(crate) fn tab(&self, session: Session) -> Tab {
+        Tab {
+            session,
+            pages: 0,
+            generation: self.generation,
+        }
+    }
+
     /// A handle on the member's browser, launching it or connecting to it first if no page
     /// has yet.
     pub(crate) async fn get(&self) -> Result<Browser> {

@@ -30,8 +30,9 @@
 //! gets its record, [`codes::CANCELLED`]); a page is cut at its `page_timeout`; a try that
 //! failed in a way another may not (a timeout, a crashed page, a browser that went away) is
 //! tried again, up to `retries` times, after a backoff, on another browser when there is
-//! one. Each page's context is disposed of with its record, so a long crawl's memory stays
-//! that of the pages in flight. How records are named on disk and how a crawl is resumed:
+//! one. Each page's context is disposed of with its record (with a shared context, its tab
+//! is kept for the next page, up to a bound), so a long crawl's memory stays that of the
+//! pages in flight. How records are named on disk and how a crawl is resumed:
 //! [`OutputFile`].
 
 mod fleet;
@@ -334,10 +335,11 @@ async fn run(
                     frontier.put_back(job);
                     break;
                 };
+                let reused = fleet.take_tab(slot);
                 let settings = settings.clone();
                 let stop = stop.clone();
                 tries.spawn(async move {
-                    let tried = visit::visit(&job.url, &handle, &settings, stop);
+                    let tried = visit::visit(&job.url, &handle, &settings, stop, reused);
                     let visit = match AssertUnwindSafe(tried).catch_unwind().await {
                         Ok(visit) => visit,
                         Err(_) => Visit {
@@ -353,6 +355,7 @@ async fn run(
                                 ..PageRecord::default()
                             },
                             ending: Ending::Done,
+                            tab: None,
                         },
                     };
                     (job, slot, visit)
@@ -377,7 +380,10 @@ async fn run(
                     Err(_) => continue,
                 };
                 job.tries += 1;
-                let Visit { mut record, ending } = visit;
+                let Visit { mut record, ending, tab } = visit;
+                if let Some(tab) = tab {
+                    fleet.keep_tab(slot, tab);
+                }
                 let now = Instant::now();
                 let again = match ending {
                     Ending::Done => {

@@ -1,6 +1,8 @@
 //! One try at one page: a session on a browser of the fleet (in a browser context of its own
 //! unless the crawl shares one), robots.txt when asked, the page opened, what was asked of it
-//! read, and the context disposed of — whatever happened in between.
+//! read, and the context disposed of — whatever happened in between. A crawl sharing the
+//! default context reads the page in a tab its browser's last page left (see
+//! [`crate::fleet::Tab`]) and leaves its own for the next, unless the try failed.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,7 +15,7 @@ use pagesight::{
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::fleet::BrowserHandle;
+use crate::fleet::{BrowserHandle, Tab};
 use crate::record::{codes, Failure, PageRecord};
 use crate::robots::{RobotsCache, Verdict};
 use crate::Stop;
@@ -66,17 +68,21 @@ pub(crate) enum Ending {
 pub(crate) struct Visit {
     pub(crate) record: PageRecord,
     pub(crate) ending: Ending,
+    /// Its tab, for the next page, when the crawl shares the default context and the try
+    /// went well.
+    pub(crate) tab: Option<Tab>,
 }
 
 /// How long disposing of a try's browser context may take before it is left to the browser.
 const CLEANUP_LIMIT: Duration = Duration::from_secs(5);
 
-/// Tries `url` once on the browser of `handle`.
+/// Tries `url` once on the browser of `handle`, in `reused` when a tab was kept for it.
 pub(crate) async fn visit(
     url: &str,
     handle: &BrowserHandle,
     settings: &VisitSettings,
     mut stop: watch::Receiver<Stop>,
+    reused: Option<Tab>,
 ) -> Visit {
     let start = Instant::now();
     let mut record = PageRecord {
@@ -84,41 +90,24 @@ pub(crate) async fn visit(
         browser: Some(handle.label.clone()),
         ..PageRecord::default()
     };
-    let browser = match handle.get().await {
-        Ok(browser) => browser,
-        Err(e) => {
-            record.error = Some(failure(&e));
-            record.timings.total = millis(start.elapsed());
-            return Visit {
-                record,
-                ending: Ending::BrowserFailed,
-            };
-        }
+    let mut tab = match reused {
+        Some(tab) => tab,
+        None => match new_tab(handle, settings).await {
+            Ok(tab) => tab,
+            Err((e, ending)) => {
+                record.error = Some(failure(&e));
+                record.timings.total = millis(start.elapsed());
+                return Visit {
+                    record,
+                    ending,
+                    tab: None,
+                };
+            }
+        },
     };
-    let options = SessionOptions {
-        isolated: !settings.shared_context,
-        // The load is waited for at most half the page's time: a page that never finishes
-        // loading is read as it is, and the rest of the time is the reading's.
-        load_timeout: Some(settings.page_timeout / 2),
-        wait_until: settings.wait_until,
-        viewport: browser.default_viewport(),
-        files: settings.files.clone(),
-        // For robots.txt's text; the crawl sends no other script.
-        allow_evaluate: true,
-        ..SessionOptions::default()
-    };
-    let mut session = match Session::with_browser(browser, options).await {
-        Ok(session) => session,
-        Err(e) => {
-            record.error = Some(failure(&e));
-            return Visit {
-                ending: ending_of(&e),
-                record,
-            };
-        }
-    };
+    let session = &mut tab.session;
     let outcome = {
-        let work = read_page(url, &mut session, settings, &mut record);
+        let work = read_page(url, session, settings, &mut record);
         let aborted = async {
             let _ = stop.wait_for(|s| *s == Stop::Abort).await;
         };
@@ -140,7 +129,10 @@ pub(crate) async fn visit(
         Ok(()) => Ending::Done,
         Err(stopped) => {
             let (failure, ending) = match stopped {
-                Stopped::Engine(e) => (failure(&e), ending_of(&e)),
+                Stopped::Engine(e) => {
+                    let open = !tab.session.browser().connection().is_closed();
+                    (failure(&e), ending_of(&e, open))
+                }
                 Stopped::Robots(why) => (
                     Failure {
                         code: codes::ROBOTS_DISALLOWED.into(),
@@ -169,12 +161,48 @@ pub(crate) async fn visit(
             ending
         }
     };
-    if settings.shared_context && session.current_page().is_some() {
-        let _ = tokio::time::timeout(CLEANUP_LIMIT, session.close()).await;
-    }
-    let _ = tokio::time::timeout(CLEANUP_LIMIT, session.shutdown()).await;
+    tab.pages += 1;
+    let kept = if !settings.shared_context {
+        let _ = tokio::time::timeout(CLEANUP_LIMIT, tab.session.shutdown()).await;
+        None
+    } else if record.error.is_none() && tab.session.current_page().is_some() {
+        Some(tab)
+    } else {
+        tab.close().await;
+        None
+    };
     record.timings.total = millis(start.elapsed());
-    Visit { record, ending }
+    Visit {
+        record,
+        ending,
+        tab: kept,
+    }
+}
+
+/// A new session on the browser of `handle` (in a context of its own unless the crawl shares
+/// one); on failure, the error and what it means for the page.
+async fn new_tab(handle: &BrowserHandle, settings: &VisitSettings) -> Result<Tab, (Error, Ending)> {
+    let browser = handle.get().await.map_err(|e| (e, Ending::BrowserFailed))?;
+    let options = SessionOptions {
+        isolated: !settings.shared_context,
+        // The load is waited for at most half the page's time: a page that never finishes
+        // loading is read as it is, and the rest of the time is the reading's.
+        load_timeout: Some(settings.page_timeout / 2),
+        wait_until: settings.wait_until,
+        viewport: browser.default_viewport(),
+        files: settings.files.clone(),
+        // For robots.txt's text; the crawl sends no other script.
+        allow_evaluate: true,
+        ..SessionOptions::default()
+    };
+    let connection = browser.connection().clone();
+    match Session::with_browser(browser, options).await {
+        Ok(session) => Ok(handle.tab(session)),
+        Err(e) => {
+            let ending = ending_of(&e, !connection.is_closed());
+            Err((e, ending))
+        }
+    }
 }
 
 /// robots.txt, the page, and what is asked of it; fills `record` as it goes.
@@ -280,11 +308,14 @@ fn failure(e: &Error) -> Failure {
     }
 }
 
-/// What a failed try means for the page and its browser.
-fn ending_of(e: &Error) -> Ending {
+/// What a failed try means for the page and its browser, whose connection is still `open` or
+/// not.
+fn ending_of(e: &Error, open: bool) -> Ending {
     let message = e.message().to_ascii_lowercase();
     match e.code() {
-        ErrorCode::BrowserClosed if message.contains("crash") => Ending::Retry,
+        // The page's session ended (its tab closed, its renderer crashed) while the browser
+        // answers on: the page is tried again, the browser kept.
+        ErrorCode::BrowserClosed if open || message.contains("crash") => Ending::Retry,
         ErrorCode::BrowserClosed => Ending::BrowserFailed,
         ErrorCode::Timeout | ErrorCode::PageNavigating => Ending::Retry,
         _ if message.contains("crash") => Ending::Retry,
