@@ -8,13 +8,15 @@ use std::sync::Arc;
 use tokio::time::Instant;
 use url::Url;
 
-use crate::scope::{normalize, Follow};
+use crate::scope::{address_of, normalize, Follow};
 
 /// One page to crawl, with what its tries so far say.
 #[derive(Debug, Clone)]
 pub(crate) struct Job {
-    /// As given, or as found in a link.
+    /// What is opened: the URL, a local file's `file://` URL.
     pub(crate) url: String,
+    /// As given, or as found in a link: what its record says.
+    pub(crate) given: String,
     /// How many links from a seed.
     pub(crate) depth: u32,
     /// The seed it was reached from: what `--follow` compares its links with.
@@ -84,11 +86,11 @@ impl Frontier {
 
     /// A URL (or a local file) given to the crawl.
     pub(crate) fn seed(&mut self, given: &str, now: Instant) -> Seeded {
-        let address = match pagesight::session::normalize_url(given) {
-            Ok(address) => address,
-            Err(e) => return Seeded::Invalid(e.message().to_owned()),
+        let (address, key) = match address_of(given) {
+            Ok(known) => known,
+            Err(why) => return Seeded::Invalid(why),
         };
-        let (Some(key), Ok(root)) = (normalize(&address), Url::parse(&address)) else {
+        let Ok(root) = Url::parse(&address) else {
             return Seeded::Invalid(format!("{given} is not a URL a page can be opened at"));
         };
         let root = Arc::new(root);
@@ -98,6 +100,7 @@ impl Frontier {
         }
         self.ready.push_back(Job {
             url: address,
+            given: given.to_owned(),
             depth: 0,
             root,
             tries: 0,
@@ -137,6 +140,7 @@ impl Frontier {
             return false;
         }
         self.ready.push_back(Job {
+            given: key.clone(),
             url: key,
             depth,
             root,

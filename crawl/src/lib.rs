@@ -411,6 +411,7 @@ async fn run(
                     frontier.retry(job);
                     continue;
                 }
+                record.url = job.given.clone();
                 record.attempts = job.tries;
                 if following {
                     record.depth = Some(job.depth);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use pagesight::{Error, Result};
 
 use crate::record::PageRecord;
-use crate::scope::normalize;
+use crate::scope::address_of;
 
 /// What an existing output file says was done.
 #[derive(Debug, Default, Clone)]
@@ -75,7 +75,8 @@ impl OutputFile {
                 dropped += 1;
                 continue;
             }
-            let key = normalize(&record.url).unwrap_or_else(|| record.url.clone());
+            // A local file's record names it as given: known by its file:// URL.
+            let key = address_of(&record.url).map_or_else(|_| record.url.clone(), |(_, key)| key);
             if let Some(links) = &record.links {
                 let depth = record.depth.unwrap_or(0);
                 resume
@@ -188,6 +189,25 @@ mod tests {
         assert_eq!(
             urls,
             ["http://a.test/1", "http://a.test/2", "http://a.test/3"]
+        );
+    }
+
+    #[test]
+    fn resume_knows_a_local_file_named_as_given_by_its_file_url() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let page = dir.path().join("page.html");
+        std::fs::write(&page, "<p>a page</p>").expect("written");
+        let path = dir.path().join("out.jsonl");
+        let mut out = OutputFile::create(&path).expect("created");
+        out.write(&record(&page.to_string_lossy(), None))
+            .expect("written");
+        drop(out);
+        let (_, resume) = OutputFile::resume(&path).expect("resumed");
+        let canonical = page.canonicalize().expect("its full path");
+        let key = url::Url::from_file_path(&canonical).expect("a file URL");
+        assert_eq!(
+            resume.done.into_iter().collect::<Vec<_>>(),
+            [String::from(key)]
         );
     }
 

@@ -15,6 +15,16 @@ pub fn normalize(url: &str) -> Option<String> {
     Some(parsed.into())
 }
 
+/// What a crawl opens for a URL or local file as given (`docs/a.html`: its `file://` URL),
+/// and the normalised form it is known by; an error when it is neither.
+pub(crate) fn address_of(given: &str) -> Result<(String, String), String> {
+    let address = pagesight::session::normalize_url(given).map_err(|e| e.message().to_owned())?;
+    match normalize(&address) {
+        Some(key) => Ok((address, key)),
+        None => Err(format!("{given} is not a URL a page can be opened at")),
+    }
+}
+
 /// Which links of a page a crawl follows, relative to the seed the page was reached from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Follow {

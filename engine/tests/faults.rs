@@ -505,8 +505,8 @@ async fn a_page_closed_by_script_during_an_action() {
     session.shutdown().await.expect("close");
 }
 
-/// A cross-site iframe (another renderer) is removed and a new one inserted every 40 ms while
-/// snapshots and clicks go on: each answers whole, partial or with a retryable code, never a
+/// A cross-site iframe (another renderer) is removed and a new one inserted 150 ms after each
+/// has loaded while snapshots and clicks go on: each answers whole, partial or with a retryable code, never a
 /// protocol error or a hang, and the element that stays is clicked every time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_out_of_process_iframe_detaches_during_captures() {

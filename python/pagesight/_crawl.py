@@ -30,15 +30,14 @@ from typing import (
 )
 
 from . import _native
+from ._api import Mode, PathLike
 from ._errors import reraise
 from ._results import Link, Result
 
 ExtractFormat = Literal["markdown", "text"]
-SnapshotMode = Literal["a11y", "dom"]
 WaitUntil = Literal["domcontentloaded", "load"]
 Follow = Union[Literal["same-site", "same-origin"], str]
 """`"same-site"`, `"same-origin"`, or an absolute URL prefix (`"https://example.com/docs/"`)."""
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -290,10 +289,10 @@ def _native_crawl(
     *,
     concurrency: Optional[int],
     extract: Optional[ExtractFormat],
-    snapshot: Optional[SnapshotMode],
+    snapshot: Optional[Mode],
     links: bool,
     follow: Optional[Follow],
-    depth: int,
+    depth: Optional[int],
     max_pages: Optional[int],
     ignore_robots: bool,
     browsers: Optional[Iterable[str]],
@@ -329,10 +328,10 @@ def crawl(
     *,
     concurrency: Optional[int] = None,
     extract: Optional[ExtractFormat] = None,
-    snapshot: Optional[SnapshotMode] = None,
+    snapshot: Optional[Mode] = None,
     links: bool = False,
     follow: Optional[Follow] = None,
-    depth: int = 3,
+    depth: Optional[int] = None,
     max_pages: Optional[int] = None,
     ignore_robots: bool = False,
     browsers: Optional[Iterable[str]] = None,
@@ -349,7 +348,7 @@ def crawl(
     as `"markdown"` or `"text"`; `snapshot`: the `"a11y"` or `"dom"` snapshot an agent reads on
     opening it; `links`: its links; `follow`: also crawl the links of the pages,
     `"same-site"`, `"same-origin"` or those starting with a URL prefix, at most `depth` links
-    from a seed, honouring robots.txt unless `ignore_robots`; `max_pages`: at most this many
+    from a seed (default 3; only with `follow`), honouring robots.txt unless `ignore_robots`; `max_pages`: at most this many
     results in all; `browsers`: running browsers to crawl with (`ws://...` or
     `http://host:port`; default: one launched headless Chromium); `page_timeout`: seconds
     before a page is cut (`TIMEOUT`); `wait_until`: read a page once `"domcontentloaded"` (its

@@ -37,7 +37,7 @@ class Crawl:
         snapshot: Optional[str] = None,
         links: bool = False,
         follow: Optional[str] = None,
-        depth: int = 3,
+        depth: Optional[int] = None,
         max_pages: Optional[int] = None,
         ignore_robots: bool = False,
         browsers: List[str] = ...,

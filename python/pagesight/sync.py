@@ -40,7 +40,6 @@ from ._crawl import (
     CrawlSummary,
     ExtractFormat,
     Follow,
-    SnapshotMode,
 )
 from ._results import (
     Clicked,
@@ -466,10 +465,10 @@ def crawl(
     *,
     concurrency: Optional[int] = None,
     extract: Optional[ExtractFormat] = None,
-    snapshot: Optional[SnapshotMode] = None,
+    snapshot: Optional[Mode] = None,
     links: bool = False,
     follow: Optional[Follow] = None,
-    depth: int = 3,
+    depth: Optional[int] = None,
     max_pages: Optional[int] = None,
     ignore_robots: bool = False,
     browsers: Optional[Iterable[str]] = None,

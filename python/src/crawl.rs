@@ -69,7 +69,7 @@ impl NativeCrawl {
         snapshot=None,
         links=false,
         follow=None,
-        depth=3,
+        depth=None,
         max_pages=None,
         ignore_robots=false,
         browsers=Vec::new(),
@@ -86,7 +86,7 @@ impl NativeCrawl {
         snapshot: Option<String>,
         links: bool,
         follow: Option<String>,
-        depth: i64,
+        depth: Option<i64>,
         max_pages: Option<i64>,
         ignore_robots: bool,
         browsers: Vec<String>,
@@ -143,7 +143,15 @@ impl NativeCrawl {
                 ))
             })?),
         };
-        options.max_depth = u32::try_from(non_negative(depth, "depth")?).unwrap_or(u32::MAX);
+        if let Some(depth) = depth {
+            if options.follow.is_none() {
+                return Err(invalid(
+                    "depth counts links followed from a seed: give follow= with it, or leave \
+                     it out",
+                ));
+            }
+            options.max_depth = u32::try_from(non_negative(depth, "depth")?).unwrap_or(u32::MAX);
+        }
         options.max_pages = max_pages
             .map(|n| non_negative(n, "max_pages"))
             .transpose()?

@@ -285,6 +285,22 @@ def test_a_page_that_cannot_be_opened_is_a_result(site: str) -> None:
     assert results["not a url at all"].error is not None
 
 
+def test_a_local_file_is_named_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "here.html").write_text(_page(3), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    given = ["here.html", tmp_path / "here.html"]
+    results = list(sync.crawl(given[:1], extract="text"))
+    assert [r.url for r in results] == ["here.html"]
+    (page,) = results
+    assert page.ok and page.final_url == (tmp_path / "here.html").as_uri(), page
+    assert page.text is not None and "the text of page 3" in page.text
+    # The same file given as a path object is the same page: crawled once.
+    results = list(sync.crawl(given))
+    assert [r.url for r in results] == ["here.html"]
+
+
 def test_the_sync_crawl(site: str) -> None:
     before = _chromium_children()
     urls = [f"{site}page{i}.html" for i in range(3)]
@@ -309,7 +325,8 @@ def test_the_sync_crawl(site: str) -> None:
         ({"snapshot": "pixels"}, "snapshot"),
         ({"follow": "everything"}, "follow"),
         ({"concurrency": 0}, "concurrency"),
-        ({"depth": -1}, "depth"),
+        ({"depth": 2}, "follow="),
+        ({"follow": "same-origin", "depth": -1}, "depth"),
         ({"max_pages": -3}, "max_pages"),
         ({"retries": -1}, "retries"),
         ({"page_timeout": 0}, "page_timeout"),
