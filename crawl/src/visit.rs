@@ -125,9 +125,14 @@ pub(crate) async fn visit(
             () = aborted => Err(Stopped::Cancelled),
         }
     };
+    // Whether the tab is fit for another page: not after a failure in it. A page robots.txt
+    // refuses is not opened at all (the rules were read before, or just now as a page of
+    // their own).
+    let mut sound = true;
     let ending = match outcome {
         Ok(()) => Ending::Done,
         Err(stopped) => {
+            sound = matches!(stopped, Stopped::Robots(_));
             let (failure, ending) = match stopped {
                 Stopped::Engine(e) => {
                     let open = !tab.session.browser().connection().is_closed();
@@ -165,7 +170,7 @@ pub(crate) async fn visit(
     let kept = if !settings.shared_context {
         let _ = tokio::time::timeout(CLEANUP_LIMIT, tab.session.shutdown()).await;
         None
-    } else if record.error.is_none() && tab.session.current_page().is_some() {
+    } else if sound && tab.session.current_page().is_some() {
         Some(tab)
     } else {
         tab.close().await;
