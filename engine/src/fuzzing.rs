@@ -360,9 +360,35 @@ fn adversarial_string(pick: u8) -> String {
 }
 
 /// Renders a capture every way a caller can ask: both modes, text and JSON, the viewport and
-/// the whole page, every node and the interesting ones, whole and cut to a few characters.
+/// the whole page, every node and the interesting ones, whole and cut to a few characters; and
+/// extracts its content, main and whole, with its accessibility tree and without (as a live
+/// extraction reads a page).
 fn render_every_way(capture: Capture) {
     let target = capture.target_id.clone().unwrap_or_default();
+    let mut without_tree = capture.clone();
+    without_tree.ax_trees.clear();
+    for frame in &mut without_tree.oopifs {
+        frame.ax_trees.clear();
+    }
+    without_tree.ax_scope = crate::capture::AxScope::None;
+    for (capture, all) in [
+        (capture.clone(), false),
+        (without_tree.clone(), false),
+        (without_tree, true),
+    ] {
+        let mut table = UidTable::new();
+        let options = &crate::extract::SNAPSHOT_OPTIONS;
+        if let Ok(snapshot) =
+            crate::snapshot::analyze_unchecked(capture.into(), &mut table, &target, options)
+        {
+            let _ = crate::extract::extract(
+                &snapshot.model,
+                &snapshot.analysis,
+                &snapshot.uids,
+                &crate::extract::ExtractOptions { all, links: true },
+            );
+        }
+    }
     for (mode, format, expand, verbose, max_chars) in [
         (Mode::A11y, Format::Text, Expand::Viewport, false, None),
         (Mode::A11y, Format::Json, Expand::All, true, None),

@@ -331,13 +331,26 @@ pub fn analyze_capture(
     let captured = capture.into();
     // A capture holding only the viewport's accessibility nodes cannot show more than that, nor
     // one holding only an element's subtree anything but that subtree (the uid is resolved
-    // before this snapshot's uids replace the table's).
+    // before this snapshot's uids replace the table's), nor one holding none anything.
     let scope = captured.capture().ax_scope;
     let subtree = match scope {
         AxScope::Subtree { .. } => subtree_backend_id(table, options),
         _ => None,
     };
     scope.check_snapshot(options.view_expand(), options.verbose, subtree)?;
+    analyze_unchecked(captured, table, page_target, options)
+}
+
+/// [`analyze_capture`] without asking whether the capture's accessibility scope serves
+/// `options`: for the extraction, which reads a capture without accessibility nodes and
+/// renders no snapshot of it.
+pub(crate) fn analyze_unchecked(
+    captured: Captured,
+    table: &mut UidTable,
+    page_target: &str,
+    options: &SnapshotOptions,
+) -> Result<Snapshot> {
+    let scope = captured.capture().ax_scope;
     let inputs = captured.inputs().cloned();
     let consistency = match (captured.capture().consistent, captured.left_out()) {
         (true, 0) => Consistency::Whole,

@@ -16,7 +16,7 @@
 //! | `axTrees` | `[{frameId, nodes}]`: `Accessibility.getFullAXTree` per frame, kept as flat [`AxNodes`] (the fields the model reads; older files with full nodes read the same) |
 //! | `oopifs` | out-of-process iframes: one section per iframe target, same keys as above, plus where its owner `<iframe>` lives |
 //! | `uncapturedFrames` | iframes whose content could not be captured, with the reason (shown as such, not as empty frames) |
-//! | `axScope` | how much of the tree `axTrees` holds ([`AxScope`]): absent = every frame's full tree; `{"kind":"viewport","expand":px}` = only what a snapshot of that view can print, so a wider view of the file is refused |
+//! | `axScope` | how much of the tree `axTrees` holds ([`AxScope`]): absent = every frame's full tree; `{"kind":"viewport","expand":px}` = only what a snapshot of that view can print, so a wider view of the file is refused; `{"kind":"subtree","backendNodeId":n}` = one element's subtree; `{"kind":"none"}` = no tree (an extraction's capture: no snapshot is rendered from it) |
 //! | `consistent` | `false` when the page changed while it was captured: the page's accessibility tree holds only the nodes that agree with its DOM snapshot, or a frame's section may mix two states (absent = `true`) |
 //!
 //! Why these styles ([`COMPUTED_STYLES`]): each one feeds a rule of the analysis and nothing else is

@@ -1,5 +1,6 @@
-//! How much of the accessibility tree a capture holds ([`AxScope`]): all of it, or only what a
-//! snapshot of its view can print: the (expanded) viewport, or one element's subtree.
+//! How much of the accessibility tree a capture holds ([`AxScope`]): all of it, only what a
+//! snapshot of its view can print (the (expanded) viewport, or one element's subtree), or none
+//! (a capture taken for the main content, which reads the DOM and its layout alone).
 //! Rendering a scoped capture with a wider view is refused rather than shown with less: a
 //! viewport scope with `--expand all`, a larger `--expand` or `verbose`, a subtree scope with
 //! anything but the subtree of its own element (`live::scope` says which views a scope serves
@@ -27,6 +28,11 @@ pub enum AxScope {
         #[serde(rename = "backendNodeId")]
         backend_node_id: i64,
     },
+    /// No accessibility nodes: the whole page's DOM, layout and styles only. What an
+    /// extraction reads (see `crate::extract`): computing the accessibility tree is most of what
+    /// a whole-page capture costs Chromium, and the content needs none of it. No snapshot is
+    /// rendered from such a capture.
+    None,
 }
 
 impl AxScope {
@@ -55,5 +61,8 @@ mod tests {
             serde_json::json!({"kind": "subtree", "backendNodeId": 42})
         );
         assert_eq!(serde_json::from_value::<AxScope>(j).unwrap(), s);
+        let j = serde_json::to_value(AxScope::None).unwrap();
+        assert_eq!(j, serde_json::json!({"kind": "none"}));
+        assert_eq!(serde_json::from_value::<AxScope>(j).unwrap(), AxScope::None);
     }
 }

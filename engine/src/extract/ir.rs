@@ -383,9 +383,10 @@ impl Builder<'_> {
         let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
         // Chromium's guess that a table only lays out the page is taken for a table of one row
         // or one column; a grid of data without headers is still a grid.
-        let layout_role = matches!(model.role(id), Some("presentation" | "none"))
+        let role = super::role::role(model, id);
+        let layout_role = matches!(role, Some("presentation" | "none"))
             || matches!(model.attr(id, "role"), Some("presentation" | "none"))
-            || (model.role(id) == Some("LayoutTable") && (rows.len() <= 1 || cols <= 1));
+            || (role == Some("LayoutTable") && (rows.len() <= 1 || cols <= 1));
         // A table used to lay out the page, not to hold data: read it as boxes.
         let within = |cell: NodeId, pred: &dyn Fn(NodeId) -> bool| {
             let end = model.node(cell).subtree_end.get();

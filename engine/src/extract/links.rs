@@ -63,25 +63,31 @@ fn without_fragment(url: &str) -> String {
     url.split('#').next().unwrap_or(url).to_string()
 }
 
-/// The accessible name when the accessibility tree has the anchor, else its text, else its
-/// `aria-label`, `alt` (an `<area>`) or `title`; whitespace collapsed, cut at [`TEXT_CHARS`].
+/// The accessible name when the accessibility tree has the anchor; else that name as its
+/// markup gives it: its `aria-label`, the name of its content (text, an image's `alt`, an
+/// SVG's `<title>`, an inner element's `aria-label`; `aria-hidden` parts left out), its own
+/// `alt` (an `<area>`) or its `title`; whitespace collapsed, cut at [`TEXT_CHARS`].
 fn text_of(model: &Model, id: NodeId) -> String {
-    let named = model.ax_name(id).filter(|n| !n.trim().is_empty());
-    let raw = match named {
+    let filled = |s: &&str| !s.trim().is_empty();
+    let raw = match model.ax_name(id).filter(filled) {
         Some(name) => name.to_string(),
-        None => {
-            let text = model.text_content(id, TEXT_CHARS * 4);
-            if text.trim().is_empty() {
-                model
-                    .attr(id, "aria-label")
-                    .or_else(|| model.attr(id, "alt"))
-                    .or_else(|| model.attr(id, "title"))
-                    .unwrap_or_default()
-                    .to_string()
-            } else {
-                text
+        None => match model.attr(id, "aria-label").filter(filled) {
+            Some(label) => label.to_string(),
+            None => {
+                let mut content = String::new();
+                name_from_content(model, id, &mut content);
+                if content.trim().is_empty() {
+                    model
+                        .attr(id, "alt")
+                        .filter(filled)
+                        .or_else(|| model.attr(id, "title"))
+                        .unwrap_or_default()
+                        .to_string()
+                } else {
+                    content
+                }
             }
-        }
+        },
     };
     raw.split_whitespace()
         .collect::<Vec<_>>()
@@ -89,4 +95,43 @@ fn text_of(model: &Model, id: NodeId) -> String {
         .chars()
         .take(TEXT_CHARS)
         .collect()
+}
+
+/// Appends the name `id`'s content gives it, piece by piece, until about [`TEXT_CHARS`] x 4
+/// bytes.
+fn name_from_content(model: &Model, id: NodeId, out: &mut String) {
+    let cap = TEXT_CHARS * 4;
+    for child in model.children(id) {
+        if out.len() >= cap {
+            return;
+        }
+        let node = model.node(child);
+        let piece = if node.is_text() || node.pseudo.is_some() {
+            Some(model.text_content(child, cap))
+        } else if !node.is_element() || model.attr(child, "aria-hidden") == Some("true") {
+            None
+        } else if let Some(label) = model
+            .attr(child, "aria-label")
+            .filter(|l| !l.trim().is_empty())
+        {
+            Some(label.to_string())
+        } else {
+            match model.tag(child) {
+                Some("script" | "style" | "template" | "noscript") => None,
+                Some("img" | "area") => model.attr(child, "alt").map(str::to_string),
+                Some("svg") => model
+                    .children(child)
+                    .find(|&c| model.is_tag(c, "title"))
+                    .map(|title| model.text_content(title, cap)),
+                _ => {
+                    name_from_content(model, child, out);
+                    None
+                }
+            }
+        };
+        if let Some(piece) = piece {
+            out.push(' ');
+            out.push_str(&piece);
+        }
+    }
 }

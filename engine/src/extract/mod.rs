@@ -3,12 +3,15 @@
 //! Why from the rendered page: the markup of a page says what might be shown; the snapshot
 //! says what is. Text that is `display:none`, invisible, clipped away, moved off-screen,
 //! squeezed into a dot or `aria-hidden` is not read (`prep`); boxes pinned to the screen
-//! (sticky headers, cookie banners, overlays) and the landmarks Chromium's accessibility tree
-//! names as page chrome are left out before the main content is chosen (`select`); what a
-//! block is comes from its computed `display`, not its tag (`ir`). No script is injected:
-//! the extraction reads the same model, analysis and uids as a snapshot taken with the whole
-//! page expanded (`--expand all`, full accessibility tree), so every block it takes can be
-//! named by the uid an agent would act on.
+//! (sticky headers, cookie banners, overlays) and the landmarks that are page chrome are left
+//! out before the main content is chosen (`select`); what a block is comes from its computed
+//! `display`, not its tag (`ir`). No script is injected: the extraction reads the same model,
+//! analysis and uids as a snapshot taken with the whole page expanded (`--expand all`), so
+//! every block it takes can be named by the uid an agent would act on. A live extraction
+//! captures the page without its accessibility tree, which costs Chromium more than the rest
+//! of the capture and gives the content nothing its markup does not (`role`: the landmarks'
+//! and tables' roles; a link's text); from a recorded capture, which holds the tree, the roles
+//! are Chromium's.
 //!
 //! [`extract`] is pure (model, analysis and uids in, [`Extraction`] out); [`extract_page`]
 //! takes the snapshot it needs of a live page first.
@@ -18,6 +21,7 @@ mod links;
 mod meta;
 mod prep;
 mod render;
+mod role;
 mod select;
 mod url;
 
@@ -34,7 +38,7 @@ use crate::error::Result;
 use crate::identity::{UidAssignment, UidTable};
 use crate::live::{capture_for_view, Kept};
 use crate::model::Model;
-use crate::snapshot::{analyze_capture, SnapshotOptions};
+use crate::snapshot::{analyze_unchecked, SnapshotOptions};
 
 pub use links::Link;
 
@@ -77,7 +81,7 @@ pub struct Extraction {
     pub links: Vec<Link>,
 }
 
-/// The snapshot options an extraction reads: the whole page, full accessibility tree.
+/// The snapshot options an extraction reads: the whole page.
 pub const SNAPSHOT_OPTIONS: SnapshotOptions = SnapshotOptions {
     mode: crate::render::Mode::A11y,
     format: crate::render::Format::Text,
@@ -175,11 +179,11 @@ pub async fn extract_page_timed(
     options: &ExtractOptions,
 ) -> Result<(Extraction, ExtractTiming)> {
     let start = Instant::now();
-    let scope =
-        crate::capture::AxScope::for_view(SNAPSHOT_OPTIONS.expand, SNAPSHOT_OPTIONS.verbose);
-    let captured = capture_for_view(page, kept, scope).await?;
+    // The whole page without its accessibility tree: the content reads the DOM, its layout
+    // and the few roles its markup gives (see `role`).
+    let captured = capture_for_view(page, kept, crate::capture::AxScope::None).await?;
     let captured_at = Instant::now();
-    let snapshot = analyze_capture(captured, uids, page.target_id(), &SNAPSHOT_OPTIONS)?;
+    let snapshot = analyze_unchecked(captured, uids, page.target_id(), &SNAPSHOT_OPTIONS)?;
     let extraction = extract(&snapshot.model, &snapshot.analysis, &snapshot.uids, options);
     let done = Instant::now();
     drop(snapshot.into_output());

@@ -14,6 +14,7 @@
 //! main content. Inside it, link lists and other link-heavy blocks are dropped.
 
 use super::prep::{is_block, is_pinned, Prep};
+use super::role::role;
 use crate::model::{Model, NodeId, NodeKind};
 
 /// Accessibility roles that mark the page's chrome, not its content.
@@ -121,7 +122,7 @@ fn chrome_share(model: &Model, id: NodeId) -> Option<(f64, bool)> {
     if model.node(id).kind != NodeKind::Element {
         return None;
     }
-    if model.role(id).is_some_and(|r| CHROME_ROLES.contains(&r)) {
+    if role(model, id).is_some_and(|r| CHROME_ROLES.contains(&r)) {
         return Some((0.5, false));
     }
     if let Some(r) = model.attr(id, "role") {
@@ -461,7 +462,7 @@ fn initial_score(model: &Model, id: NodeId) -> f64 {
         Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th") => -5.0,
         _ => 0.0,
     };
-    if matches!(model.role(id), Some("article" | "main")) {
+    if matches!(role(model, id), Some("article" | "main")) {
         s += 10.0;
     }
     for a in ["class", "id"] {

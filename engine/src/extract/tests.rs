@@ -93,3 +93,101 @@ fn code_fences_outgrow_the_code() {
         "````rust\nfn main() {}\n```\n````\n\n> q\n>\n> r"
     );
 }
+
+/// The extraction of `capture`, and its links, as read by the offline pipeline.
+fn extraction_of(capture: crate::capture::Capture) -> super::Extraction {
+    let target = capture.target_id.clone().unwrap_or_default();
+    let mut table = crate::identity::UidTable::new();
+    let snapshot = crate::snapshot::analyze_unchecked(
+        capture.into(),
+        &mut table,
+        &target,
+        &super::SNAPSHOT_OPTIONS,
+    )
+    .expect("a recorded capture analyses");
+    super::extract(
+        &snapshot.model,
+        &snapshot.analysis,
+        &snapshot.uids,
+        &super::ExtractOptions {
+            all: false,
+            links: true,
+        },
+    )
+}
+
+/// A live extraction captures no accessibility tree and reads its roles from the markup:
+/// on every recorded page it must take the same blocks, write the same markdown and list the
+/// same links as from the same capture with Chromium's tree, and name 95% of the links as the
+/// tree does (the others with part of the tree's name).
+#[test]
+fn the_markup_gives_the_extraction_what_the_accessibility_tree_gave() {
+    use crate::capture::tests::{fixture_json, recorded_capture_names};
+    use crate::capture::{AxScope, Capture};
+    let (mut links, mut renamed) = (0, Vec::new());
+    for name in recorded_capture_names() {
+        let json = fixture_json(&name);
+        let with_tree = Capture::from_bytes(&json).expect("a recorded capture loads");
+        assert!(
+            !with_tree.ax_trees.is_empty(),
+            "{name}: a recorded capture holds the tree"
+        );
+        let mut without = Capture::from_bytes(&json).expect("a recorded capture loads");
+        without.ax_trees.clear();
+        for frame in &mut without.oopifs {
+            frame.ax_trees.clear();
+        }
+        without.ax_scope = AxScope::None;
+        let (a, b) = (extraction_of(with_tree), extraction_of(without));
+        assert_eq!(a.markdown, b.markdown, "{name}: markdown");
+        assert_eq!(a.blocks, b.blocks, "{name}: blocks");
+        let urls =
+            |e: &super::Extraction| e.links.iter().map(|l| l.url.clone()).collect::<Vec<_>>();
+        assert_eq!(urls(&a), urls(&b), "{name}: links");
+        for (x, y) in a.links.iter().zip(&b.links) {
+            links += 1;
+            // Where the names differ, the markup's misses only what an icon's symbol says
+            // (an SVG's `<use>` of a symbol whose `<title>` names it), never says otherwise.
+            if x.text != y.text {
+                assert!(
+                    !y.text.is_empty() && x.text.contains(&y.text),
+                    "{name}: the tree names a link {:?}, the markup {:?}",
+                    x.text,
+                    y.text
+                );
+                renamed.push(format!("{name}: {:?} / {:?}", x.text, y.text));
+            }
+        }
+    }
+    assert!(links > 100, "{links}");
+    assert!(
+        renamed.len() * 20 <= links,
+        "{} of {links} links named otherwise than by the tree: {renamed:#?}",
+        renamed.len()
+    );
+}
+
+/// A capture without the tree is for the extraction only: a snapshot of it is refused.
+#[test]
+fn a_capture_without_the_tree_renders_no_snapshot() {
+    use crate::capture::tests::fixture_json;
+    use crate::capture::{AxScope, Capture};
+    let mut capture = Capture::from_bytes(&fixture_json("sign-in.json.gz")).expect("loads");
+    capture.ax_trees.clear();
+    capture.ax_scope = AxScope::None;
+    let mut table = crate::identity::UidTable::new();
+    let Err(refused) = crate::snapshot::analyze_capture(
+        capture,
+        &mut table,
+        "target",
+        &crate::snapshot::SnapshotOptions::default(),
+    ) else {
+        panic!("a snapshot of a capture without the tree was rendered");
+    };
+    assert_eq!(refused.code(), crate::error::ErrorCode::InvalidArgument);
+    assert!(
+        refused.message().contains("no accessibility data"),
+        "{}",
+        refused.message()
+    );
+}

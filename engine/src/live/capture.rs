@@ -22,7 +22,9 @@
 //! - **subtree** (a snapshot with `uid`): as a viewport scope, the snapshot whole (it has no
 //!   subtree option), then the accessibility nodes of the element's subtree and its ancestors
 //!   only (see [`super::scope`]), with every box's rectangles a whole page needs, and the same
-//!   two ways back to the full trees.
+//!   two ways back to the full trees;
+//! - **none** (an extraction): the whole page's snapshot as for a full scope, with no
+//!   accessibility call at all.
 //!
 //! Round trips: Chromium answers the calls of one session in the order it receives them, so a
 //! call that must be answered after another need not wait for that reply, only be written after
@@ -352,7 +354,7 @@ async fn capture_once(
     // The part of the page whose boxes' rectangles are read: the view grown by this, or all.
     let rects_view = match scope {
         AxScope::Viewport { expand } => Some(expand),
-        AxScope::Full | AxScope::Subtree { .. } => None,
+        AxScope::Full | AxScope::Subtree { .. } | AxScope::None => None,
     };
     let kept_trees = (!dom_rects).then(|| kept_model.trees());
     let ax_full = full.then(|| full_trees(conn, session, &frames, None, kept_trees));
@@ -362,7 +364,7 @@ async fn capture_once(
     // The view whose geometry and visibility are computed with the model of the DOM.
     let facts_view = match scope {
         AxScope::Viewport { .. } => Some(view.unwrap_or_default()),
-        AxScope::Full | AxScope::Subtree { .. } => view,
+        AxScope::Full | AxScope::Subtree { .. } | AxScope::None => view,
     };
     // The page's own renderer: its snapshot, then the reading of its boxes' rectangles.
     let main = async {
@@ -467,7 +469,8 @@ async fn capture_once(
     // nodes were asked for.
     let mut main_gone = 0;
     let (checks, late) = match scope {
-        AxScope::Full => {
+        // No trees at all are the full scope's path with none asked for.
+        AxScope::Full | AxScope::None => {
             // The full trees were asked for with the snapshots; the rectangles come last.
             let checks = write_checks(page, &kept_model, &sessions);
             let ax = async {

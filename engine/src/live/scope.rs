@@ -61,22 +61,22 @@ impl AxScope {
     }
 
     /// The view a viewport scope serves; `None` for the full scope, which serves every view,
-    /// and for a subtree scope, which serves none but its element's subtree.
+    /// for a subtree scope, which serves none but its element's subtree, and for no scope.
     pub(crate) fn view(self) -> Option<Expand> {
         match self {
-            AxScope::Full | AxScope::Subtree { .. } => None,
+            AxScope::Full | AxScope::Subtree { .. } | AxScope::None => None,
             AxScope::Viewport { expand } if expand > 0.0 => Some(Expand::Pixels(expand)),
             AxScope::Viewport { .. } => Some(Expand::Viewport),
         }
     }
 
     /// Whether a capture of this scope holds everything a snapshot of the whole view with
-    /// these options reads (a subtree scope never does).
+    /// these options reads (a subtree scope never does, nor a capture without the tree).
     pub fn covers(&self, expand: Expand, verbose: bool) -> bool {
         match (self, AxScope::for_view(expand, verbose)) {
             (AxScope::Full, _) => true,
-            (AxScope::Subtree { .. }, _) => false,
-            (_, AxScope::Subtree { .. }) => false,
+            (AxScope::Subtree { .. } | AxScope::None, _) => false,
+            (_, AxScope::Subtree { .. } | AxScope::None) => false,
             (AxScope::Viewport { .. }, AxScope::Full) => false,
             (AxScope::Viewport { expand: have }, AxScope::Viewport { expand: want }) => {
                 want <= *have
@@ -113,6 +113,13 @@ impl AxScope {
         let have = match self {
             AxScope::Viewport { expand } => *expand,
             AxScope::Subtree { .. } => return self.check_snapshot(expand, verbose, None),
+            AxScope::None => {
+                return Err(Error::invalid_argument(
+                    "this capture holds no accessibility data (it was taken to extract the \
+                     page's content); capture the page again (`pagesight capture` records the \
+                     whole page)",
+                ))
+            }
             AxScope::Full => 0.0,
         };
         let asked = if verbose {

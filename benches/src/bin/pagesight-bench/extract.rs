@@ -5,7 +5,11 @@
 //! decompressed into a temporary folder and opened from a file in a fresh tab of one headless
 //! Chromium; the text of its main content is written to the predictions file as
 //! `{"<key>": {"articleBody": "..."}}`. For each page the time Chromium took to produce the
-//! capture is printed next to the engine's time (model, analysis, uids and extraction).
+//! extraction's capture is printed next to the engine's time (model, analysis, uids and
+//! extraction), and beside them, as the baseline, the time of a whole-page capture with the
+//! full accessibility tree (what a snapshot with `--expand all` takes, and what an extraction
+//! took before it read its roles from the markup), taken before or after the extraction's
+//! capture on alternate pages.
 //!
 //! `--save-captures DIR` also writes each page's capture (gzip JSON), and `--from-captures DIR`
 //! extracts from such captures with no browser: the same pure function, for quick turns.
@@ -119,12 +123,15 @@ async fn run(args: Args) -> Result<(), String> {
         ..Default::default()
     };
     let args = &args;
-    let (predictions, captures, engines) =
+    let (predictions, captures, engines, baselines) =
         pagesight_benches::with_browser(LaunchOptions::default(), async |browser: &Browser| {
             let mut predictions = BTreeMap::new();
-            let (mut captures, mut engines) = (Vec::new(), Vec::new());
-            println!("{:<66} {:>10} {:>10}", "page", "chromium", "engine");
-            for key in &keys {
+            let (mut captures, mut engines, mut baselines) = (Vec::new(), Vec::new(), Vec::new());
+            println!(
+                "{:<66} {:>10} {:>10} {:>14}",
+                "page", "chromium", "engine", "with AX tree"
+            );
+            for (n, key) in keys.iter().enumerate() {
                 let html = gunzip(&args.bench.join("pages").join(format!("{key}.html.gz")))?;
                 let file = temp.path().join(format!("{key}.html"));
                 std::fs::write(&file, html).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -157,29 +164,44 @@ async fn run(args: Args) -> Result<(), String> {
                             .to_writer(std::io::BufWriter::new(f))
                             .map_err(|e| format!("{key}: {e}"))?;
                     }
-                    extract_page_timed(&page, &kept, &mut table, &options)
-                        .await
-                        .map_err(|e| format!("{key}: {e}"))
+                    let baseline = async {
+                        let started = Instant::now();
+                        capture_for_view(&page, &Kept::default(), AxScope::Full)
+                            .await
+                            .map_err(|e| format!("{key}: {e}"))?;
+                        Ok::<_, String>(started.elapsed())
+                    };
+                    let extraction = extract_page_timed(&page, &kept, &mut table, &options);
+                    if n % 2 == 0 {
+                        let baseline = baseline.await?;
+                        let extraction = extraction.await.map_err(|e| format!("{key}: {e}"))?;
+                        Ok::<_, String>((extraction, baseline))
+                    } else {
+                        let extraction = extraction.await.map_err(|e| format!("{key}: {e}"))?;
+                        Ok((extraction, baseline.await?))
+                    }
                 }
                 .await;
                 if let Err(e) = page.close().await {
                     eprintln!("warning: closing the page of {key}: {e}");
                 }
                 match result {
-                    Ok((extraction, timing)) => {
+                    Ok(((extraction, timing), baseline)) => {
                         println!(
-                            "{key:<66} {:>8.1}ms {:>8.1}ms",
+                            "{key:<66} {:>8.1}ms {:>8.1}ms {:>12.1}ms",
                             ms(timing.capture),
-                            ms(timing.engine)
+                            ms(timing.engine),
+                            ms(baseline)
                         );
                         captures.push(timing.capture);
                         engines.push(timing.engine);
+                        baselines.push(baseline);
                         predictions.insert(key.clone(), extraction.text);
                     }
                     Err(e) => eprintln!("warning: {e}"),
                 }
             }
-            Ok((predictions, captures, engines))
+            Ok((predictions, captures, engines, baselines))
         })
         .await?;
     let total = |v: &[Duration]| v.iter().sum::<Duration>();
@@ -191,6 +213,13 @@ async fn run(args: Args) -> Result<(), String> {
         ms(median(engines.clone())),
         ms(total(&captures)) / captures.len().max(1) as f64,
         ms(total(&engines)) / engines.len().max(1) as f64,
+    );
+    println!(
+        "baseline, a whole-page capture with the full accessibility tree: median {:.1} ms, mean \
+         {:.1} ms ({:.1}x the extraction's capture, by the means)",
+        ms(median(baselines.clone())),
+        ms(total(&baselines)) / baselines.len().max(1) as f64,
+        ms(total(&baselines)) / ms(total(&captures)).max(1e-9),
     );
     write_predictions(&args.out, &predictions)?;
     println!("predictions: {}", args.out.display());
