@@ -41,6 +41,10 @@ pub enum Tool {
     /// `pagesight crawl --shared-context`: every page in the browser's default context, as
     /// Crawl4AI opens them when given a CDP URL.
     PagesightShared,
+    /// `pagesight crawl --shared-context` reading nothing: every page loaded as
+    /// pagesight-shared loads it, and only its status and title written. What Chromium's own
+    /// loading of the corpus costs: the floor under any crawler of the same browser.
+    LoadOnly,
     Crawl4ai,
 }
 
@@ -49,6 +53,7 @@ impl Tool {
         match self {
             Tool::Pagesight => "pagesight",
             Tool::PagesightShared => "pagesight-shared",
+            Tool::LoadOnly => "load-only",
             Tool::Crawl4ai => "crawl4ai",
         }
     }
@@ -411,7 +416,7 @@ async fn crawl_on(
     let url_arg = url_file.to_string_lossy().into_owned();
     let out_arg = out.to_string_lossy().into_owned();
     let (program, argv): (PathBuf, Vec<String>) = match tool {
-        Tool::Pagesight | Tool::PagesightShared => (
+        Tool::Pagesight | Tool::PagesightShared | Tool::LoadOnly => (
             args.pagesight.clone().unwrap_or_else(pagesight_beside_this),
             [
                 "crawl".into(),
@@ -422,8 +427,6 @@ async fn crawl_on(
                 endpoint.clone(),
                 "--concurrency".into(),
                 concurrency.to_string(),
-                "--extract".into(),
-                "markdown".into(),
                 "--page-timeout".into(),
                 args.page_timeout.to_string(),
                 "--wait-until".into(),
@@ -431,7 +434,13 @@ async fn crawl_on(
                 "--quiet".into(),
             ]
             .into_iter()
-            .chain((tool == Tool::PagesightShared).then(|| "--shared-context".into()))
+            .chain(
+                (tool != Tool::LoadOnly)
+                    .then(|| ["--extract".into(), "markdown".into()])
+                    .into_iter()
+                    .flatten(),
+            )
+            .chain((tool != Tool::Pagesight).then(|| "--shared-context".into()))
             .collect(),
         ),
         Tool::Crawl4ai => (
@@ -482,18 +491,22 @@ async fn crawl_on(
         eprintln!("warning: {stem}: {e}");
         score::read_lines(Path::new("/dev/null"), &corpus.urls).unwrap_or_default()
     });
-    let score = match score::score(
-        &args.python,
-        &args.extract_bench,
-        &corpus.keys,
-        &lines.markdown,
-        &work.join(format!("{stem}-predictions.json")),
-    ) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            eprintln!("warning: {stem}: scoring: {e}");
-            None
-        }
+    // Nothing was read to score when only the pages were loaded.
+    let score = match tool {
+        Tool::LoadOnly => None,
+        _ => match score::score(
+            &args.python,
+            &args.extract_bench,
+            &corpus.keys,
+            &lines.markdown,
+            &work.join(format!("{stem}-predictions.json")),
+        ) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("warning: {stem}: scoring: {e}");
+                None
+            }
+        },
     };
     Ok((
         RunFigures {
