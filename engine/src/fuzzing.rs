@@ -365,12 +365,7 @@ fn adversarial_string(pick: u8) -> String {
 /// extraction reads a page).
 fn render_every_way(capture: Capture) {
     let target = capture.target_id.clone().unwrap_or_default();
-    let mut without_tree = capture.clone();
-    without_tree.ax_trees.clear();
-    for frame in &mut without_tree.oopifs {
-        frame.ax_trees.clear();
-    }
-    without_tree.ax_scope = crate::capture::AxScope::None;
+    let without_tree = capture.clone().without_accessibility();
     for (capture, all) in [
         (capture.clone(), false),
         (without_tree.clone(), false),

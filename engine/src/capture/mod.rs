@@ -201,6 +201,18 @@ fn is_true(b: &bool) -> bool {
 }
 
 impl Capture {
+    /// The same capture without its accessibility trees (`AxScope::None`): what a live
+    /// extraction reads, made from a recorded capture.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn without_accessibility(mut self) -> Capture {
+        self.ax_trees.clear();
+        for frame in &mut self.oopifs {
+            frame.ax_trees.clear();
+        }
+        self.ax_scope = AxScope::None;
+        self
+    }
+
     /// Writes the capture as gzip'd JSON.
     pub fn to_writer<W: Write>(&self, writer: W) -> Result<()> {
         let mut gz = flate2::write::GzEncoder::new(writer, flate2::Compression::default());

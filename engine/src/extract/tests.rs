@@ -123,7 +123,7 @@ fn extraction_of(capture: crate::capture::Capture) -> super::Extraction {
 #[test]
 fn the_markup_gives_the_extraction_what_the_accessibility_tree_gave() {
     use crate::capture::tests::{fixture_json, recorded_capture_names};
-    use crate::capture::{AxScope, Capture};
+    use crate::capture::Capture;
     let (mut links, mut renamed) = (0, Vec::new());
     for name in recorded_capture_names() {
         let json = fixture_json(&name);
@@ -132,12 +132,9 @@ fn the_markup_gives_the_extraction_what_the_accessibility_tree_gave() {
             !with_tree.ax_trees.is_empty(),
             "{name}: a recorded capture holds the tree"
         );
-        let mut without = Capture::from_bytes(&json).expect("a recorded capture loads");
-        without.ax_trees.clear();
-        for frame in &mut without.oopifs {
-            frame.ax_trees.clear();
-        }
-        without.ax_scope = AxScope::None;
+        let without = Capture::from_bytes(&json)
+            .expect("a recorded capture loads")
+            .without_accessibility();
         let (a, b) = (extraction_of(with_tree), extraction_of(without));
         assert_eq!(a.markdown, b.markdown, "{name}: markdown");
         assert_eq!(a.blocks, b.blocks, "{name}: blocks");
@@ -171,10 +168,10 @@ fn the_markup_gives_the_extraction_what_the_accessibility_tree_gave() {
 #[test]
 fn a_capture_without_the_tree_renders_no_snapshot() {
     use crate::capture::tests::fixture_json;
-    use crate::capture::{AxScope, Capture};
-    let mut capture = Capture::from_bytes(&fixture_json("sign-in.json.gz")).expect("loads");
-    capture.ax_trees.clear();
-    capture.ax_scope = AxScope::None;
+    use crate::capture::Capture;
+    let capture = Capture::from_bytes(&fixture_json("sign-in.json.gz"))
+        .expect("loads")
+        .without_accessibility();
     let mut table = crate::identity::UidTable::new();
     let Err(refused) = crate::snapshot::analyze_capture(
         capture,
